@@ -1,0 +1,52 @@
+//! Point on a circle: a planar particle constrained to a circle (the bead on a wire).
+//!
+//! Witkin 1997, §2 (and seed 002), with centre c and radius R:
+//!   C(p)  = ½ (|p − c|² − R²)          \[m²\]
+//!   J     = (p − c)ᵀ                   (1 × 2)
+//!   J̇ v  = v · v                       (since J̇ = vᵀ)
+
+use super::{Attach, Constraint};
+use crate::model::BodyKind;
+
+/// A planar particle on the circle of centre `center` and radius `radius`.
+#[derive(Clone, Debug)]
+pub struct Circle {
+    attach: Attach,
+    /// Centre c \[m\].
+    pub center: [f64; 2],
+    /// Radius R \[m\].
+    pub radius: f64,
+}
+
+impl Circle {
+    /// Constrains particle-2D `body` to the circle of `center` \[m\] and `radius` \[m\].
+    pub fn new(body: usize, center: [f64; 2], radius: f64) -> Self {
+        Circle { attach: Attach::one(body, BodyKind::Particle2), center, radius }
+    }
+}
+
+impl Constraint for Circle {
+    fn kind(&self) -> &'static str {
+        "circle"
+    }
+    fn rows(&self) -> usize {
+        1
+    }
+    fn bodies(&self) -> &[usize] {
+        self.attach.bodies()
+    }
+    fn body_kinds(&self) -> &[BodyKind] {
+        self.attach.kinds()
+    }
+    fn eval(&self, q: &[f64], c: &mut [f64]) {
+        let (dx, dy) = (q[0] - self.center[0], q[1] - self.center[1]);
+        c[0] = 0.5 * (dx * dx + dy * dy - self.radius * self.radius);
+    }
+    fn jacobian(&self, q: &[f64], j: &mut [f64]) {
+        j[0] = q[0] - self.center[0];
+        j[1] = q[1] - self.center[1];
+    }
+    fn jdot_v(&self, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        out[0] = v[0] * v[0] + v[1] * v[1];
+    }
+}

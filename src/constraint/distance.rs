@@ -1,0 +1,96 @@
+//! Distance (rigid rod) between two particles, or between a particle and a world anchor.
+//!
+//! With d = p_a − p_b (p_b the anchor for the one-body form), ℓ = |d|, n = d/ℓ:
+//!   C      = ℓ − L                              \[m\]  (so ‖C‖∞ is a length error)
+//!   J      = [ nᵀ, −nᵀ ]                        (1 × 2·dim; only nᵀ for the anchored form)
+//!   J̇ v   = (|ḋ|² − (n·ḋ)²) / ℓ                 (ṅ = (ḋ − n (n·ḋ)) / ℓ, then ṅ·ḋ)
+//! The rod of Witkin 1997 §4 and of seed 002, written as a length rather than ½(ℓ² − L²) so that
+//! drift reads in metres. Undefined at ℓ = 0 (coincident particles).
+
+use super::{Attach, Constraint};
+use crate::model::BodyKind;
+
+/// A rigid distance between two particles, or between one particle and a fixed world point.
+#[derive(Clone, Debug)]
+pub struct Distance {
+    attach: Attach,
+    dim: usize,
+    /// World anchor \[m\] (used only by the one-body form; z ignored in 2D).
+    pub anchor: [f64; 3],
+    /// Rest length L \[m\].
+    pub length: f64,
+}
+
+fn particle_kind(dim: usize) -> BodyKind {
+    if dim == 3 { BodyKind::Particle3 } else { BodyKind::Particle2 }
+}
+
+impl Distance {
+    /// Rod of `length` \[m\] between particles `a` and `b`, both of dimension `dim` (2 or 3).
+    pub fn between(a: usize, b: usize, dim: usize, length: f64) -> Self {
+        let k = particle_kind(dim);
+        Distance { attach: Attach::two(a, k, b, k), dim: k.dim(), anchor: [0.0; 3], length }
+    }
+
+    /// Rod of `length` \[m\] between particle `a` (dimension `dim`) and the world point `anchor` \[m\].
+    pub fn to_anchor(a: usize, dim: usize, anchor: [f64; 3], length: f64) -> Self {
+        let k = particle_kind(dim);
+        Distance { attach: Attach::one(a, k), dim: k.dim(), anchor, length }
+    }
+
+    /// d = p_a − p_b and ḋ (when `v` is given), in a 3-vector (z = 0 in 2D).
+    fn delta(&self, x: &[f64], anchor: bool) -> [f64; 3] {
+        let mut d = [0.0; 3];
+        for i in 0..self.dim {
+            let other = if self.attach.bodies().len() == 2 {
+                x[self.dim + i]
+            } else if anchor {
+                self.anchor[i]
+            } else {
+                0.0
+            };
+            d[i] = x[i] - other;
+        }
+        d
+    }
+}
+
+fn norm(d: [f64; 3]) -> f64 {
+    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+}
+
+impl Constraint for Distance {
+    fn kind(&self) -> &'static str {
+        "distance"
+    }
+    fn rows(&self) -> usize {
+        1
+    }
+    fn bodies(&self) -> &[usize] {
+        self.attach.bodies()
+    }
+    fn body_kinds(&self) -> &[BodyKind] {
+        self.attach.kinds()
+    }
+    fn eval(&self, q: &[f64], c: &mut [f64]) {
+        c[0] = norm(self.delta(q, true)) - self.length;
+    }
+    fn jacobian(&self, q: &[f64], j: &mut [f64]) {
+        let d = self.delta(q, true);
+        let l = norm(d);
+        for i in 0..self.dim {
+            j[i] = d[i] / l;
+            if self.attach.bodies().len() == 2 {
+                j[self.dim + i] = -d[i] / l;
+            }
+        }
+    }
+    fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        let d = self.delta(q, true);
+        let dd = self.delta(v, false);
+        let l = norm(d);
+        let n_dd = (d[0] * dd[0] + d[1] * dd[1] + d[2] * dd[2]) / l;
+        let dd2 = dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2];
+        out[0] = (dd2 - n_dd * n_dd) / l;
+    }
+}

@@ -1,0 +1,52 @@
+//! Ground constraint: a rigid-2D body welded to the world (seed 003, "Ground Constraint").
+//!
+//!   C   = (x − c_x, y − c_y, θ − c_θ)   \[m, m, rad\]
+//!   J   = I₃
+//!   J̇v = 0
+
+use super::{Attach, Constraint};
+use crate::model::BodyKind;
+
+/// Welds a rigid-2D body at a fixed pose.
+#[derive(Clone, Debug)]
+pub struct Ground {
+    attach: Attach,
+    /// The fixed pose (c_x \[m\], c_y \[m\], c_θ \[rad\]).
+    pub pose: [f64; 3],
+}
+
+impl Ground {
+    /// Welds rigid-2D `body` at `pose` = (x \[m\], y \[m\], θ \[rad\]).
+    pub fn new(body: usize, pose: [f64; 3]) -> Self {
+        Ground { attach: Attach::one(body, BodyKind::Rigid2), pose }
+    }
+}
+
+impl Constraint for Ground {
+    fn kind(&self) -> &'static str {
+        "ground"
+    }
+    fn rows(&self) -> usize {
+        3
+    }
+    fn bodies(&self) -> &[usize] {
+        self.attach.bodies()
+    }
+    fn body_kinds(&self) -> &[BodyKind] {
+        self.attach.kinds()
+    }
+    fn eval(&self, q: &[f64], c: &mut [f64]) {
+        for i in 0..3 {
+            c[i] = q[i] - self.pose[i];
+        }
+    }
+    fn jacobian(&self, _q: &[f64], j: &mut [f64]) {
+        j.fill(0.0);
+        for i in 0..3 {
+            j[i * 3 + i] = 1.0;
+        }
+    }
+    fn jdot_v(&self, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+    }
+}

@@ -1,0 +1,90 @@
+//! Holonomic constraints C(q) = 0, written once and consumed by every formulation.
+//!
+//! A constraint owns `rows()` consecutive rows of the stacked C and of J = ∂C/∂q, and touches one or
+//! two bodies. Its kernels see only the *local* coordinates: the slices of its bodies concatenated
+//! (at most [`MAX_LOCAL_DOF`] numbers). The local Jacobian is a dense `rows × local_dof` matrix stored
+//! row-major; its column slice for one body is Witkin's (constraint, body) block (Witkin 1997, §4.2).
+//! Besides C and J each constraint provides the velocity-product term J̇v used at the acceleration
+//! level (Witkin eq. 11).
+
+use crate::model::BodyKind;
+
+mod circle;
+mod distance;
+mod ground;
+mod line;
+mod pin;
+mod prismatic;
+pub mod registry;
+mod revolute;
+
+pub use circle::Circle;
+pub use distance::Distance;
+pub use ground::Ground;
+pub use line::Line;
+pub use pin::Pin;
+pub use prismatic::Prismatic;
+pub use revolute::Revolute;
+
+/// Largest number of bodies one constraint touches.
+pub const MAX_BODIES: usize = 2;
+/// Largest number of local coordinates (two rigid-2D or particle-3D bodies).
+pub const MAX_LOCAL_DOF: usize = 6;
+/// Largest number of rows one constraint owns.
+pub const MAX_ROWS: usize = 3;
+
+/// A holonomic constraint between one or two bodies.
+///
+/// All slices are local: `q` and `v` are the concatenated coordinate slices of [`Constraint::bodies`]
+/// in order; `c` and `jdot_v` have `rows()` entries; `j` has `rows() × local_dof` entries, row-major.
+pub trait Constraint: Send + Sync + std::fmt::Debug {
+    /// Registry name of the constraint type (e.g. `"distance"`).
+    fn kind(&self) -> &'static str;
+    /// Number of scalar equations (rows of C and J).
+    fn rows(&self) -> usize;
+    /// Indices of the bodies it touches, in the order of the local coordinates.
+    fn bodies(&self) -> &[usize];
+    /// The body kind it expects at each position of [`Constraint::bodies`].
+    fn body_kinds(&self) -> &[BodyKind];
+    /// C(q): the constraint violation (units of each row stated in the constraint's docs).
+    fn eval(&self, q: &[f64], c: &mut [f64]);
+    /// J(q) = ∂C/∂q, row-major `rows × local_dof`.
+    fn jacobian(&self, q: &[f64], j: &mut [f64]);
+    /// The velocity-product term J̇(q, v) v = ∂(J v)/∂q · v.
+    fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]);
+
+    /// Number of local coordinates: the sum of the degrees of freedom of its bodies.
+    fn local_dof(&self) -> usize {
+        self.body_kinds().iter().map(|k| k.dof()).sum()
+    }
+}
+
+/// The bodies a constraint is attached to (one or two), stored inline.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Attach {
+    index: [usize; MAX_BODIES],
+    kind: [BodyKind; MAX_BODIES],
+    count: usize,
+}
+
+impl Attach {
+    /// Attached to one body.
+    pub fn one(body: usize, kind: BodyKind) -> Self {
+        Attach { index: [body, body], kind: [kind, kind], count: 1 }
+    }
+
+    /// Attached to two bodies, in this order.
+    pub fn two(a: usize, ka: BodyKind, b: usize, kb: BodyKind) -> Self {
+        Attach { index: [a, b], kind: [ka, kb], count: 2 }
+    }
+
+    /// The body indices.
+    pub fn bodies(&self) -> &[usize] {
+        &self.index[..self.count]
+    }
+
+    /// The body kinds.
+    pub fn kinds(&self) -> &[BodyKind] {
+        &self.kind[..self.count]
+    }
+}

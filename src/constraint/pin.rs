@@ -1,0 +1,54 @@
+//! Particle pinned to a world point (a nail).
+//!
+//!   C   = p − p₀     \[m\]   (dim rows)
+//!   J   = I          (dim × dim)
+//!   J̇v = 0
+
+use super::{Attach, Constraint};
+use crate::model::BodyKind;
+
+/// A 2D or 3D particle held at a fixed world point.
+#[derive(Clone, Debug)]
+pub struct Pin {
+    attach: Attach,
+    dim: usize,
+    /// The world point p₀ \[m\] (z ignored in 2D).
+    pub point: [f64; 3],
+}
+
+impl Pin {
+    /// Pins particle `body` of dimension `dim` (2 or 3) at `point` \[m\].
+    pub fn new(body: usize, dim: usize, point: [f64; 3]) -> Self {
+        let kind = if dim == 3 { BodyKind::Particle3 } else { BodyKind::Particle2 };
+        Pin { attach: Attach::one(body, kind), dim: kind.dim(), point }
+    }
+}
+
+impl Constraint for Pin {
+    fn kind(&self) -> &'static str {
+        "pin"
+    }
+    fn rows(&self) -> usize {
+        self.dim
+    }
+    fn bodies(&self) -> &[usize] {
+        self.attach.bodies()
+    }
+    fn body_kinds(&self) -> &[BodyKind] {
+        self.attach.kinds()
+    }
+    fn eval(&self, q: &[f64], c: &mut [f64]) {
+        for i in 0..self.dim {
+            c[i] = q[i] - self.point[i];
+        }
+    }
+    fn jacobian(&self, _q: &[f64], j: &mut [f64]) {
+        j.fill(0.0);
+        for i in 0..self.dim {
+            j[i * self.dim + i] = 1.0;
+        }
+    }
+    fn jdot_v(&self, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+    }
+}

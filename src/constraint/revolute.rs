@@ -1,0 +1,101 @@
+//! Revolute joint between two rigid-2D bodies, or between one body and the world (seed 003).
+//!
+//! With ρ_i = A(θ_i) u_i the world offset of the joint point on body i and perp(a) = (−a_y, a_x):
+//!   C    = (x_a + ρ_a) − (x_b + ρ_b)          \[m\]   (2 rows; x_b + ρ_b is a fixed point p for
+//!                                                      the body–world form)
+//!   J    = [ I₂, perp(ρ_a) | −I₂, −perp(ρ_b) ]   (2 × 6; 2 × 3 for body–world)
+//!   J̇v  = −ω_a² ρ_a + ω_b² ρ_b                 (A″u = −A u)
+//! Seed 003 ("Revolute Joint") writes the same J and J̇ entry by entry.
+
+use super::{Attach, Constraint};
+use crate::model::{BodyKind, perp, rotate};
+
+/// A pin joint: one point of body `a` coincides with one point of body `b` (or a world point).
+#[derive(Clone, Debug)]
+pub struct Revolute {
+    attach: Attach,
+    /// Joint point in body a's frame \[m\].
+    pub local_a: [f64; 2],
+    /// Joint point in body b's frame \[m\], or the world point for the body–world form.
+    pub local_b: [f64; 2],
+}
+
+/// The local offset u with x + A(θ) u = `point`, for a body at `pose` = (x, y, θ).
+pub fn local_offset(pose: [f64; 3], point: [f64; 2]) -> [f64; 2] {
+    rotate(-pose[2], [point[0] - pose[0], point[1] - pose[1]])
+}
+
+impl Revolute {
+    /// Joint between rigid-2D bodies `a` and `b` at offsets `local_a`, `local_b` \[m\] (body frames).
+    pub fn new(a: usize, local_a: [f64; 2], b: usize, local_b: [f64; 2]) -> Self {
+        Revolute { attach: Attach::two(a, BodyKind::Rigid2, b, BodyKind::Rigid2), local_a, local_b }
+    }
+
+    /// Joint pinning offset `local_a` \[m\] of rigid-2D body `a` to the world point `point` \[m\].
+    pub fn to_world(a: usize, local_a: [f64; 2], point: [f64; 2]) -> Self {
+        Revolute { attach: Attach::one(a, BodyKind::Rigid2), local_a, local_b: point }
+    }
+
+    /// Joint at the world point `point` \[m\] between bodies at poses `pose_a`, `pose_b`.
+    pub fn at_point(a: usize, pose_a: [f64; 3], b: usize, pose_b: [f64; 3], point: [f64; 2]) -> Self {
+        Revolute::new(a, local_offset(pose_a, point), b, local_offset(pose_b, point))
+    }
+
+    fn two(&self) -> bool {
+        self.attach.bodies().len() == 2
+    }
+}
+
+impl Constraint for Revolute {
+    fn kind(&self) -> &'static str {
+        "revolute"
+    }
+    fn rows(&self) -> usize {
+        2
+    }
+    fn bodies(&self) -> &[usize] {
+        self.attach.bodies()
+    }
+    fn body_kinds(&self) -> &[BodyKind] {
+        self.attach.kinds()
+    }
+    fn eval(&self, q: &[f64], c: &mut [f64]) {
+        let ra = rotate(q[2], self.local_a);
+        let pb = if self.two() {
+            let rb = rotate(q[5], self.local_b);
+            [q[3] + rb[0], q[4] + rb[1]]
+        } else {
+            self.local_b
+        };
+        c[0] = q[0] + ra[0] - pb[0];
+        c[1] = q[1] + ra[1] - pb[1];
+    }
+    fn jacobian(&self, q: &[f64], j: &mut [f64]) {
+        let ldof = self.local_dof();
+        j.fill(0.0);
+        let pa = perp(rotate(q[2], self.local_a));
+        j[0] = 1.0;
+        j[2] = pa[0];
+        j[ldof + 1] = 1.0;
+        j[ldof + 2] = pa[1];
+        if self.two() {
+            let pb = perp(rotate(q[5], self.local_b));
+            j[3] = -1.0;
+            j[5] = -pb[0];
+            j[ldof + 4] = -1.0;
+            j[ldof + 5] = -pb[1];
+        }
+    }
+    fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        let ra = rotate(q[2], self.local_a);
+        let wa2 = v[2] * v[2];
+        out[0] = -wa2 * ra[0];
+        out[1] = -wa2 * ra[1];
+        if self.two() {
+            let rb = rotate(q[5], self.local_b);
+            let wb2 = v[5] * v[5];
+            out[0] += wb2 * rb[0];
+            out[1] += wb2 * rb[1];
+        }
+    }
+}

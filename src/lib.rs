@@ -1,0 +1,19 @@
+//! tinkertoy — a research testbed for constrained dynamics.
+//!
+//! It answers, with numbers, which constraint formulation, linear solver and time integrator give
+//! the accuracy a mechanism needs at the lowest cost. The layers, bottom up:
+//!
+//! - [`model`]: bodies, applied forces, the layout of q and v, energy;
+//! - [`constraint`]: C(q), J and J̇v per constraint type, written once (Witkin 1997, §4);
+//! - [`sparse`]: the block-sparse Jacobian, J·x, Jᵀ·y and the J W Jᵀ assembly plan;
+//! - [`scene`]: parametrised mechanisms with consistent initial states and references;
+//! - [`params`]: the parameter tables every registry shares.
+//!
+//! The math and the architecture are described in DESIGN.md; every kernel cites its equation.
+
+pub mod constraint;
+pub mod model;
+pub mod params;
+pub mod scene;
+pub mod sparse;
+pub mod special;

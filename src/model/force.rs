@@ -1,0 +1,148 @@
+//! Applied (external) forces Q(q, v) and their potentials.
+//!
+//! Every conservative force carries its potential so that the total energy
+//! E(q, v) = ½ vᵀ M v + Σ U_k(q) is exact for every scene (it is the quantity whose drift the testbed
+//! measures). The damper of a spring-damper is dissipative and has no potential.
+
+use super::body::{Body, BodyKind};
+use super::point::BodyPoint;
+
+/// One applied force. Forces are data: the system evaluates them in [`Force::apply`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Force {
+    /// Uniform gravity: every body receives m·g at its centre of mass. U = −Σ m g·x.
+    Gravity {
+        /// Gravitational acceleration \[m/s²\] (z ignored for planar bodies).
+        g: [f64; 3],
+    },
+    /// Linear spring and damper between two body points:
+    /// F on `a` = −(k (ℓ − ℓ₀) + c ℓ̇) n with n the unit vector from `b` to `a`, ℓ = |r_a − r_b|.
+    /// U = ½ k (ℓ − ℓ₀)².
+    SpringDamper {
+        /// First end.
+        a: BodyPoint,
+        /// Second end.
+        b: BodyPoint,
+        /// Stiffness k \[N/m\].
+        stiffness: f64,
+        /// Damping c \[N·s/m\].
+        damping: f64,
+        /// Rest length ℓ₀ \[m\].
+        rest_length: f64,
+    },
+    /// A constant world force F \[N\] at a body point. U = −F·r.
+    Constant {
+        /// Where the force acts.
+        at: BodyPoint,
+        /// The force \[N\].
+        force: [f64; 3],
+    },
+    /// A constant torque τ \[N·m\] on a rigid-2D body. U = −τ θ.
+    Torque {
+        /// The rigid-2D body.
+        body: usize,
+        /// Torque \[N·m\], counter-clockwise positive.
+        torque: f64,
+    },
+}
+
+/// What a force needs to know about the bodies: their kinds and where their slices start.
+pub struct BodyView<'a> {
+    /// All bodies of the system.
+    pub bodies: &'a [Body],
+    /// Offset of each body's slice in q and v.
+    pub offsets: &'a [usize],
+}
+
+impl BodyView<'_> {
+    fn slice<'q>(&self, body: usize, x: &'q [f64]) -> &'q [f64] {
+        let o = self.offsets[body];
+        &x[o..o + self.bodies[body].kind.dof()]
+    }
+}
+
+fn sub3(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn dot3(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+impl Force {
+    /// Adds this force's generalized force Q(q, v) into `out` (length n).
+    pub fn apply(&self, view: &BodyView, q: &[f64], v: &[f64], out: &mut [f64]) {
+        match self {
+            Force::Gravity { g } => {
+                for (i, b) in view.bodies.iter().enumerate() {
+                    let o = view.offsets[i];
+                    for d in 0..b.kind.dim() {
+                        out[o + d] += b.mass * g[d];
+                    }
+                }
+            }
+            Force::SpringDamper { a, b, stiffness, damping, rest_length } => {
+                let (ka, kb) = (view.bodies[a.body].kind, view.bodies[b.body].kind);
+                let (qa, qb) = (view.slice(a.body, q), view.slice(b.body, q));
+                let d = sub3(a.world(ka, qa), b.world(kb, qb));
+                let len = dot3(d, d).sqrt();
+                if len == 0.0 {
+                    return; // DEVIATION: direction undefined at zero length; the force is taken as zero.
+                }
+                let n = [d[0] / len, d[1] / len, d[2] / len];
+                let dv = sub3(a.velocity(ka, qa, view.slice(a.body, v)), b.velocity(kb, qb, view.slice(b.body, v)));
+                let mag = -(stiffness * (len - rest_length) + damping * dot3(n, dv));
+                let f = [mag * n[0], mag * n[1], mag * n[2]];
+                let oa = view.offsets[a.body];
+                a.apply(ka, qa, f, &mut out[oa..oa + ka.dof()]);
+                let ob = view.offsets[b.body];
+                b.apply(kb, qb, [-f[0], -f[1], -f[2]], &mut out[ob..ob + kb.dof()]);
+            }
+            Force::Constant { at, force } => {
+                let k = view.bodies[at.body].kind;
+                let o = view.offsets[at.body];
+                let qa = view.slice(at.body, q);
+                at.apply(k, qa, *force, &mut out[o..o + k.dof()]);
+            }
+            Force::Torque { body, torque } => {
+                out[view.offsets[*body] + 2] += torque;
+            }
+        }
+    }
+
+    /// Potential energy U(q) \[J\] of this force (zero for its dissipative part).
+    pub fn potential(&self, view: &BodyView, q: &[f64]) -> f64 {
+        match self {
+            Force::Gravity { g } => view
+                .bodies
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let o = view.offsets[i];
+                    -(0..b.kind.dim()).map(|d| b.mass * g[d] * q[o + d]).sum::<f64>()
+                })
+                .sum(),
+            Force::SpringDamper { a, b, stiffness, rest_length, .. } => {
+                let (ka, kb) = (view.bodies[a.body].kind, view.bodies[b.body].kind);
+                let d = sub3(a.world(ka, view.slice(a.body, q)), b.world(kb, view.slice(b.body, q)));
+                let stretch = dot3(d, d).sqrt() - rest_length;
+                0.5 * stiffness * stretch * stretch
+            }
+            Force::Constant { at, force } => {
+                let k = view.bodies[at.body].kind;
+                -dot3(*force, at.world(k, view.slice(at.body, q)))
+            }
+            Force::Torque { body, torque } => -torque * q[view.offsets[*body] + 2],
+        }
+    }
+
+    /// The bodies this force references (for validation when it is added to a system).
+    pub fn bodies(&self) -> Vec<(usize, Option<BodyKind>)> {
+        match self {
+            Force::Gravity { .. } => vec![],
+            Force::SpringDamper { a, b, .. } => vec![(a.body, None), (b.body, None)],
+            Force::Constant { at, .. } => vec![(at.body, None)],
+            Force::Torque { body, .. } => vec![(*body, Some(BodyKind::Rigid2))],
+        }
+    }
+}

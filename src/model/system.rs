@@ -1,0 +1,253 @@
+//! A mechanical system: bodies, applied forces and constraints, with q and v laid out by body offsets.
+//!
+//! The mass matrix M is diagonal for every body kind here (particles: m per axis; rigid-2D: m, m, I),
+//! so it is stored as the vector `mass` together with its inverse `inv_mass` = diag(W), W = M⁻¹.
+
+use super::body::{Body, BodyKind};
+use super::force::{BodyView, Force};
+use crate::constraint::{Constraint, MAX_LOCAL_DOF};
+use crate::sparse::BlockJacobian;
+
+/// A model that cannot be built as asked.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// A mass or inertia that is not positive and finite.
+    #[error("body {body}: {what} = {value} is invalid; expected a finite number > 0")]
+    BadInertia {
+        /// Body index.
+        body: usize,
+        /// `"mass"` or `"inertia"`.
+        what: &'static str,
+        /// The rejected value.
+        value: f64,
+    },
+    /// A force or constraint names a body that does not exist.
+    #[error("{owner} refers to body {body}, but the system has {count} bodies")]
+    UnknownBody {
+        /// What referred to it.
+        owner: String,
+        /// The index.
+        body: usize,
+        /// How many bodies exist.
+        count: usize,
+    },
+    /// A force or constraint expects another body kind.
+    #[error("{owner} expects body {body} to be {expected}, but it is {found}")]
+    KindMismatch {
+        /// What referred to it.
+        owner: String,
+        /// The body index.
+        body: usize,
+        /// Expected kind.
+        expected: &'static str,
+        /// Actual kind.
+        found: &'static str,
+    },
+    /// A constraint attached twice to the same body.
+    #[error("{owner} is attached twice to body {body}")]
+    RepeatedBody {
+        /// The constraint.
+        owner: String,
+        /// The body index.
+        body: usize,
+    },
+}
+
+/// Bodies, forces and constraints, with the index layout of q, v and the constraint rows.
+#[derive(Debug, Default)]
+pub struct System {
+    bodies: Vec<Body>,
+    offsets: Vec<usize>,
+    mass: Vec<f64>,
+    inv_mass: Vec<f64>,
+    forces: Vec<Force>,
+    constraints: Vec<Box<dyn Constraint>>,
+    row_offsets: Vec<usize>,
+    nrows: usize,
+}
+
+impl System {
+    /// An empty system.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a body and returns its index.
+    pub fn add_body(&mut self, body: Body) -> Result<usize, ModelError> {
+        let index = self.bodies.len();
+        if !(body.mass.is_finite() && body.mass > 0.0) {
+            return Err(ModelError::BadInertia { body: index, what: "mass", value: body.mass });
+        }
+        if body.kind == BodyKind::Rigid2 && !(body.inertia.is_finite() && body.inertia > 0.0) {
+            return Err(ModelError::BadInertia { body: index, what: "inertia", value: body.inertia });
+        }
+        let dof = body.kind.dof();
+        let mut diag = [0.0; 3];
+        body.mass_diagonal(&mut diag[..dof]);
+        self.offsets.push(self.mass.len());
+        self.mass.extend_from_slice(&diag[..dof]);
+        self.inv_mass.extend(diag[..dof].iter().map(|m| 1.0 / m));
+        self.bodies.push(body);
+        Ok(index)
+    }
+
+    fn check_body(&self, owner: &dyn Fn() -> String, body: usize, kind: Option<BodyKind>) -> Result<(), ModelError> {
+        let Some(b) = self.bodies.get(body) else {
+            return Err(ModelError::UnknownBody { owner: owner(), body, count: self.bodies.len() });
+        };
+        match kind {
+            Some(k) if k != b.kind => {
+                Err(ModelError::KindMismatch { owner: owner(), body, expected: k.label(), found: b.kind.label() })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds an applied force after checking the bodies it names.
+    pub fn add_force(&mut self, force: Force) -> Result<(), ModelError> {
+        for (body, kind) in force.bodies() {
+            self.check_body(&|| format!("force {force:?}"), body, kind)?;
+        }
+        self.forces.push(force);
+        Ok(())
+    }
+
+    /// Adds a constraint after checking its bodies and kinds; returns its index.
+    pub fn add_constraint(&mut self, c: Box<dyn Constraint>) -> Result<usize, ModelError> {
+        let index = self.constraints.len();
+        let owner = || format!("constraint {index} ({})", c.kind());
+        for (i, (&body, &kind)) in c.bodies().iter().zip(c.body_kinds()).enumerate() {
+            self.check_body(&owner, body, Some(kind))?;
+            if c.bodies()[..i].contains(&body) {
+                return Err(ModelError::RepeatedBody { owner: owner(), body });
+            }
+        }
+        self.row_offsets.push(self.nrows);
+        self.nrows += c.rows();
+        self.constraints.push(c);
+        Ok(index)
+    }
+
+    /// Number of generalized coordinates n (length of q and v).
+    pub fn ndof(&self) -> usize {
+        self.mass.len()
+    }
+
+    /// Number of constraint rows m (length of C and λ).
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+
+    /// The bodies.
+    pub fn bodies(&self) -> &[Body] {
+        &self.bodies
+    }
+
+    /// Offset of each body's slice in q and v.
+    pub fn offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+
+    /// The diagonal of M \[kg or kg·m²\].
+    pub fn mass(&self) -> &[f64] {
+        &self.mass
+    }
+
+    /// The diagonal of W = M⁻¹.
+    pub fn inv_mass(&self) -> &[f64] {
+        &self.inv_mass
+    }
+
+    /// The applied forces.
+    pub fn forces(&self) -> &[Force] {
+        &self.forces
+    }
+
+    /// The constraints, in row order.
+    pub fn constraints(&self) -> &[Box<dyn Constraint>] {
+        &self.constraints
+    }
+
+    /// First row of each constraint.
+    pub fn row_offsets(&self) -> &[usize] {
+        &self.row_offsets
+    }
+
+    fn view(&self) -> BodyView<'_> {
+        BodyView { bodies: &self.bodies, offsets: &self.offsets }
+    }
+
+    /// Copies the local coordinates of constraint `ci` out of the global vector `x` into `buf`;
+    /// returns the number of local coordinates.
+    #[inline]
+    pub fn gather(&self, ci: usize, x: &[f64], buf: &mut [f64; MAX_LOCAL_DOF]) -> usize {
+        let c = &self.constraints[ci];
+        let mut k = 0;
+        for &b in c.bodies() {
+            let (o, d) = (self.offsets[b], self.bodies[b].kind.dof());
+            buf[k..k + d].copy_from_slice(&x[o..o + d]);
+            k += d;
+        }
+        k
+    }
+
+    /// Q(q, v): the sum of all applied generalized forces, written into `out` (length n).
+    pub fn applied_forces(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        let view = self.view();
+        for f in &self.forces {
+            f.apply(&view, q, v, out);
+        }
+    }
+
+    /// Kinetic energy ½ vᵀ M v \[J\].
+    pub fn kinetic_energy(&self, v: &[f64]) -> f64 {
+        0.5 * self.mass.iter().zip(v).map(|(m, vi)| m * vi * vi).sum::<f64>()
+    }
+
+    /// Potential energy Σ U_k(q) of the conservative forces \[J\].
+    pub fn potential_energy(&self, q: &[f64]) -> f64 {
+        let view = self.view();
+        self.forces.iter().map(|f| f.potential(&view, q)).sum()
+    }
+
+    /// Total mechanical energy E(q, v) = ½ vᵀ M v + U(q) \[J\].
+    pub fn energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        self.kinetic_energy(v) + self.potential_energy(q)
+    }
+
+    /// C(q) for all constraints, written into `c` (length m).
+    pub fn eval_constraints(&self, q: &[f64], c: &mut [f64]) {
+        let mut ql = [0.0; MAX_LOCAL_DOF];
+        for (ci, con) in self.constraints.iter().enumerate() {
+            let n = self.gather(ci, q, &mut ql);
+            let r0 = self.row_offsets[ci];
+            con.eval(&ql[..n], &mut c[r0..r0 + con.rows()]);
+        }
+    }
+
+    /// J̇(q, v) v for all constraints, written into `out` (length m).
+    pub fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        let (mut ql, mut vl) = ([0.0; MAX_LOCAL_DOF], [0.0; MAX_LOCAL_DOF]);
+        for (ci, con) in self.constraints.iter().enumerate() {
+            let n = self.gather(ci, q, &mut ql);
+            self.gather(ci, v, &mut vl);
+            let r0 = self.row_offsets[ci];
+            con.jdot_v(&ql[..n], &vl[..n], &mut out[r0..r0 + con.rows()]);
+        }
+    }
+
+    /// Allocates the block-sparse Jacobian for this system (pattern only; values are zero).
+    pub fn jacobian_layout(&self) -> BlockJacobian {
+        BlockJacobian::new(self)
+    }
+
+    /// Evaluates J(q) into the preallocated `jac` (no allocation).
+    pub fn fill_jacobian(&self, q: &[f64], jac: &mut BlockJacobian) {
+        let mut ql = [0.0; MAX_LOCAL_DOF];
+        for (ci, con) in self.constraints.iter().enumerate() {
+            let n = self.gather(ci, q, &mut ql);
+            con.jacobian(&ql[..n], jac.constraint_values_mut(ci));
+        }
+    }
+}

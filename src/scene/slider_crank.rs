@@ -1,0 +1,100 @@
+//! Slider-crank (seed 003): a wheel driven by a constant torque turns a crank pin; a connecting rod
+//! pushes a slider along a horizontal track. Bodies: ground (welded: 1 ground constraint), wheel,
+//! rod, slider (rigid-2D). Joints: revolute ground–wheel at the wheel centre, revolute wheel–rod at
+//! the crank pin, revolute rod–slider, prismatic ground–slider along +x. 11 rows on 12 coordinates:
+//! one degree of freedom. Starts at rest with crank angle φ₀; gravity −y on every body.
+//!
+//! Initial geometry: crank pin P = r (cos φ₀, sin φ₀); slider S = (r cos φ₀ + √(ℓ² − r² sin² φ₀), 0).
+
+use super::{EnergyScale, Scene, SceneError};
+use crate::constraint::{Ground, Prismatic, Revolute};
+use crate::model::{Body, Force, System};
+use crate::params::{Domain, ParamSpec, ParamValues};
+
+/// Parameters of the slider-crank scene.
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "crank_radius",
+        default: 0.5,
+        unit: "m",
+        domain: Domain::Positive,
+        doc: "distance from wheel centre to crank pin r",
+    },
+    ParamSpec {
+        name: "rod_length",
+        default: 1.5,
+        unit: "m",
+        domain: Domain::Positive,
+        doc: "connecting rod length l (> r)",
+    },
+    ParamSpec {
+        name: "torque",
+        default: 10.0,
+        unit: "N m",
+        domain: Domain::Real,
+        doc: "constant motor torque on the wheel",
+    },
+    ParamSpec { name: "phi0", default: 0.5, unit: "rad", domain: Domain::Real, doc: "initial crank angle" },
+    ParamSpec {
+        name: "wheel_mass",
+        default: 1.0,
+        unit: "kg",
+        domain: Domain::Positive,
+        doc: "wheel mass (uniform disc of radius r)",
+    },
+    ParamSpec { name: "rod_mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "rod mass (slender bar)" },
+    ParamSpec {
+        name: "slider_mass",
+        default: 1.0,
+        unit: "kg",
+        domain: Domain::Positive,
+        doc: "slider mass (0.2 m x 0.1 m block)",
+    },
+    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "gravity along -y" },
+];
+
+/// Builds the slider-crank scene.
+pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
+    let (r, l, tau, phi) = (p.get("crank_radius"), p.get("rod_length"), p.get("torque"), p.get("phi0"));
+    let g = p.get("gravity");
+    if l <= r {
+        return Err(SceneError::Geometry {
+            scene: "slider_crank",
+            reason: format!("rod_length = {l} must exceed crank_radius = {r} for the crank to turn fully"),
+        });
+    }
+    let pin = [r * phi.cos(), r * phi.sin()];
+    let slider = [pin[0] + (l * l - pin[1] * pin[1]).sqrt(), 0.0];
+    let ground_pose = [0.0, 0.0, 0.0];
+    let wheel_pose = [0.0, 0.0, phi];
+    let rod_pose =
+        [0.5 * (pin[0] + slider[0]), 0.5 * (pin[1] + slider[1]), (slider[1] - pin[1]).atan2(slider[0] - pin[0])];
+    let slider_pose = [slider[0], slider[1], 0.0];
+
+    let mut system = System::new();
+    let (mw, mr, ms) = (p.get("wheel_mass"), p.get("rod_mass"), p.get("slider_mass"));
+    // The ground body is welded; its mass only has to make M invertible.
+    let ground = system.add_body(Body::rigid2(1.0, 1.0))?;
+    let wheel = system.add_body(Body::rigid2(mw, 0.5 * mw * r * r))?;
+    let rod = system.add_body(Body::bar(mr, l))?;
+    let block = system.add_body(Body::rigid2(ms, ms * (0.2f64.powi(2) + 0.1f64.powi(2)) / 12.0))?;
+    system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;
+    system.add_force(Force::Torque { body: wheel, torque: tau })?;
+    system.add_constraint(Box::new(Ground::new(ground, ground_pose)))?;
+    system.add_constraint(Box::new(Revolute::at_point(ground, ground_pose, wheel, wheel_pose, [0.0, 0.0])))?;
+    system.add_constraint(Box::new(Revolute::at_point(wheel, wheel_pose, rod, rod_pose, pin)))?;
+    system.add_constraint(Box::new(Revolute::at_point(rod, rod_pose, block, slider_pose, slider)))?;
+    system.add_constraint(Box::new(Prismatic::new(ground, [0.0, 0.0], [1.0, 0.0], block, [0.0, 0.0], 0.0)))?;
+    let q0 = [ground_pose, wheel_pose, rod_pose, slider_pose].concat();
+    Ok(Scene {
+        name: "slider_crank",
+        system,
+        v0: vec![0.0; q0.len()],
+        q0,
+        reference: None,
+        energy_scale: EnergyScale {
+            joules: 2.0 * std::f64::consts::PI * tau.abs() + (mw + mr + ms) * g * r,
+            definition: "2 pi |torque| + (wheel + rod + slider mass) g r: work of one crank turn plus the potential swing",
+        },
+    })
+}

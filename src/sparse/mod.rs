@@ -1,0 +1,140 @@
+//! The block-sparse constraint Jacobian (Witkin 1997, §4.2) and products with it.
+//!
+//! Each constraint owns a row range and, for each body it touches, a dense block of
+//! `rows × dof(body)` entries; nothing else of J is stored. J·x and Jᵀ·y visit each block once, so
+//! their cost is linear in the number of constraint rows, and no matrix is ever assembled for them
+//! (this is all the matrix-free conjugate gradient of Witkin §4.4 needs). The normal matrix J W Jᵀ is
+//! assembled by [`NormalMatrix`] when a factorization needs it.
+
+mod normal;
+
+pub use normal::NormalMatrix;
+
+use crate::constraint::{MAX_BODIES, MAX_LOCAL_DOF};
+use crate::model::System;
+
+/// Where one constraint's blocks live.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// First global row.
+    row0: usize,
+    /// Number of rows.
+    rows: usize,
+    /// Number of local coordinates (row length of the local block).
+    ldof: usize,
+    /// Offset of the row-major `rows × ldof` values in `values`.
+    val0: usize,
+    /// (first global column, dof) of each body, in local order.
+    cols: [(usize, usize); MAX_BODIES],
+    /// Number of bodies.
+    nb: usize,
+}
+
+/// The constraint Jacobian J (m × n) stored as one dense block per (constraint, body) pair.
+#[derive(Clone, Debug)]
+pub struct BlockJacobian {
+    slots: Vec<Slot>,
+    values: Vec<f64>,
+    nrows: usize,
+    ncols: usize,
+}
+
+impl BlockJacobian {
+    /// Lays out J for `system`; values start at zero.
+    pub fn new(system: &System) -> Self {
+        let mut slots = Vec::with_capacity(system.constraints().len());
+        let mut val0 = 0;
+        for (ci, c) in system.constraints().iter().enumerate() {
+            let mut cols = [(0, 0); MAX_BODIES];
+            for (k, &b) in c.bodies().iter().enumerate() {
+                cols[k] = (system.offsets()[b], system.bodies()[b].kind.dof());
+            }
+            let ldof = c.local_dof();
+            slots.push(Slot { row0: system.row_offsets()[ci], rows: c.rows(), ldof, val0, cols, nb: c.bodies().len() });
+            val0 += c.rows() * ldof;
+        }
+        BlockJacobian { slots, values: vec![0.0; val0], nrows: system.nrows(), ncols: system.ndof() }
+    }
+
+    /// Number of rows m.
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+
+    /// Number of columns n.
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+
+    /// Number of stored (structurally nonzero) entries.
+    pub fn nnz(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The row-major local block of constraint `ci`, for filling.
+    pub fn constraint_values_mut(&mut self, ci: usize) -> &mut [f64] {
+        let s = self.slots[ci];
+        &mut self.values[s.val0..s.val0 + s.rows * s.ldof]
+    }
+
+    /// The row-major local block of constraint `ci`.
+    pub fn constraint_values(&self, ci: usize) -> &[f64] {
+        let s = self.slots[ci];
+        &self.values[s.val0..s.val0 + s.rows * s.ldof]
+    }
+
+    /// y = J x (Witkin §4.2: each block multiplies its body's slice of x into its rows of y).
+    pub fn mul(&self, x: &[f64], y: &mut [f64]) {
+        debug_assert_eq!(x.len(), self.ncols);
+        debug_assert_eq!(y.len(), self.nrows);
+        let mut xl = [0.0; MAX_LOCAL_DOF];
+        for s in &self.slots {
+            let mut k = 0;
+            for &(c0, d) in &s.cols[..s.nb] {
+                xl[k..k + d].copy_from_slice(&x[c0..c0 + d]);
+                k += d;
+            }
+            let vals = &self.values[s.val0..s.val0 + s.rows * s.ldof];
+            for (r, row) in vals.chunks_exact(s.ldof).enumerate() {
+                y[s.row0 + r] = row.iter().zip(&xl[..s.ldof]).map(|(a, b)| a * b).sum();
+            }
+        }
+    }
+
+    /// x = Jᵀ y (Witkin §4.2: each block's transpose scatters its rows of y into its body's slice).
+    pub fn mul_t(&self, y: &[f64], x: &mut [f64]) {
+        debug_assert_eq!(x.len(), self.ncols);
+        debug_assert_eq!(y.len(), self.nrows);
+        x.fill(0.0);
+        for s in &self.slots {
+            let vals = &self.values[s.val0..s.val0 + s.rows * s.ldof];
+            for (r, row) in vals.chunks_exact(s.ldof).enumerate() {
+                let yr = y[s.row0 + r];
+                let mut k = 0;
+                for &(c0, d) in &s.cols[..s.nb] {
+                    for (xi, a) in x[c0..c0 + d].iter_mut().zip(&row[k..k + d]) {
+                        *xi += a * yr;
+                    }
+                    k += d;
+                }
+            }
+        }
+    }
+
+    /// Writes J as a dense column-major m × n matrix into `out` (for tests and tiny systems).
+    pub fn to_dense(&self, out: &mut [f64]) {
+        out.fill(0.0);
+        for s in &self.slots {
+            let vals = &self.values[s.val0..s.val0 + s.rows * s.ldof];
+            for (r, row) in vals.chunks_exact(s.ldof).enumerate() {
+                let mut k = 0;
+                for &(c0, d) in &s.cols[..s.nb] {
+                    for j in 0..d {
+                        out[(s.row0 + r) + (c0 + j) * self.nrows] += row[k + j];
+                    }
+                    k += d;
+                }
+            }
+        }
+    }
+}

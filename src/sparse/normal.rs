@@ -1,0 +1,164 @@
+//! Assembly of the normal matrix A = J W Jᵀ (m × m, symmetric positive semi-definite).
+//!
+//! A_rs = Σ_k J_{r,k} W_k J_{s,k}, summed over the bodies k that the constraints of rows r and s
+//! share (Witkin 1997, §4.2–4.3). The sparsity pattern depends only on which constraints share a
+//! body, so it is computed once per system: [`NormalMatrix::new`] lists every contribution
+//! (row, column, where its two Jacobian rows and its W block live, and its slot in the compressed
+//! column storage). Re-assembly for new values is then one pass over that list, with no allocation,
+//! and the symbolic pattern can be handed to a sparse Cholesky that reuses its analysis.
+
+use super::BlockJacobian;
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+
+/// One contribution A_rs += Σ_{d<dof} J[ja+d] · w[w0+d] · J[jb+d].
+#[derive(Clone, Copy, Debug)]
+struct Term {
+    pos: u32,
+    row: u32,
+    col: u32,
+    ja: u32,
+    jb: u32,
+    w0: u32,
+    dof: u32,
+}
+
+/// The sparsity pattern of J W Jᵀ (upper triangle, compressed sparse columns) and its assembly plan.
+#[derive(Clone, Debug)]
+pub struct NormalMatrix {
+    n: usize,
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    diag_pos: Vec<usize>,
+    terms: Vec<Term>,
+}
+
+fn idx(x: usize) -> u32 {
+    u32::try_from(x).expect("system too large for 32-bit assembly indices")
+}
+
+impl NormalMatrix {
+    /// Computes the pattern and assembly plan of J W Jᵀ for the layout of `jac`.
+    ///
+    /// # Panics
+    /// If J has 2³² or more stored entries (far beyond what fits in memory with the rest of a run).
+    pub fn new(jac: &BlockJacobian) -> Self {
+        let n = jac.nrows();
+        // For each body (keyed by its first column): the (slot, local column offset) that touch it.
+        let mut touching: Vec<Vec<(usize, usize)>> = vec![Vec::new(); jac.ncols()];
+        for (si, s) in jac.slots.iter().enumerate() {
+            let mut k = 0;
+            for &(c0, d) in &s.cols[..s.nb] {
+                touching[c0].push((si, k));
+                k += d;
+            }
+        }
+        let mut raw: Vec<(usize, usize, Term)> = Vec::new();
+        for (c0, list) in touching.iter().enumerate() {
+            for &(a, ka) in list {
+                let sa = jac.slots[a];
+                let dof = sa.cols.iter().take(sa.nb).find(|c| c.0 == c0).map_or(0, |c| c.1);
+                for &(b, kb) in list {
+                    let sb = jac.slots[b];
+                    for r in 0..sa.rows {
+                        for s in 0..sb.rows {
+                            let (row, col) = (sa.row0 + r, sb.row0 + s);
+                            if row > col {
+                                continue;
+                            }
+                            let term = Term {
+                                pos: 0,
+                                row: idx(row),
+                                col: idx(col),
+                                ja: idx(sa.val0 + r * sa.ldof + ka),
+                                jb: idx(sb.val0 + s * sb.ldof + kb),
+                                w0: idx(c0),
+                                dof: idx(dof),
+                            };
+                            raw.push((col, row, term));
+                        }
+                    }
+                }
+            }
+        }
+        raw.sort_unstable_by_key(|&(c, r, _)| (c, r));
+        let mut col_ptr = vec![0usize; n + 1];
+        let mut row_idx = Vec::new();
+        let mut terms = Vec::with_capacity(raw.len());
+        let mut last: Option<(usize, usize)> = None;
+        for &(c, r, mut t) in &raw {
+            if last != Some((c, r)) {
+                row_idx.push(r);
+                col_ptr[c + 1] += 1;
+                last = Some((c, r));
+            }
+            t.pos = idx(row_idx.len() - 1);
+            terms.push(t);
+        }
+        for c in 0..n {
+            col_ptr[c + 1] += col_ptr[c];
+        }
+        // Every constraint row has a nonzero diagonal (it touches at least one body), and rows are
+        // sorted within a column, so the diagonal is the last entry of each column.
+        let diag_pos = (0..n).map(|c| col_ptr[c + 1] - 1).collect();
+        NormalMatrix { n, col_ptr, row_idx, diag_pos, terms }
+    }
+
+    /// Dimension m.
+    pub fn dim(&self) -> usize {
+        self.n
+    }
+
+    /// Number of stored entries of the upper triangle.
+    pub fn nnz(&self) -> usize {
+        self.row_idx.len()
+    }
+
+    /// The symbolic pattern (upper triangle, sorted rows) as a faer view.
+    pub fn symbolic(&self) -> SymbolicSparseColMatRef<'_, usize> {
+        SymbolicSparseColMatRef::new_checked(self.n, self.n, &self.col_ptr, None, &self.row_idx)
+    }
+
+    /// A faer view of the upper triangle with the given `values` (length [`NormalMatrix::nnz`]).
+    pub fn view<'a>(&'a self, values: &'a [f64]) -> SparseColMatRef<'a, usize, f64> {
+        SparseColMatRef::new(self.symbolic(), values)
+    }
+
+    /// Position in the value array of each diagonal entry A_ii.
+    pub fn diagonal_positions(&self) -> &[usize] {
+        &self.diag_pos
+    }
+
+    /// Assembles the upper-triangle values of J W Jᵀ into `values` (length [`NormalMatrix::nnz`]),
+    /// where `w` is the diagonal of W = M⁻¹. No allocation.
+    pub fn assemble(&self, jac: &BlockJacobian, w: &[f64], values: &mut [f64]) {
+        values.fill(0.0);
+        let j = &jac.values;
+        for t in &self.terms {
+            let (ja, jb, w0) = (t.ja as usize, t.jb as usize, t.w0 as usize);
+            let mut acc = 0.0;
+            for d in 0..t.dof as usize {
+                acc += j[ja + d] * w[w0 + d] * j[jb + d];
+            }
+            values[t.pos as usize] += acc;
+        }
+    }
+
+    /// Assembles the full symmetric J W Jᵀ as a dense column-major m × m matrix into `out`.
+    pub fn assemble_dense(&self, jac: &BlockJacobian, w: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        let j = &jac.values;
+        let n = self.n;
+        for t in &self.terms {
+            let (ja, jb, w0) = (t.ja as usize, t.jb as usize, t.w0 as usize);
+            let mut acc = 0.0;
+            for d in 0..t.dof as usize {
+                acc += j[ja + d] * w[w0 + d] * j[jb + d];
+            }
+            let (r, c) = (t.row as usize, t.col as usize);
+            out[r + c * n] += acc;
+            if r != c {
+                out[c + r * n] += acc;
+            }
+        }
+    }
+}
