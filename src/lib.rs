@@ -11,7 +11,16 @@
 //!
 //! The math and the architecture are described in DESIGN.md; every kernel cites its equation.
 
+// `!(x > 0.0)` is used on purpose throughout: unlike `x <= 0.0` it is true for NaN, so a
+// non-finite value is treated as a failure rather than passing a check.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 pub mod constraint;
+pub mod experiment;
+pub mod formulation;
+pub mod integrator;
+pub mod linsolve;
+pub mod metrics;
 pub mod model;
 pub mod params;
 pub mod scene;

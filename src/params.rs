@@ -105,6 +105,7 @@ pub enum ParamError {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ParamValues {
     values: BTreeMap<&'static str, f64>,
+    given: Vec<&'static str>,
 }
 
 impl ParamValues {
@@ -124,6 +125,11 @@ impl ParamValues {
         self.get(name) as usize
     }
 
+    /// Whether the user gave `name` explicitly (rather than taking the default).
+    pub fn given(&self, name: &str) -> bool {
+        self.given.contains(&name)
+    }
+
     /// Iterates over `(name, value)` in name order (for provenance and listings).
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
         self.values.iter().map(|(k, v)| (*k, *v))
@@ -133,7 +139,7 @@ impl ParamValues {
 /// Checks `given` against `specs` and fills defaults. `item` names the owner in error messages.
 pub fn resolve(item: &str, specs: &[ParamSpec], given: &[(String, f64)]) -> Result<ParamValues, ParamError> {
     let mut values: BTreeMap<&'static str, f64> = specs.iter().map(|s| (s.name, s.default)).collect();
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: Vec<&'static str> = Vec::new();
     for (name, value) in given {
         let Some(spec) = specs.iter().find(|s| s.name == name) else {
             let choices = if specs.is_empty() {
@@ -157,7 +163,7 @@ pub fn resolve(item: &str, specs: &[ParamSpec], given: &[(String, f64)]) -> Resu
         }
         values.insert(spec.name, *value);
     }
-    Ok(ParamValues { values })
+    Ok(ParamValues { values, given: seen })
 }
 
 /// Formats a parameter table as indented lines `name = default unit  (domain) doc` for listings.

@@ -2,7 +2,7 @@
 //! released at rest from angle `angle0` (measured from +x, counter-clockwise; seed 002 starts at
 //! p = (1, 0)). No closed-form reference; energy is conserved exactly by the true motion.
 
-use super::{EnergyScale, Scene, SceneError};
+use super::{AngleChain, EnergyScale, Scene, SceneError};
 use crate::constraint::Circle;
 use crate::model::{Body, Force, System};
 use crate::params::{Domain, ParamSpec, ParamValues};
@@ -35,5 +35,6 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
         v0: vec![0.0, 0.0],
         reference: None,
         energy_scale: EnergyScale { joules: m * g * r, definition: "m g R" },
+        parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![r]))),
     })
 }

@@ -4,7 +4,7 @@
 //! Rows: 2 (pin) + N − 1 (links). Energy scale: Σ m g · depth of each mass when hanging straight
 //! down, Σ_i m g i ℓ = m g ℓ N(N − 1)/2, since E₀ = 0 at the horizontal start.
 
-use super::{EnergyScale, Scene, SceneError};
+use super::{AngleChain, EnergyScale, Scene, SceneError};
 use crate::constraint::{Distance, Pin};
 use crate::model::{Body, Force, System};
 use crate::params::{Domain, ParamSpec, ParamValues};
@@ -48,5 +48,6 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
             joules: m * g * link * nf * (nf - 1.0) / 2.0,
             definition: "sum of m g * depth of each mass hanging straight down = m g l N(N-1)/2",
         },
+        parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], true, vec![link; n - 1]))),
     })
 }

@@ -2,7 +2,7 @@
 //! from the first to the second; released at rest from angles θ₁, θ₂ (from the downward vertical).
 //! Chaotic for large angles; no closed-form reference.
 
-use super::{EnergyScale, Scene, SceneError};
+use super::{AngleChain, EnergyScale, Scene, SceneError};
 use crate::constraint::Distance;
 use crate::model::{Body, Force, System};
 use crate::params::{Domain, ParamSpec, ParamValues};
@@ -49,5 +49,6 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
         v0: vec![0.0; 4],
         reference: None,
         energy_scale: EnergyScale { joules: g * (m1 * l1 + m2 * (l1 + l2)), definition: "g (m1 L1 + m2 (L1 + L2))" },
+        parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![l1, l2]))),
     })
 }

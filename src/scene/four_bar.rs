@@ -86,5 +86,6 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
             joules: rho * (a + b + c) * g * (a + b + c) + 2.0 * std::f64::consts::PI * tau.abs(),
             definition: "total bar mass * g * total bar length + 2 pi |torque|",
         },
+        parametrization: None,
     })
 }

@@ -6,22 +6,57 @@ mod chain;
 mod cloth;
 mod double_pendulum;
 mod four_bar;
-mod pendulum;
+pub mod parametrization;
+pub mod pendulum;
 pub mod registry;
 mod slider_crank;
 
 use crate::model::{ModelError, System};
+pub use parametrization::{AngleChain, Parametrization};
 
 /// A known answer a scene can be checked against.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reference {
-    /// The exact period of a periodic motion.
-    Period {
-        /// Period T \[s\].
-        seconds: f64,
-        /// The formula it comes from, with its source.
-        formula: &'static str,
+    /// The simple pendulum released at rest from θ₀, pivot at the origin: exact θ(t) and period.
+    ///
+    /// θ(t) = 2 asin(k sn(K(k²) − ω t | k²)), k = sin(θ₀/2), ω = √(g/L); T = 4 K(k²)/ω
+    /// (Landau & Lifshitz, Mechanics, §11 problem 1; Lawden, Elliptic Functions, §5.2).
+    Pendulum {
+        /// Rod length L \[m\].
+        length: f64,
+        /// Gravity g \[m/s²\].
+        gravity: f64,
+        /// Release angle θ₀ from the downward vertical \[rad\].
+        theta0: f64,
     },
+}
+
+impl Reference {
+    /// What the reference error measures, for reports.
+    pub fn describes(&self) -> &'static str {
+        match self {
+            Reference::Pendulum { .. } => {
+                "|theta(t) - theta_exact(t)| [rad], theta_exact from Jacobi sn (exact solution)"
+            }
+        }
+    }
+
+    /// The exact period \[s\], if the motion is periodic.
+    pub fn period(&self) -> Option<f64> {
+        match self {
+            Reference::Pendulum { length, gravity, theta0 } => Some(pendulum::exact_period(*length, *gravity, *theta0)),
+        }
+    }
+
+    /// The reference error of the Cartesian configuration `q` at time `t` \[s\].
+    pub fn error(&self, t: f64, q: &[f64]) -> f64 {
+        match self {
+            Reference::Pendulum { length, gravity, theta0 } => {
+                let theta = q[0].atan2(-q[1]);
+                (theta - pendulum::exact_angle(*length, *gravity, *theta0, t)).abs()
+            }
+        }
+    }
 }
 
 /// The characteristic energy that energy errors are divided by.
@@ -48,6 +83,8 @@ pub struct Scene {
     pub reference: Option<Reference>,
     /// Scale of relative energy errors.
     pub energy_scale: EnergyScale,
+    /// Reduced coordinates q = q(u), for scenes that have a global one (open chains).
+    pub parametrization: Option<Box<dyn Parametrization>>,
 }
 
 /// A scene that cannot be built from the given parameters.

@@ -4,11 +4,11 @@
 //! Reference: the exact period T = 4 √(L/g) K(sin²(θ₀/2)), K the complete elliptic integral of the
 //! first kind (e.g. Landau & Lifshitz, Mechanics §11, problem 1; DLMF 19.2.8 for K).
 
-use super::{EnergyScale, Reference, Scene, SceneError};
+use super::{AngleChain, EnergyScale, Reference, Scene, SceneError};
 use crate::constraint::Distance;
 use crate::model::{Body, Force, System};
 use crate::params::{Domain, ParamSpec, ParamValues};
-use crate::special::ellip_k;
+use crate::special::{ellip_k, jacobi_sn};
 
 /// Parameters of the pendulum scene.
 pub const PARAMS: &[ParamSpec] = &[
@@ -31,6 +31,14 @@ pub fn exact_period(l: f64, g: f64, theta0: f64) -> f64 {
     4.0 * (l / g).sqrt() * ellip_k(k * k)
 }
 
+/// The exact angle θ(t) \[rad\] from the downward vertical of that pendulum at time `t` \[s\]:
+/// θ(t) = 2 asin(k sn(K(k²) − ω t | k²)), k = sin(θ₀/2), ω = √(g/L).
+pub fn exact_angle(l: f64, g: f64, theta0: f64, t: f64) -> f64 {
+    let k = (0.5 * theta0).sin();
+    let m = k * k;
+    2.0 * (k * jacobi_sn(ellip_k(m) - (g / l).sqrt() * t, m)).asin()
+}
+
 /// Builds the pendulum scene.
 pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
     let (l, t0, m, g) = (p.get("length"), p.get("theta0"), p.get("mass"), p.get("gravity"));
@@ -51,17 +59,25 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
         system,
         q0: vec![l * t0.sin(), -l * t0.cos()],
         v0: vec![0.0, 0.0],
-        reference: Some(Reference::Period {
-            seconds: exact_period(l, g, t0),
-            formula: "T = 4 sqrt(L/g) K(sin^2(theta0/2))",
-        }),
+        reference: Some(Reference::Pendulum { length: l, gravity: g, theta0: t0 }),
         energy_scale: EnergyScale { joules: m * g * l, definition: "m g L" },
+        parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![l]))),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_angle_starts_at_theta0_and_returns_after_one_period() {
+        let (l, g, t0) = (1.3, 9.81, 2.0);
+        let t = exact_period(l, g, t0);
+        assert!((exact_angle(l, g, t0, 0.0) - t0).abs() < 1e-12);
+        assert!((exact_angle(l, g, t0, 0.5 * t) + t0).abs() < 1e-12);
+        assert!((exact_angle(l, g, t0, t) - t0).abs() < 1e-12);
+        assert!(exact_angle(l, g, t0, 0.25 * t).abs() < 1e-12);
+    }
 
     #[test]
     fn small_angle_period_tends_to_two_pi_sqrt_l_over_g() {

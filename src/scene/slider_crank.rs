@@ -96,5 +96,6 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
             joules: 2.0 * std::f64::consts::PI * tau.abs() + (mw + mr + ms) * g * r,
             definition: "2 pi |torque| + (wheel + rod + slider mass) g r: work of one crank turn plus the potential swing",
         },
+        parametrization: None,
     })
 }

@@ -30,6 +30,43 @@ struct Slot {
     nb: usize,
 }
 
+/// One constraint's part of J: its rows and, for each body it touches, the columns of its block.
+#[derive(Clone, Copy, Debug)]
+pub struct ConstraintBlock<'a> {
+    /// First global row.
+    pub row0: usize,
+    /// Number of rows.
+    pub rows: usize,
+    /// Length of one local row (sum of the bodies' dof).
+    pub ldof: usize,
+    /// (first global column, dof) of each body, in local order.
+    pub cols: &'a [(usize, usize)],
+    /// Row-major `rows × ldof` values.
+    pub values: &'a [f64],
+}
+
+impl ConstraintBlock<'_> {
+    /// Copies the entries of the global vector `x` at this block's columns into `out`.
+    #[inline]
+    pub fn gather(&self, x: &[f64], out: &mut [f64; MAX_LOCAL_DOF]) {
+        let mut k = 0;
+        for &(c0, d) in self.cols {
+            out[k..k + d].copy_from_slice(&x[c0..c0 + d]);
+            k += d;
+        }
+    }
+
+    /// Writes the local vector `local` back to this block's columns of the global vector `x`.
+    #[inline]
+    pub fn scatter(&self, local: &[f64; MAX_LOCAL_DOF], x: &mut [f64]) {
+        let mut k = 0;
+        for &(c0, d) in self.cols {
+            x[c0..c0 + d].copy_from_slice(&local[k..k + d]);
+            k += d;
+        }
+    }
+}
+
 /// The constraint Jacobian J (m × n) stored as one dense block per (constraint, body) pair.
 #[derive(Clone, Debug)]
 pub struct BlockJacobian {
@@ -81,6 +118,17 @@ impl BlockJacobian {
     pub fn constraint_values(&self, ci: usize) -> &[f64] {
         let s = self.slots[ci];
         &self.values[s.val0..s.val0 + s.rows * s.ldof]
+    }
+
+    /// The constraint blocks in row order.
+    pub fn blocks(&self) -> impl Iterator<Item = ConstraintBlock<'_>> {
+        self.slots.iter().map(|s| ConstraintBlock {
+            row0: s.row0,
+            rows: s.rows,
+            ldof: s.ldof,
+            cols: &s.cols[..s.nb],
+            values: &self.values[s.val0..s.val0 + s.rows * s.ldof],
+        })
     }
 
     /// y = J x (Witkin §4.2: each block multiplies its body's slice of x into its rows of y).

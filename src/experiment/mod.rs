@@ -1,0 +1,6 @@
+//! Experiments: one run of a cell (scene × formulation × solver × integrator × step control), and
+//! later the YAML grid and provenance on top of it.
+
+pub mod runner;
+
+pub use runner::{CellSpec, Counters, RunResult, Sample, Status, Summary, run};

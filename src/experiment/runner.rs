@@ -1,0 +1,389 @@
+//! The runner: advances one cell from t = 0 to the duration, samples metrics at exact times, and
+//! ends cleanly on failure or divergence (DESIGN.md §6–7).
+//!
+//! Wall time counts only the stepping (integration and solves), not the sampling of metrics; the
+//! solves done to measure constraint power are not counted as cost either.
+
+use std::time::Instant;
+
+use crate::formulation::registry::FormulationEntry;
+use crate::formulation::{Dynamics, SecondOrderOde, Stepper};
+use crate::integrator::registry::{IntegratorEntry, IntegratorKind};
+use crate::integrator::{Control, Integrator, fixed_step};
+use crate::linsolve::registry::SolverEntry;
+use crate::metrics::{constraint_power, inf_norm, relative_energy_error};
+use crate::params::ParamValues;
+use crate::scene::{EnergyScale, Scene};
+
+/// One cell of an experiment, resolved.
+#[derive(Clone)]
+pub struct CellSpec {
+    /// The formulation.
+    pub formulation: &'static FormulationEntry,
+    /// Its parameters.
+    pub formulation_params: ParamValues,
+    /// The linear solver.
+    pub solver: &'static SolverEntry,
+    /// Its parameters.
+    pub solver_params: ParamValues,
+    /// The integrator.
+    pub integrator: &'static IntegratorEntry,
+    /// Step size or tolerances.
+    pub control: Control,
+    /// End time \[s\].
+    pub duration: f64,
+    /// Time between samples \[s\].
+    pub sample_interval: f64,
+    /// A run whose ‖C‖∞ exceeds this (in the units of C) is stopped as diverged.
+    pub drift_bound: f64,
+    /// Keep q and v in every sample.
+    pub record_state: bool,
+}
+
+/// Cumulative cost counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counters {
+    /// Accepted steps.
+    pub steps: u64,
+    /// Rejected step attempts.
+    pub rejected: u64,
+    /// Right-hand-side evaluations (applied forces + constraint solve for ODEs; substeps for steppers).
+    pub rhs_evals: u64,
+    /// Linear solves.
+    pub linear_solves: u64,
+    /// Linear-solver iterations (1 per direct solve).
+    pub solver_iterations: u64,
+    /// Wall time spent stepping \[s\].
+    pub wall_seconds: f64,
+}
+
+/// The metrics at one sample time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// Time \[s\].
+    pub t: f64,
+    /// Total energy E \[J\].
+    pub energy: f64,
+    /// |E − E₀| / E_scale.
+    pub energy_error: f64,
+    /// ‖C(q)‖∞ (units of the constraint rows).
+    pub drift_position: f64,
+    /// ‖J v‖∞.
+    pub drift_velocity: f64,
+    /// Constraint power Q̂ · v \[W\].
+    pub power: f64,
+    /// Distance to the scene's reference solution, if it has one.
+    pub reference_error: Option<f64>,
+    /// Cumulative cost up to this sample.
+    pub counters: Counters,
+    /// Positions (empty unless requested).
+    pub q: Vec<f64>,
+    /// Velocities (empty unless requested).
+    pub v: Vec<f64>,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// Reached the duration.
+    Ok,
+    /// Blew up: non-finite state or drift beyond the bound.
+    Diverged {
+        /// Time \[s\] at which it was detected.
+        t: f64,
+        /// What was seen.
+        reason: String,
+    },
+    /// A numerical failure: singular matrix, solver not converged, step-size underflow.
+    Failed {
+        /// Time \[s\] of the failing step.
+        t: f64,
+        /// The typed error, as text.
+        reason: String,
+    },
+    /// The combination cannot run, and why.
+    NotApplicable {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Status {
+    /// Short label: `ok`, `diverged`, `failed`, `n/a`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Diverged { .. } => "diverged",
+            Status::Failed { .. } => "failed",
+            Status::NotApplicable { .. } => "n/a",
+        }
+    }
+}
+
+/// The summary of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// How it ended.
+    pub status: Status,
+    /// max over samples of ‖C‖∞.
+    pub max_drift_position: f64,
+    /// max over samples of ‖J v‖∞.
+    pub max_drift_velocity: f64,
+    /// max over samples of |E − E₀| / E_scale.
+    pub max_energy_error: f64,
+    /// The scale energy errors are divided by.
+    pub energy_scale: EnergyScale,
+    /// max over samples of |Q̂ · v| \[W\].
+    pub max_abs_power: f64,
+    /// max over samples of the reference error, if the scene has a reference.
+    pub max_reference_error: Option<f64>,
+    /// Largest relative residual of any linear solve.
+    pub max_solver_residual: f64,
+    /// Final cost counters.
+    pub counters: Counters,
+}
+
+/// Samples and summary of one run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// The time series.
+    pub samples: Vec<Sample>,
+    /// The summary.
+    pub summary: Summary,
+}
+
+fn not_applicable(scene: &Scene, reason: String) -> RunResult {
+    RunResult {
+        samples: vec![],
+        summary: Summary {
+            status: Status::NotApplicable { reason },
+            max_drift_position: f64::NAN,
+            max_drift_velocity: f64::NAN,
+            max_energy_error: f64::NAN,
+            energy_scale: scene.energy_scale.clone(),
+            max_abs_power: f64::NAN,
+            max_reference_error: None,
+            max_solver_residual: f64::NAN,
+            counters: Counters::default(),
+        },
+    }
+}
+
+/// The two ways a formulation advances.
+enum Driver<'a> {
+    Ode { ode: Box<dyn SecondOrderOde + 'a>, integrator: Box<dyn Integrator>, x: Vec<f64>, xd: Vec<f64> },
+    Stepper { stepper: Box<dyn Stepper + 'a>, h: f64, steps: u64 },
+}
+
+impl Driver<'_> {
+    fn counters(&self) -> Counters {
+        match self {
+            Driver::Ode { ode, integrator, .. } => {
+                let (s, i) = (ode.solver_counters(), integrator.stats());
+                Counters {
+                    steps: i.steps,
+                    rejected: i.rejected,
+                    rhs_evals: i.rhs_evals,
+                    linear_solves: s.solves,
+                    solver_iterations: s.iterations,
+                    wall_seconds: 0.0,
+                }
+            }
+            Driver::Stepper { stepper, steps, .. } => {
+                let s = stepper.solver_counters();
+                Counters {
+                    steps: *steps,
+                    rejected: 0,
+                    rhs_evals: stepper.force_evaluations(),
+                    linear_solves: s.solves,
+                    solver_iterations: s.iterations,
+                    wall_seconds: 0.0,
+                }
+            }
+        }
+    }
+
+    fn max_residual(&self) -> f64 {
+        match self {
+            Driver::Ode { ode, .. } => ode.solver_counters().max_residual,
+            Driver::Stepper { stepper, .. } => stepper.solver_counters().max_residual,
+        }
+    }
+}
+
+/// Pairs a formulation's dynamics with the cell's integrator, or says why they do not pair.
+fn pair<'a>(dynamics: Dynamics<'a>, cell: &CellSpec, scene: &Scene) -> Result<Driver<'a>, String> {
+    let name = cell.integrator.name;
+    match (dynamics, cell.integrator.kind, cell.control) {
+        (Dynamics::Ode(_), IntegratorKind::Stepper, _) => Err(format!(
+            "formulation `{}` yields an ODE right-hand side; integrator `stepper` is the own time stepper of stepping formulations (impulse) — pair it with an ODE integrator",
+            cell.formulation.name
+        )),
+        (Dynamics::Stepper(_), IntegratorKind::Fixed { .. } | IntegratorKind::Adaptive { .. }, _) => Err(format!(
+            "formulation `{}` is itself a time-stepping scheme (velocity update then position update), not an ODE right-hand side, so `{name}` cannot integrate it; use integrator `stepper`",
+            cell.formulation.name
+        )),
+        (Dynamics::Stepper(stepper), IntegratorKind::Stepper, Control::Fixed { h }) => {
+            Ok(Driver::Stepper { stepper, h, steps: 0 })
+        }
+        (Dynamics::Ode(ode), IntegratorKind::Fixed { .. }, c @ Control::Fixed { .. })
+        | (Dynamics::Ode(ode), IntegratorKind::Adaptive { .. }, c @ Control::Adaptive { .. }) => {
+            let build =
+                cell.integrator.build.ok_or_else(|| format!("integrator `{name}` has no ODE implementation"))?;
+            let mut integrator = build(c);
+            let d = ode.dim();
+            integrator.prepare(d);
+            let (mut x, mut xd) = (vec![0.0; d], vec![0.0; d]);
+            ode.initial(&mut x, &mut xd);
+            let _ = scene;
+            Ok(Driver::Ode { ode, integrator, x, xd })
+        }
+        (_, IntegratorKind::Adaptive { .. }, _) => {
+            Err(format!("integrator `{name}` takes tolerances, not a step size"))
+        }
+        (_, _, _) => Err(format!("integrator `{name}` takes a step size h, not tolerances")),
+    }
+}
+
+/// Measurement workspaces, allocated once per run.
+struct Probe {
+    q: Vec<f64>,
+    v: Vec<f64>,
+    c: Vec<f64>,
+    jv: Vec<f64>,
+    qhat: Vec<f64>,
+    jac: crate::sparse::BlockJacobian,
+}
+
+impl Probe {
+    fn sample(&mut self, scene: &Scene, driver: &mut Driver, t: f64, e0: f64, record: bool) -> Sample {
+        let sys = &scene.system;
+        let power_ok = match driver {
+            Driver::Ode { ode, x, xd, .. } => {
+                ode.cartesian(x, xd, &mut self.q, &mut self.v);
+                ode.constraint_force(x, xd, &mut self.qhat).is_ok()
+            }
+            Driver::Stepper { stepper, .. } => {
+                stepper.constraint_force(&mut self.qhat);
+                true
+            }
+        };
+        let energy = sys.energy(&self.q, &self.v);
+        sys.eval_constraints(&self.q, &mut self.c);
+        sys.fill_jacobian(&self.q, &mut self.jac);
+        self.jac.mul(&self.v, &mut self.jv);
+        Sample {
+            t,
+            energy,
+            energy_error: relative_energy_error(energy, e0, scene.energy_scale.joules),
+            drift_position: inf_norm(&self.c),
+            drift_velocity: inf_norm(&self.jv),
+            power: if power_ok { constraint_power(&self.qhat, &self.v) } else { f64::NAN },
+            reference_error: scene.reference.as_ref().map(|r| r.error(t, &self.q)),
+            counters: driver.counters(),
+            q: if record { self.q.clone() } else { vec![] },
+            v: if record { self.v.clone() } else { vec![] },
+        }
+    }
+}
+
+fn all_finite(a: &[f64], b: &[f64]) -> bool {
+    a.iter().chain(b).all(|x| x.is_finite())
+}
+
+/// Runs one cell on `scene`.
+pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
+    let solver = (cell.solver.build)(&cell.solver_params);
+    let dynamics = match (cell.formulation.build)(&cell.formulation_params, scene, solver) {
+        Ok(d) => d,
+        Err(e) => return not_applicable(scene, e.0),
+    };
+    let mut driver = match pair(dynamics, cell, scene) {
+        Ok(d) => d,
+        Err(reason) => return not_applicable(scene, reason),
+    };
+    let sys = &scene.system;
+    let (n, m) = (sys.ndof(), sys.nrows());
+    let mut probe = Probe {
+        q: scene.q0.clone(),
+        v: scene.v0.clone(),
+        c: vec![0.0; m],
+        jv: vec![0.0; m],
+        qhat: vec![0.0; n],
+        jac: sys.jacobian_layout(),
+    };
+    // Stepping formulations advance the Cartesian state in place.
+    let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+    let e0 = sys.energy(&scene.q0, &scene.v0);
+    let mut samples = vec![probe.sample(scene, &mut driver, 0.0, e0, cell.record_state)];
+    let mut status = Status::Ok;
+    let mut wall = 0.0;
+    let mut t = 0.0;
+    let n_samples = (cell.duration / cell.sample_interval - 1e-9).ceil().max(1.0) as u64;
+    'outer: for k in 1..=n_samples {
+        let target = (k as f64 * cell.sample_interval).min(cell.duration);
+        let start = Instant::now();
+        while t < target {
+            let h_max = target - t;
+            let step = match &mut driver {
+                Driver::Ode { ode, integrator, x, xd } => integrator
+                    .step(ode.as_mut(), x, xd, h_max)
+                    .map_err(|e| e.to_string())
+                    .map(|h| (h, all_finite(x, xd))),
+                Driver::Stepper { stepper, h, steps } => {
+                    let hs = fixed_step(*h, h_max);
+                    *steps += 1;
+                    stepper.step(hs, &mut q, &mut v).map_err(|e| e.to_string()).map(|_| (hs, all_finite(&q, &v)))
+                }
+            };
+            match step {
+                Ok((h, finite)) => {
+                    t = if h >= h_max { target } else { t + h };
+                    if !finite {
+                        status = Status::Diverged { t, reason: "non-finite state (NaN or infinity)".into() };
+                        wall += start.elapsed().as_secs_f64();
+                        break 'outer;
+                    }
+                }
+                Err(reason) => {
+                    status = Status::Failed { t, reason };
+                    wall += start.elapsed().as_secs_f64();
+                    break 'outer;
+                }
+            }
+        }
+        wall += start.elapsed().as_secs_f64();
+        if let Driver::Stepper { .. } = driver {
+            probe.q.copy_from_slice(&q);
+            probe.v.copy_from_slice(&v);
+        }
+        let mut s = probe.sample(scene, &mut driver, t, e0, cell.record_state);
+        s.counters.wall_seconds = wall;
+        let drift = s.drift_position;
+        samples.push(s);
+        if !(drift <= cell.drift_bound) {
+            status = Status::Diverged {
+                t,
+                reason: format!("constraint drift |C|inf = {drift:.3e} exceeds the bound {:.3e}", cell.drift_bound),
+            };
+            break;
+        }
+    }
+    let mut counters = driver.counters();
+    counters.wall_seconds = wall;
+    let fold = |f: &dyn Fn(&Sample) -> f64| {
+        samples.iter().map(f).fold(0.0f64, |m, x| if x.is_nan() || m.is_nan() { f64::NAN } else { m.max(x) })
+    };
+    let summary = Summary {
+        status,
+        max_drift_position: fold(&|s| s.drift_position),
+        max_drift_velocity: fold(&|s| s.drift_velocity),
+        max_energy_error: fold(&|s| s.energy_error),
+        energy_scale: scene.energy_scale.clone(),
+        max_abs_power: fold(&|s| s.power.abs()),
+        max_reference_error: scene.reference.as_ref().map(|_| fold(&|s| s.reference_error.unwrap_or(f64::NAN))),
+        max_solver_residual: driver.max_residual(),
+        counters,
+    };
+    RunResult { samples, summary }
+}

@@ -1,0 +1,98 @@
+//! Constraint formulations (DESIGN.md §2): what the multipliers λ mean and which system is solved.
+//!
+//! A formulation turns a scene and a linear solver into [`Dynamics`]: either a second-order ODE
+//! ẍ = a(x, ẋ) that any ODE integrator can advance (`force`, `lagrangian`), or a time stepper that
+//! is its own integrator (`impulse`). Formulations consume the constraints' C, J and J̇v through the
+//! system and the block-sparse Jacobian; no formulation contains Jacobian code.
+
+mod force;
+mod impulse;
+mod lagrangian;
+pub mod registry;
+
+pub use force::Force;
+pub use impulse::Impulse;
+pub use lagrangian::Lagrangian;
+
+use crate::linsolve::{SolveError, SolveInfo};
+
+/// Cumulative linear-solver work of a formulation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolverCounters {
+    /// Linear solves.
+    pub solves: u64,
+    /// Solver iterations summed over solves (1 per direct solve).
+    pub iterations: u64,
+    /// Largest relative residual any solve ended with.
+    pub max_residual: f64,
+}
+
+impl SolverCounters {
+    /// Records one solve.
+    pub fn record(&mut self, info: SolveInfo) {
+        self.solves += 1;
+        self.iterations += info.iterations as u64;
+        self.max_residual = self.max_residual.max(info.residual);
+    }
+}
+
+/// A formulation that yields the second-order ODE ẍ = a(x, ẋ) in its own coordinates x
+/// (Cartesian q for `force`, reduced u for `lagrangian`).
+pub trait SecondOrderOde: Send {
+    /// Number of coordinates in x.
+    fn dim(&self) -> usize;
+    /// The initial (x, ẋ) from the scene's initial state.
+    fn initial(&self, x: &mut [f64], xd: &mut [f64]);
+    /// The acceleration a(x, ẋ): one right-hand-side evaluation (one linear solve).
+    fn accel(&mut self, x: &[f64], xd: &[f64], a: &mut [f64]) -> Result<(), SolveError>;
+    /// The Cartesian state (q, v) of (x, ẋ).
+    fn cartesian(&self, x: &[f64], xd: &[f64], q: &mut [f64], v: &mut [f64]);
+    /// The constraint force Q̂ in Cartesian coordinates at (x, ẋ), for measurement only (its solve
+    /// is not counted as cost).
+    fn constraint_force(&mut self, x: &[f64], xd: &[f64], out: &mut [f64]) -> Result<(), SolveError>;
+    /// Cumulative solver work of the evaluations so far (measurement solves excluded).
+    fn solver_counters(&self) -> SolverCounters;
+}
+
+/// A formulation that is its own time stepper, acting on the Cartesian state directly.
+pub trait Stepper: Send {
+    /// Advances (q, v) by one step of length `h` \[s\].
+    fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError>;
+    /// The constraint force Q̂ = Jᵀλ / h of the last (sub)step, for the power metric.
+    fn constraint_force(&self, out: &mut [f64]);
+    /// Cumulative solver work.
+    fn solver_counters(&self) -> SolverCounters;
+    /// Right-hand-side (applied force) evaluations so far.
+    fn force_evaluations(&self) -> u64;
+}
+
+/// What a formulation becomes on a scene (borrowing the scene's system).
+pub enum Dynamics<'a> {
+    /// An ODE for an integrator.
+    Ode(Box<dyn SecondOrderOde + 'a>),
+    /// A self-contained stepper.
+    Stepper(Box<dyn Stepper + 'a>),
+}
+
+/// Why a formulation cannot run on a scene (or with a solver), stated for the report.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotApplicable(pub String);
+
+/// Feedback gains of a damped spring on the constraint error, C̈ = −k_s C − k_d Ċ, given either
+/// directly or as a natural frequency and damping ratio (k_s = ω², k_d = 2ζω), the language of
+/// Box2D, Rapier, MuJoCo and Drake.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gains {
+    /// Stiffness k_s \[1/s²\].
+    pub ks: f64,
+    /// Damping k_d \[1/s\].
+    pub kd: f64,
+}
+
+impl Gains {
+    /// From frequency ω \[rad/s\] and damping ratio ζ \[1\].
+    pub fn from_frequency(omega: f64, zeta: f64) -> Self {
+        Gains { ks: omega * omega, kd: 2.0 * zeta * omega }
+    }
+}

@@ -1,0 +1,140 @@
+//! The formulation registry: the only list of formulations. Adding a formulation = one file + one
+//! line here; the runner, `tinkertoy list` and the conformance tests pick it up.
+
+use super::impulse::ImpulseOptions;
+use super::{Dynamics, Force, Gains, Impulse, Lagrangian, NotApplicable};
+use crate::linsolve::LinearSolver;
+use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::scene::Scene;
+
+/// Builds a formulation on a scene with a linear solver, or says why it does not apply.
+pub type BuildFn = for<'a> fn(&ParamValues, &'a Scene, Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable>;
+
+/// One registered formulation.
+pub struct FormulationEntry {
+    /// Registry name used in configs.
+    pub name: &'static str,
+    /// One line: level and system solved.
+    pub summary: &'static str,
+    /// Declared parameters.
+    pub params: &'static [ParamSpec],
+    /// Checks combinations of parameters (message names the fields); run when a config is read.
+    pub check: fn(&ParamValues) -> Result<(), String>,
+    /// Builds the dynamics.
+    pub build: BuildFn,
+}
+
+const FORCE_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "ks",
+        default: 0.0,
+        unit: "1/s^2",
+        domain: Domain::NonNegative,
+        doc: "Baumgarte stiffness k_s on C",
+    },
+    ParamSpec {
+        name: "kd",
+        default: 0.0,
+        unit: "1/s",
+        domain: Domain::NonNegative,
+        doc: "Baumgarte damping k_d on dC/dt",
+    },
+    ParamSpec {
+        name: "omega",
+        default: 0.0,
+        unit: "rad/s",
+        domain: Domain::NonNegative,
+        doc: "feedback frequency; if > 0, k_s = omega^2, k_d = 2 zeta omega",
+    },
+    ParamSpec {
+        name: "zeta",
+        default: 1.0,
+        unit: "1",
+        domain: Domain::NonNegative,
+        doc: "feedback damping ratio (with omega)",
+    },
+];
+
+const IMPULSE_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "beta",
+        default: 0.2,
+        unit: "1",
+        domain: Domain::NonNegative,
+        doc: "Baumgarte factor: fraction of C removed per substep, in [0, 1]",
+    },
+    ParamSpec {
+        name: "warm_start",
+        default: 1.0,
+        unit: "1",
+        domain: Domain::Integer { min: 0, max: 1 },
+        doc: "1: start each solve from the previous lambda",
+    },
+    ParamSpec {
+        name: "substeps",
+        default: 1.0,
+        unit: "1",
+        domain: Domain::Integer { min: 1, max: 100_000 },
+        doc: "substeps per step",
+    },
+];
+
+fn force_gains(p: &ParamValues) -> Gains {
+    if p.get("omega") > 0.0 {
+        Gains::from_frequency(p.get("omega"), p.get("zeta"))
+    } else {
+        Gains { ks: p.get("ks"), kd: p.get("kd") }
+    }
+}
+
+fn check_force(p: &ParamValues) -> Result<(), String> {
+    if (p.given("omega") || p.given("zeta")) && (p.given("ks") || p.given("kd")) {
+        return Err("formulation force: give the feedback either as (ks, kd) or as (omega, zeta), not both".into());
+    }
+    Ok(())
+}
+
+fn check_impulse(p: &ParamValues) -> Result<(), String> {
+    let beta = p.get("beta");
+    if beta > 1.0 {
+        return Err(format!("formulation impulse: parameter `beta` = {beta} is invalid; expected a number in [0, 1]"));
+    }
+    Ok(())
+}
+
+/// Every formulation.
+pub const FORMULATIONS: &[FormulationEntry] = &[
+    FormulationEntry {
+        name: "force",
+        summary: "acceleration level, J W J^T lambda = -Jdot v - J W Q - ks C - kd Cdot (Witkin eq. 11); an ODE",
+        params: FORCE_PARAMS,
+        check: check_force,
+        build: |p, scene, solver| Ok(Dynamics::Ode(Box::new(Force::new(scene, force_gains(p), solver)?))),
+    },
+    FormulationEntry {
+        name: "impulse",
+        summary: "velocity level, J W J^T lambda = -(J v* + beta/h C), sequential impulses with gauss_seidel; a stepper",
+        params: IMPULSE_PARAMS,
+        check: check_impulse,
+        build: |p, scene, solver| {
+            let opts = ImpulseOptions {
+                beta: p.get("beta"),
+                warm_start: p.get("warm_start") != 0.0,
+                substeps: p.get_usize("substeps"),
+            };
+            Ok(Dynamics::Stepper(Box::new(Impulse::new(scene, opts, solver)?)))
+        },
+    },
+    FormulationEntry {
+        name: "lagrangian",
+        summary: "reduced coordinates, J^T M J u'' = J^T Q - J^T M Jdot u' (Witkin eq. 13); an ODE; open chains only",
+        params: &[],
+        check: |_| Ok(()),
+        build: |_, scene, solver| Ok(Dynamics::Ode(Box::new(Lagrangian::new(scene, solver)?))),
+    },
+];
+
+/// Looks up a formulation by name.
+pub fn find(name: &str) -> Option<&'static FormulationEntry> {
+    FORMULATIONS.iter().find(|e| e.name == name)
+}

@@ -1,0 +1,258 @@
+//! Linear solvers for the symmetric positive (semi-)definite systems A x = b of the formulations
+//! (DESIGN.md §3): A = J W Jᵀ for `force` and `impulse`, A = Jᵀ M J for `lagrangian`.
+//!
+//! Every solver follows the same life cycle, after faer's split of symbolic and numeric work:
+//! [`LinearSolver::prepare`] once per run (allocate workspaces, analyse the sparsity pattern), then
+//! [`LinearSolver::solve`] per evaluation with no allocation. `x` carries the warm start in and the
+//! solution out. Each solve reports its iterations and final relative residual ‖b − A x‖₂ / ‖b‖₂,
+//! and fails with a typed [`SolveError`] rather than panicking.
+
+mod cg;
+mod dense_cholesky;
+mod dense_lu;
+mod gauss_seidel;
+mod jacobi;
+pub mod registry;
+mod sparse_cholesky;
+
+pub use cg::Cg;
+pub use dense_cholesky::DenseCholesky;
+pub use dense_lu::DenseLu;
+pub use gauss_seidel::GaussSeidel;
+pub use jacobi::Jacobi;
+pub use sparse_cholesky::SparseCholesky;
+
+use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::sparse::{BlockJacobian, NormalMatrix};
+
+/// The matrix of a linear system, in the form its producer has it.
+#[derive(Clone, Copy, Debug)]
+pub enum Operator<'a> {
+    /// A = J W Jᵀ, never formed unless a solver assembles it (Witkin 1997, §4.3).
+    Normal {
+        /// The block-sparse Jacobian at the current configuration.
+        jac: &'a BlockJacobian,
+        /// Diagonal of W = M⁻¹.
+        w: &'a [f64],
+        /// The sparsity pattern and assembly plan of J W Jᵀ.
+        pattern: &'a NormalMatrix,
+    },
+    /// A dense symmetric matrix, column-major `n × n` (e.g. the reduced mass matrix Jᵀ M J).
+    Dense {
+        /// Dimension.
+        n: usize,
+        /// Column-major entries.
+        a: &'a [f64],
+    },
+}
+
+impl Operator<'_> {
+    /// Dimension of the system.
+    pub fn dim(&self) -> usize {
+        match self {
+            Operator::Normal { jac, .. } => jac.nrows(),
+            Operator::Dense { n, .. } => *n,
+        }
+    }
+
+    /// Length of the scratch vector [`Operator::apply`] needs.
+    pub fn scratch_len(&self) -> usize {
+        match self {
+            Operator::Normal { jac, .. } => jac.ncols(),
+            Operator::Dense { .. } => 0,
+        }
+    }
+
+    /// y = A x. For J W Jᵀ this is J (W (Jᵀ x)): two block passes, nothing assembled (Witkin §4.4).
+    pub fn apply(&self, x: &[f64], y: &mut [f64], scratch: &mut [f64]) {
+        match self {
+            Operator::Normal { jac, w, .. } => {
+                jac.mul_t(x, scratch);
+                for (s, wi) in scratch.iter_mut().zip(w.iter()) {
+                    *s *= wi;
+                }
+                jac.mul(scratch, y);
+            }
+            Operator::Dense { n, a } => {
+                y.fill(0.0);
+                for (j, xj) in x.iter().enumerate() {
+                    for (yi, aij) in y.iter_mut().zip(&a[j * n..(j + 1) * n]) {
+                        *yi += aij * xj;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The diagonal of A into `out` (for J W Jᵀ: D_r = Σ_k J_rk² W_k, from the blocks).
+    pub fn diagonal(&self, out: &mut [f64]) {
+        match self {
+            Operator::Normal { jac, w, .. } => {
+                for blk in jac.blocks() {
+                    let mut wl = [0.0; crate::constraint::MAX_LOCAL_DOF];
+                    blk.gather(w, &mut wl);
+                    for (r, row) in blk.values.chunks_exact(blk.ldof).enumerate() {
+                        out[blk.row0 + r] = row.iter().zip(&wl).map(|(j, wk)| j * j * wk).sum();
+                    }
+                }
+            }
+            Operator::Dense { n, a } => {
+                for (i, d) in out.iter_mut().enumerate() {
+                    *d = a[i + i * n];
+                }
+            }
+        }
+    }
+
+    /// The full matrix, dense column-major, into `out` (length dim²).
+    pub fn to_dense(&self, out: &mut [f64]) {
+        match self {
+            Operator::Normal { jac, w, pattern } => pattern.assemble_dense(jac, w, out),
+            Operator::Dense { a, .. } => out.copy_from_slice(a),
+        }
+    }
+}
+
+/// What one solve did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveInfo {
+    /// Iterations (sweeps for Gauss-Seidel and Jacobi; 1 for a direct solve).
+    pub iterations: usize,
+    /// Final relative residual ‖b − A x‖₂ / ‖b‖₂ (0 when b = 0).
+    pub residual: f64,
+}
+
+/// Why a solve failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SolveError {
+    /// A zero (or numerically zero) pivot: A is singular, e.g. redundant constraints.
+    #[error("{solver}: matrix is singular (pivot {pivot} of {dim} vanishes)")]
+    Singular {
+        /// Solver name.
+        solver: &'static str,
+        /// Index of the failing pivot.
+        pivot: usize,
+        /// Dimension.
+        dim: usize,
+    },
+    /// A Cholesky factorization met a non-positive pivot.
+    #[error("{solver}: matrix is not positive definite (pivot {pivot}); redundant constraints make J W J^T singular")]
+    NotPositiveDefinite {
+        /// Solver name.
+        solver: &'static str,
+        /// Index of the failing pivot.
+        pivot: usize,
+    },
+    /// An iterative solver reached its cap above tolerance (with `require_convergence` = 1).
+    #[error("{solver}: not converged after {iterations} iterations (relative residual {residual:.3e} > tol {tol:.1e})")]
+    NotConverged {
+        /// Solver name.
+        solver: &'static str,
+        /// Iterations done.
+        iterations: usize,
+        /// Relative residual reached.
+        residual: f64,
+        /// Requested tolerance.
+        tol: f64,
+    },
+    /// The iteration broke down (a non-positive curvature pᵀ A p, or a non-finite value).
+    #[error("{solver}: breakdown after {iterations} iterations ({reason})")]
+    Breakdown {
+        /// Solver name.
+        solver: &'static str,
+        /// Iterations done.
+        iterations: usize,
+        /// What broke.
+        reason: &'static str,
+    },
+    /// This solver cannot take this kind of operator.
+    #[error("{solver} is not applicable: {reason}")]
+    NotApplicable {
+        /// Solver name.
+        solver: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
+}
+
+/// A solver for A x = b with A symmetric positive (semi-)definite.
+pub trait LinearSolver: Send {
+    /// Registry name.
+    fn name(&self) -> &'static str;
+    /// Allocates workspaces and does the symbolic work for operators shaped like `op`; called once
+    /// per run (and again only if the shape changes).
+    fn prepare(&mut self, op: &Operator) -> Result<(), SolveError>;
+    /// Solves A x = b; `x` holds the warm start on entry (ignored by direct solvers).
+    fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError>;
+}
+
+/// Euclidean norm.
+pub(crate) fn norm(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+/// ‖b − A x‖₂ / ‖b‖₂ (or ‖b − A x‖₂ when b = 0), using `ax` and `scratch` as workspaces.
+pub(crate) fn relative_residual(op: &Operator, b: &[f64], x: &[f64], ax: &mut [f64], scratch: &mut [f64]) -> f64 {
+    op.apply(x, ax, scratch);
+    let r = b.iter().zip(ax.iter()).map(|(bi, ai)| (bi - ai) * (bi - ai)).sum::<f64>().sqrt();
+    let nb = norm(b);
+    if nb > 0.0 { r / nb } else { r }
+}
+
+/// Stopping rule shared by the iterative solvers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stopping {
+    /// Relative residual tolerance.
+    pub tol: f64,
+    /// Iteration cap.
+    pub max_iter: usize,
+    /// Whether reaching the cap above tolerance is an error (true) or accepted and reported (false).
+    pub require_convergence: bool,
+}
+
+impl Stopping {
+    /// Reads `tol`, `max_iter`, `require_convergence` from resolved parameters.
+    pub fn from_params(p: &ParamValues) -> Self {
+        Stopping {
+            tol: p.get("tol"),
+            max_iter: p.get_usize("max_iter"),
+            require_convergence: p.get("require_convergence") != 0.0,
+        }
+    }
+
+    /// The outcome of an iteration that ended with `residual` after `iterations`.
+    pub fn finish(&self, solver: &'static str, iterations: usize, residual: f64) -> Result<SolveInfo, SolveError> {
+        if !residual.is_finite() {
+            return Err(SolveError::Breakdown { solver, iterations, reason: "non-finite residual" });
+        }
+        if self.require_convergence && residual > self.tol {
+            return Err(SolveError::NotConverged { solver, iterations, residual, tol: self.tol });
+        }
+        Ok(SolveInfo { iterations, residual })
+    }
+}
+
+/// The parameters every iterative solver shares.
+pub const ITERATIVE_PARAMS: [ParamSpec; 3] = [
+    ParamSpec {
+        name: "tol",
+        default: 1e-10,
+        unit: "1",
+        domain: Domain::Positive,
+        doc: "relative residual tolerance ||b - A x|| / ||b||",
+    },
+    ParamSpec {
+        name: "max_iter",
+        default: 1000.0,
+        unit: "1",
+        domain: Domain::Integer { min: 1, max: 100_000_000 },
+        doc: "iteration cap",
+    },
+    ParamSpec {
+        name: "require_convergence",
+        default: 1.0,
+        unit: "1",
+        domain: Domain::Integer { min: 0, max: 1 },
+        doc: "1: missing tol at the cap ends the run; 0: accept the last iterate (fixed-iteration studies)",
+    },
+];

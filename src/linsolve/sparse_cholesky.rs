@@ -1,0 +1,89 @@
+//! Sparse Cholesky of J W Jᵀ (faer): symbolic analysis (AMD ordering, elimination tree, supernodes)
+//! once per run, numeric factorization into reused buffers per solve — no allocation in the step
+//! loop (the low-level faer API, see CRATES.md).
+//!
+//! J W Jᵀ is assembled from the block-sparse J through [`crate::sparse::NormalMatrix`] (upper
+//! triangle). Fails with `NotPositiveDefinite` when constraints are redundant.
+
+use super::{LinearSolver, Operator, SolveError, SolveInfo, relative_residual};
+use dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::llt::factor::LltError;
+use faer::sparse::linalg::cholesky::{
+    CholeskySymbolicParams, SymbolicCholesky, SymmetricOrdering, factorize_symbolic_cholesky,
+};
+use faer::{Conj, MatMut, Par, Side};
+
+/// Sparse Cholesky with a reused symbolic factorization.
+#[derive(Default)]
+pub struct SparseCholesky {
+    symbolic: Option<SymbolicCholesky<usize>>,
+    a_values: Vec<f64>,
+    l_values: Vec<f64>,
+    mem: Option<MemBuffer>,
+    ax: Vec<f64>,
+    scratch: Vec<f64>,
+}
+
+const NOT_SPARSE: &str = "the system matrix is dense (the reduced mass matrix of `lagrangian`); use dense_lu, dense_cholesky, cg, gauss_seidel or jacobi";
+
+impl LinearSolver for SparseCholesky {
+    fn name(&self) -> &'static str {
+        "sparse_cholesky"
+    }
+
+    fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
+        let Operator::Normal { pattern, .. } = op else {
+            return Err(SolveError::NotApplicable { solver: "sparse_cholesky", reason: NOT_SPARSE });
+        };
+        let symbolic = factorize_symbolic_cholesky(
+            pattern.symbolic(),
+            Side::Upper,
+            SymmetricOrdering::Amd,
+            CholeskySymbolicParams::default(),
+        )
+        .map_err(|_| SolveError::Breakdown {
+            solver: "sparse_cholesky",
+            iterations: 0,
+            reason: "symbolic analysis ran out of memory",
+        })?;
+        let req = StackReq::any_of(&[
+            symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
+            symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
+        ]);
+        self.l_values = vec![0.0; symbolic.len_val()];
+        self.a_values = vec![0.0; pattern.nnz()];
+        self.mem = Some(MemBuffer::new(req));
+        self.symbolic = Some(symbolic);
+        self.ax = vec![0.0; op.dim()];
+        self.scratch = vec![0.0; op.scratch_len()];
+        Ok(())
+    }
+
+    fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        let Operator::Normal { jac, w, pattern } = op else {
+            return Err(SolveError::NotApplicable { solver: "sparse_cholesky", reason: NOT_SPARSE });
+        };
+        let symbolic = self.symbolic.as_ref().expect("prepare() must run before solve()");
+        pattern.assemble(jac, w, &mut self.a_values);
+        let stack = MemStack::new(self.mem.as_mut().expect("prepare() must run before solve()"));
+        let llt = symbolic
+            .factorize_numeric_llt(
+                &mut self.l_values,
+                pattern.view(&self.a_values),
+                Side::Upper,
+                Default::default(),
+                Par::Seq,
+                stack,
+                Default::default(),
+            )
+            .map_err(|LltError::NonPositivePivot { index }| SolveError::NotPositiveDefinite {
+                solver: "sparse_cholesky",
+                pivot: index,
+            })?;
+        x.copy_from_slice(b);
+        let n = x.len();
+        llt.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(x, n, 1), Par::Seq, stack);
+        let residual = relative_residual(op, b, x, &mut self.ax, &mut self.scratch);
+        Ok(SolveInfo { iterations: 1, residual })
+    }
+}
