@@ -3,6 +3,9 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tinkertoy::constraint::registry::CONSTRAINTS;
+use tinkertoy::formulation::registry::FORMULATIONS;
+use tinkertoy::integrator::registry::{INTEGRATORS, IntegratorKind};
+use tinkertoy::linsolve::registry::SOLVERS;
 use tinkertoy::params;
 use tinkertoy::scene::registry::SCENES;
 
@@ -16,7 +19,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print every registered constraint and scene with its parameters, units and defaults.
+    /// Print every registered constraint, scene, formulation, linear solver and integrator with its
+    /// parameters, units and defaults.
     List,
 }
 
@@ -29,6 +33,25 @@ fn list() -> String {
     for s in SCENES {
         out.push_str(&format!("  {:<16} {}\n", s.name, s.summary));
         out.push_str(&params::describe(s.params));
+    }
+    out.push_str("\nFormulations\n");
+    for f in FORMULATIONS {
+        out.push_str(&format!("  {:<16} {}\n", f.name, f.summary));
+        out.push_str(&params::describe(f.params));
+    }
+    out.push_str("\nLinear solvers\n");
+    for s in SOLVERS {
+        out.push_str(&format!("  {:<16} {}\n", s.name, s.summary));
+        out.push_str(&params::describe(s.params));
+    }
+    out.push_str("\nIntegrators\n");
+    for i in INTEGRATORS {
+        let kind = match i.kind {
+            IntegratorKind::Fixed { order } => format!("fixed step h, order {order}"),
+            IntegratorKind::Adaptive { order } => format!("adaptive (tolerance), order {order}"),
+            IntegratorKind::Stepper => "fixed step h, stepping formulations only".to_string(),
+        };
+        out.push_str(&format!("  {:<16} {} [{kind}]\n", i.name, i.summary));
     }
     out
 }

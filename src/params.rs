@@ -166,12 +166,21 @@ pub fn resolve(item: &str, specs: &[ParamSpec], given: &[(String, f64)]) -> Resu
     Ok(ParamValues { values, given: seen })
 }
 
+/// Formats a number for people: plain for moderate magnitudes, scientific otherwise.
+pub fn fmt_num(x: f64) -> String {
+    if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e6) {
+        format!("{x:e}")
+    } else {
+        format!("{}", (x * 1e12).round() / 1e12)
+    }
+}
+
 /// Formats a parameter table as indented lines `name = default unit  (domain) doc` for listings.
 pub fn describe(specs: &[ParamSpec]) -> String {
     let mut out = String::new();
     for s in specs {
         let unit = if s.unit == "1" { String::new() } else { format!(" {}", s.unit) };
-        out.push_str(&format!("    {:<14} = {}{}  ({}) {}\n", s.name, s.default, unit, s.domain, s.doc));
+        out.push_str(&format!("    {:<20} = {}{}  ({}) {}\n", s.name, fmt_num(s.default), unit, s.domain, s.doc));
     }
     out
 }

@@ -1,0 +1,89 @@
+//! Time per step on the hanging chain (10³, 10⁴, 10⁵ links), h = 1/60 s:
+//! - `impulse` + `sparse_cholesky`: one stepper step (assembly + numeric refactor + solve);
+//! - `impulse` + `gauss_seidel`: one step with 20 sequential-impulse sweeps (fixed cost);
+//! - `force` + `cg`: one symplectic-Euler step = one right-hand-side evaluation (CG to 1e-8),
+//!   advancing the simulation: each solve is warm-started from the previous step's λ, as in a run.
+//!   The first (cold, λ = 0) solve is far more expensive — κ(J W Jᵀ) grows like N² on a chain — and
+//!   shows up as the `slowest` sample; the median is the warm-started step. Only 10³ and 10⁴ links:
+//!   a cold solve at 10⁵ takes minutes.
+//!
+//! Run: `cargo bench --bench step`. The chain starts bent so the solves are not trivial; the
+//! impulse benchmarks restart from the same state so every sample measures the same work.
+
+use divan::{Bencher, black_box, counter::ItemsCount};
+use tinkertoy::formulation::{Dynamics, registry as formulations};
+use tinkertoy::integrator::{Integrator, SymplecticEuler};
+use tinkertoy::linsolve::registry as solvers;
+use tinkertoy::params::resolve;
+use tinkertoy::scene::{Scene, registry as scenes};
+
+fn main() {
+    divan::main();
+}
+
+const LINKS: &[usize] = &[1_000, 10_000, 100_000];
+
+fn chain(links: usize) -> (Scene, Vec<f64>, Vec<f64>) {
+    let scene = scenes::find("chain").unwrap().build_with(&[("n".into(), (links + 1) as f64)]).unwrap();
+    let mut q = scene.q0.clone();
+    for i in 1..=links {
+        let a = -0.3 * (i as f64 / links as f64);
+        q[2 * i] = q[2 * i - 2] + 0.1 * a.cos();
+        q[2 * i + 1] = q[2 * i - 1] + 0.1 * a.sin();
+    }
+    let v = vec![0.0; q.len()];
+    (scene, q, v)
+}
+
+fn params(specs: &'static [tinkertoy::params::ParamSpec], given: &[(&str, f64)]) -> tinkertoy::params::ParamValues {
+    let g: Vec<(String, f64)> = given.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    resolve("bench", specs, &g).unwrap()
+}
+
+fn impulse_step(bencher: Bencher, links: usize, solver: &str, sp: &[(&str, f64)]) {
+    let (scene, q0, v0) = chain(links);
+    let f = formulations::find("impulse").unwrap();
+    let s = solvers::find(solver).unwrap();
+    let Dynamics::Stepper(mut st) =
+        (f.build)(&params(f.params, &[]), &scene, (s.build)(&params(s.params, sp))).unwrap()
+    else {
+        unreachable!()
+    };
+    let (mut q, mut v) = (q0.clone(), v0.clone());
+    bencher.counter(ItemsCount::new(scene.system.nrows())).bench_local(|| {
+        q.copy_from_slice(&q0);
+        v.copy_from_slice(&v0);
+        st.step(black_box(1.0 / 60.0), &mut q, &mut v).unwrap();
+    });
+}
+
+#[divan::bench(args = LINKS, sample_count = 10)]
+fn impulse_sparse_cholesky(bencher: Bencher, links: usize) {
+    impulse_step(bencher, links, "sparse_cholesky", &[]);
+}
+
+#[divan::bench(args = LINKS, sample_count = 10)]
+fn impulse_gauss_seidel_20_sweeps(bencher: Bencher, links: usize) {
+    impulse_step(bencher, links, "gauss_seidel", &[("max_iter", 20.0), ("require_convergence", 0.0)]);
+}
+
+#[divan::bench(args = [1_000, 10_000], sample_count = 20)]
+fn force_cg_symplectic_euler(bencher: Bencher, links: usize) {
+    let (scene, q0, v0) = chain(links);
+    let f = formulations::find("force").unwrap();
+    let s = solvers::find("cg").unwrap();
+    let Dynamics::Ode(mut ode) = (f.build)(
+        &params(f.params, &[("omega", 20.0)]),
+        &scene,
+        (s.build)(&params(s.params, &[("tol", 1e-8), ("max_iter", 1e6)])),
+    )
+    .unwrap() else {
+        unreachable!()
+    };
+    let mut integ = SymplecticEuler::new(1.0 / 60.0);
+    integ.prepare(ode.dim());
+    let (mut q, mut v) = (q0, v0);
+    bencher.counter(ItemsCount::new(scene.system.nrows())).bench_local(|| {
+        integ.step(ode.as_mut(), &mut q, &mut v, 1.0).unwrap();
+    });
+}

@@ -1,0 +1,104 @@
+//! Every registered linear solver agrees with `dense_lu` on J W Jᵀ systems from random scenes and
+//! configurations (property test over the solver and scene registries).
+//!
+//! Tolerances:
+//! - direct solvers: backward-stable factorizations give a forward error ≲ κ(A)·ε·c(m); the
+//!   systems here have κ ≤ ~10⁴ (checked below), so 1e-10 relative leaves a margin of ≳10².
+//! - iterative solvers run to relative residual tol = 1e-12; their forward error is bounded by
+//!   κ(A)·tol, which the test computes from the eigenvalues of A and uses as the bound.
+
+use nalgebra::{DMatrix, DVector};
+use proptest::prelude::*;
+use tinkertoy::linsolve::Operator;
+use tinkertoy::linsolve::registry::{SOLVERS, SolverKind};
+use tinkertoy::params::resolve;
+use tinkertoy::scene::registry::SCENES;
+use tinkertoy::sparse::NormalMatrix;
+
+const TOL: f64 = 1e-12;
+
+fn small_params(name: &str) -> Vec<(String, f64)> {
+    match name {
+        "chain" => vec![("n".into(), 9.0)],
+        "cloth" => vec![("width".into(), 4.0), ("height".into(), 3.0)],
+        _ => vec![],
+    }
+}
+
+/// ‖a − b‖ / ‖b‖, or ‖a − b‖ when b = 0.
+fn rel(a: &[f64], b: &[f64]) -> f64 {
+    let d = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt();
+    let nb = b.iter().map(|y| y * y).sum::<f64>().sqrt();
+    if nb > 0.0 { d / nb } else { d }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_solver_agrees_with_dense_lu_on_random_j_w_jt_systems(
+        scene_index in 0..SCENES.len(),
+        seed in prop::collection::vec(-1.0f64..1.0, 97),
+    ) {
+        let entry = &SCENES[scene_index];
+        let scene = entry.build_with(&small_params(entry.name)).unwrap();
+        let sys = &scene.system;
+        let pick = |i: usize| seed[i % seed.len()];
+        // A nearby configuration (not necessarily consistent: the solvers do not care).
+        let q: Vec<f64> = scene.q0.iter().enumerate().map(|(i, x)| x + 0.05 * pick(i)).collect();
+        let m = sys.nrows();
+        let b: Vec<f64> = (0..m).map(|i| pick(i + 41)).collect();
+        let mut jac = sys.jacobian_layout();
+        sys.fill_jacobian(&q, &mut jac);
+        let pattern = NormalMatrix::new(&jac);
+        let op = Operator::Normal { jac: &jac, w: sys.inv_mass(), pattern: &pattern };
+
+        let mut dense = vec![0.0; m * m];
+        op.to_dense(&mut dense);
+        let a = DMatrix::from_column_slice(m, m, &dense);
+        let eig = a.clone().symmetric_eigen().eigenvalues;
+        let (lmin, lmax) = (eig.min(), eig.max());
+        prop_assume!(lmin > 1e-8 * lmax); // skip (measure-zero) near-singular configurations
+        let kappa = lmax / lmin;
+        // Jacobi converges for ω < 2/ρ(D⁻¹A); use ω = 1/ρ so every sample is inside its domain.
+        let d_inv_sqrt = DMatrix::from_diagonal(&a.diagonal().map(|d| 1.0 / d.sqrt()));
+        let rho = (&d_inv_sqrt * &a * &d_inv_sqrt).symmetric_eigen().eigenvalues.max();
+
+        let reference = {
+            let lu = SOLVERS.iter().find(|s| s.name == "dense_lu").unwrap();
+            let mut s = (lu.build)(&resolve("lu", lu.params, &[]).unwrap());
+            s.prepare(&op).unwrap();
+            let mut x = vec![0.0; m];
+            s.solve(&op, &b, &mut x).unwrap();
+            x
+        };
+        // dense_lu itself against nalgebra's independent LU.
+        let check = a.clone().lu().solve(&DVector::from_column_slice(&b)).unwrap();
+        prop_assert!(rel(&reference, check.as_slice()) < 1e-10);
+
+        for solver in SOLVERS {
+            let mut given = vec![];
+            if solver.kind == SolverKind::Iterative {
+                given.push(("tol".to_string(), TOL));
+                given.push(("max_iter".to_string(), 1e6));
+            }
+            if solver.name == "jacobi" {
+                given.push(("omega".to_string(), 1.0 / rho));
+            }
+            let mut s = (solver.build)(&resolve(solver.name, solver.params, &given).unwrap());
+            s.prepare(&op).unwrap();
+            let mut x = vec![0.0; m];
+            let info = s.solve(&op, &b, &mut x).map_err(|e| TestCaseError::fail(format!("{} on {}: {e}", solver.name, entry.name)))?;
+            let err = rel(&x, &reference);
+            let bound = match solver.kind {
+                SolverKind::Direct => 1e-10,
+                SolverKind::Iterative => {
+                    prop_assert!(info.residual <= TOL, "{}: residual {:.3e} above tol", solver.name, info.residual);
+                    // forward error ≤ κ · (relative residual), plus the reference's own error
+                    kappa * TOL * 1.01 + 1e-10
+                }
+            };
+            prop_assert!(err <= bound, "{} on {} (kappa {kappa:.2e}): relative error {err:.3e} > {bound:.3e}", solver.name, entry.name);
+        }
+    }
+}
