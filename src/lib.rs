@@ -23,6 +23,7 @@ pub mod linsolve;
 pub mod metrics;
 pub mod model;
 pub mod params;
+pub mod report;
 pub mod scene;
 pub mod sparse;
 pub mod special;

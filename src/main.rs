@@ -1,17 +1,26 @@
 //! The `tinkertoy` command line.
 
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use tinkertoy::constraint::registry::CONSTRAINTS;
+use tinkertoy::experiment;
 use tinkertoy::formulation::registry::FORMULATIONS;
 use tinkertoy::integrator::registry::{INTEGRATORS, IntegratorKind};
 use tinkertoy::linsolve::registry::SOLVERS;
 use tinkertoy::params;
+use tinkertoy::report::{self, provenance::Provenance};
 use tinkertoy::scene::registry::SCENES;
 
 /// A research testbed for constrained dynamics.
 #[derive(Parser)]
-#[command(name = "tinkertoy", version, about, after_help = "Examples:\n  tinkertoy list")]
+#[command(
+    name = "tinkertoy",
+    version,
+    about,
+    after_help = "Examples:\n  tinkertoy run experiments/showcase.yaml            # writes reports/showcase/\n  tinkertoy run experiments/seed002_bead.yaml --threads 1\n  tinkertoy list                                       # every scene, formulation, solver, integrator"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -19,6 +28,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run an experiment config and write reports/<name>/ (report.md, CSV data, plots).
+    Run {
+        /// The YAML experiment file.
+        config: PathBuf,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Directory the report folder is written into.
+        #[arg(long, default_value = "reports")]
+        reports: PathBuf,
+    },
     /// Print every registered constraint, scene, formulation, linear solver and integrator with its
     /// parameters, units and defaults.
     List,
@@ -56,9 +76,59 @@ fn list() -> String {
     out
 }
 
+fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf) -> ExitCode {
+    let file = config.display().to_string();
+    let exp = match experiment::load(&file) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot start {threads} worker threads: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let cells = exp.cells();
+    let bar = ProgressBar::new(cells.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} cells, {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(exp.name.clone());
+    let results = pool.install(|| exp.run_all(&cells, &|| bar.inc(1)));
+    bar.finish_and_clear();
+    let prov = Provenance::collect(&exp.text, threads);
+    match report::write(&exp, &cells, &results, &prov, &reports) {
+        Ok(dir) => {
+            let count = |l: &str| results.iter().filter(|r| r.summary.status.label() == l).count();
+            eprintln!(
+                "{}: {} cells ({} ok, {} diverged, {} failed, {} not applicable) -> {}",
+                exp.name,
+                cells.len(),
+                count("ok"),
+                count("diverged"),
+                count("failed"),
+                count("n/a"),
+                dir.join("report.md").display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: writing the report for {}: {e}", exp.name);
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run { config, threads, reports } => run(config, threads, reports),
         Command::List => {
             print!("{}", list());
             ExitCode::SUCCESS

@@ -2,8 +2,8 @@
 
 use tinkertoy::constraint::{Line, Pin};
 use tinkertoy::experiment::{CellSpec, RunResult, run};
+use tinkertoy::formulation::Dynamics;
 use tinkertoy::formulation::registry as formulations;
-use tinkertoy::formulation::{Dynamics, Stepper};
 use tinkertoy::integrator::{Control, registry as integrators};
 use tinkertoy::linsolve::registry as solvers;
 use tinkertoy::model::{Body, Force, System};

@@ -136,7 +136,9 @@ pub enum SolveError {
         dim: usize,
     },
     /// A Cholesky factorization met a non-positive pivot.
-    #[error("{solver}: matrix is not positive definite (pivot {pivot}); redundant constraints make J W J^T singular")]
+    #[error(
+        "{solver}: matrix is not positive definite (pivot {pivot}): J W J^T is singular (redundant constraints or a singular configuration)"
+    )]
     NotPositiveDefinite {
         /// Solver name.
         solver: &'static str,

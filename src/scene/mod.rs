@@ -41,6 +41,13 @@ impl Reference {
         }
     }
 
+    /// Unit of the reference error.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Reference::Pendulum { .. } => "rad",
+        }
+    }
+
     /// The exact period \[s\], if the motion is periodic.
     pub fn period(&self) -> Option<f64> {
         match self {

@@ -1,0 +1,190 @@
+//! The YAML experiment schema (serde-saphyr; unknown keys rejected) and its validation against the
+//! registries. Validation is complete before anything runs: a bad config produces one
+//! [`ConfigError`] naming the file, line and column, the field, the bad value and the valid choices.
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A config that cannot be run, located in its file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// The config file.
+    pub file: String,
+    /// 1-based line and column, when known.
+    pub location: Option<(u32, u32)>,
+    /// What is wrong (field, bad value, valid choices).
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.location {
+            Some((l, c)) => write!(f, "{}:{l}:{c}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A time step: a number of seconds, or a fraction written as the string "p/q" (e.g. "1/60").
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepValue {
+    /// Seconds.
+    pub seconds: f64,
+    /// As written (used in labels).
+    pub text: String,
+}
+
+impl<'de> Deserialize<'de> for StepValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = StepValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a step in seconds, as a number or a fraction string like \"1/60\"")
+            }
+            fn visit_f64<E: de::Error>(self, x: f64) -> Result<StepValue, E> {
+                Ok(StepValue { seconds: x, text: format!("{x}") })
+            }
+            fn visit_i64<E: de::Error>(self, x: i64) -> Result<StepValue, E> {
+                self.visit_f64(x as f64)
+            }
+            fn visit_u64<E: de::Error>(self, x: u64) -> Result<StepValue, E> {
+                self.visit_f64(x as f64)
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<StepValue, E> {
+                let parsed = match s.split_once('/') {
+                    Some((p, q)) => p.trim().parse::<f64>().ok().zip(q.trim().parse::<f64>().ok()).map(|(p, q)| p / q),
+                    None => s.trim().parse::<f64>().ok(),
+                };
+                match parsed {
+                    Some(x) => Ok(StepValue { seconds: x, text: s.trim().to_string() }),
+                    None => {
+                        Err(E::custom(format!("invalid step `{s}`; expected a number or a fraction like \"1/60\"")))
+                    }
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A scene parameter: one number, or a list of numbers to sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OneOrMany(pub Vec<f64>);
+
+impl<'de> Deserialize<'de> for OneOrMany {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a list of numbers")
+            }
+            fn visit_f64<E: de::Error>(self, x: f64) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![x]))
+            }
+            fn visit_i64<E: de::Error>(self, x: i64) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![x as f64]))
+            }
+            fn visit_u64<E: de::Error>(self, x: u64) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![x as f64]))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<OneOrMany, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = seq.next_element::<f64>()? {
+                    v.push(x);
+                }
+                Ok(OneOrMany(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `scene:` — which mechanism, with parameters (a list value sweeps that parameter).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScene {
+    /// Registry name.
+    pub name: Spanned<String>,
+    /// Parameter values (defaults for the rest).
+    #[serde(default)]
+    pub params: BTreeMap<String, Spanned<OneOrMany>>,
+}
+
+/// One entry of `formulations:`, `solvers:` or `integrators:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawItem {
+    /// Registry name.
+    pub name: Spanned<String>,
+    /// Display label (default: name and non-default parameters).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Parameter values (defaults for the rest).
+    #[serde(default)]
+    pub params: BTreeMap<String, Spanned<f64>>,
+}
+
+/// An experiment file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// Experiment name: the report goes to `reports/<name>/`.
+    pub name: Spanned<String>,
+    /// What the experiment shows (copied into the report).
+    #[serde(default)]
+    pub description: String,
+    /// The mechanism.
+    pub scene: RawScene,
+    /// Formulations to compare.
+    pub formulations: Spanned<Vec<RawItem>>,
+    /// Linear solvers to compare.
+    pub solvers: Spanned<Vec<RawItem>>,
+    /// Integrators to compare.
+    pub integrators: Spanned<Vec<RawItem>>,
+    /// Step sizes \[s\] for fixed-step integrators and steppers.
+    #[serde(default)]
+    pub steps: Option<Spanned<Vec<Spanned<StepValue>>>>,
+    /// Tolerances (rtol = atol) for adaptive integrators.
+    #[serde(default)]
+    pub tolerances: Option<Spanned<Vec<Spanned<f64>>>>,
+    /// Simulated time \[s\].
+    pub duration: Spanned<f64>,
+    /// Time between samples \[s\].
+    pub sample_interval: Spanned<f64>,
+    /// A run stops as diverged when ‖C‖∞ exceeds this (units of C). Default 100.
+    #[serde(default)]
+    pub divergence_bound: Option<Spanned<f64>>,
+}
+
+/// The location of a spanned value.
+pub fn at<T>(s: &Spanned<T>) -> Option<(u32, u32)> {
+    Some((s.referenced.line() as u32, s.referenced.column() as u32))
+}
+
+/// Parses YAML text; errors become one line with the key and value read off the offending line.
+pub fn parse(file: &str, text: &str) -> Result<RawConfig, ConfigError> {
+    serde_saphyr::from_str::<RawConfig>(text).map_err(|e| {
+        let location = e.location().map(|l| (l.line() as u32, l.column() as u32));
+        let first = e.to_string().lines().next().unwrap_or("").to_string();
+        // "error: line L column C: message" → "message"
+        let mut message = first.trim_start_matches("error: ").to_string();
+        if let Some(idx) = message.find(": ").filter(|_| message.starts_with("line ")) {
+            message = message[idx + 2..].to_string();
+        }
+        let src = location.and_then(|(line, _)| text.lines().nth(line as usize - 1));
+        if let Some((key, value)) = src.map(|s| s.trim().trim_start_matches("- ")).and_then(|s| s.split_once(':'))
+            && !message.contains('`')
+            && !value.trim().is_empty()
+        {
+            message = format!("field `{}`: {message} (got `{}`)", key.trim(), value.trim());
+        }
+        ConfigError { file: file.to_string(), location, message }
+    })
+}

@@ -1,0 +1,392 @@
+//! An experiment: a validated config expanded into its cross product of cells.
+//!
+//! Cells = scene variants × formulations × solvers × integrators × step controls, where fixed-step
+//! integrators and steppers take every entry of `steps` and adaptive integrators every entry of
+//! `tolerances`. Every cell is kept: one that cannot run is reported as not applicable with its
+//! reason by the runner, never dropped.
+
+use super::config::{ConfigError, RawConfig, RawItem, at, parse};
+use super::runner::{CellSpec, RunResult, run};
+use crate::formulation::registry::{FORMULATIONS, FormulationEntry};
+use crate::integrator::Control;
+use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};
+use crate::linsolve::registry::{SOLVERS, SolverEntry};
+use crate::params::{self, ParamSpec, ParamValues, fmt_num};
+use crate::scene::Scene;
+use crate::scene::registry::{self as scenes, SceneEntry};
+use rayon::prelude::*;
+use serde_saphyr::Spanned;
+
+/// A registry item chosen by the config, with its resolved parameters and display label.
+pub struct Item<E: 'static> {
+    /// The registry entry.
+    pub entry: &'static E,
+    /// Resolved parameters.
+    pub params: ParamValues,
+    /// Display label: the config's `label`, or the name with the parameters given.
+    pub label: String,
+}
+
+/// One value of the step-control axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepChoice {
+    /// Step size or tolerances.
+    pub control: Control,
+    /// As written in the config (e.g. `1/60`, `1e-9`).
+    pub label: String,
+}
+
+/// One scene built from one combination of swept parameters.
+pub struct Variant {
+    /// Label (`n=100`, or the scene name when nothing is swept).
+    pub label: String,
+    /// The parameters given.
+    pub params: Vec<(String, f64)>,
+    /// The built scene.
+    pub scene: Scene,
+}
+
+/// A validated experiment.
+pub struct Experiment {
+    /// Name (the report directory).
+    pub name: String,
+    /// What it shows.
+    pub description: String,
+    /// The config file path.
+    pub file: String,
+    /// The config text (hashed for provenance).
+    pub text: String,
+    /// The scene registry entry.
+    pub scene: &'static SceneEntry,
+    /// Scene variants.
+    pub variants: Vec<Variant>,
+    /// Formulations.
+    pub formulations: Vec<Item<FormulationEntry>>,
+    /// Linear solvers.
+    pub solvers: Vec<Item<SolverEntry>>,
+    /// Integrators.
+    pub integrators: Vec<Item<IntegratorEntry>>,
+    /// Fixed steps.
+    pub steps: Vec<StepChoice>,
+    /// Adaptive tolerances.
+    pub tolerances: Vec<StepChoice>,
+    /// End time \[s\].
+    pub duration: f64,
+    /// Sample interval \[s\].
+    pub sample_interval: f64,
+    /// Divergence bound on ‖C‖∞.
+    pub divergence_bound: f64,
+}
+
+/// One cell of the grid: indices into the experiment's lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// Position in the grid (report order).
+    pub id: usize,
+    /// Scene variant index.
+    pub variant: usize,
+    /// Formulation index.
+    pub formulation: usize,
+    /// Solver index.
+    pub solver: usize,
+    /// Integrator index.
+    pub integrator: usize,
+    /// Step control.
+    pub step: StepChoice,
+}
+
+fn err<T>(file: &str, location: Option<(u32, u32)>, message: String) -> Result<T, ConfigError> {
+    Err(ConfigError { file: file.to_string(), location, message })
+}
+
+fn check_positive(file: &str, field: &str, v: &Spanned<f64>) -> Result<f64, ConfigError> {
+    if !(v.value.is_finite() && v.value > 0.0) {
+        return err(file, at(v), format!("field `{field}` = {} is invalid; expected a finite number > 0", v.value));
+    }
+    Ok(v.value)
+}
+
+fn label_of(name: &str, given: &[(String, f64)]) -> String {
+    if given.is_empty() {
+        name.to_string()
+    } else {
+        let p: Vec<String> = given.iter().map(|(k, v)| format!("{k}={}", fmt_num(*v))).collect();
+        format!("{name}({})", p.join(", "))
+    }
+}
+
+/// Resolves a list of items against a registry given as (name, params) pairs.
+fn items<E>(
+    file: &str,
+    field: &str,
+    list: &Spanned<Vec<RawItem>>,
+    registry: &'static [E],
+    name_of: fn(&E) -> &'static str,
+    params_of: fn(&E) -> &'static [ParamSpec],
+) -> Result<Vec<Item<E>>, ConfigError> {
+    let choices = registry.iter().map(name_of).collect::<Vec<_>>().join(", ");
+    if list.value.is_empty() {
+        return err(file, at(list), format!("field `{field}` is an empty list; give at least one of: {choices}"));
+    }
+    let mut out = Vec::new();
+    for (i, raw) in list.value.iter().enumerate() {
+        let Some(entry) = registry.iter().find(|e| name_of(e) == raw.name.value) else {
+            let kind = field.trim_end_matches('s');
+            return err(
+                file,
+                at(&raw.name),
+                format!("field `{field}[{i}].name`: unknown {kind} `{}`; expected one of: {choices}", raw.name.value),
+            );
+        };
+        let given: Vec<(String, f64)> = raw.params.iter().map(|(k, v)| (k.clone(), v.value)).collect();
+        let params =
+            params::resolve(&format!("{field}[{i}] ({})", raw.name.value), params_of(entry), &given).map_err(|e| {
+                let loc = match &e {
+                    params::ParamError::OutOfDomain { name, .. } | params::ParamError::Duplicate { name, .. } => {
+                        raw.params.get(name).and_then(at)
+                    }
+                    params::ParamError::Unknown { name, .. } => raw.params.get(name).and_then(at).or(at(&raw.name)),
+                };
+                ConfigError { file: file.to_string(), location: loc, message: e.to_string() }
+            })?;
+        let label = raw.label.clone().unwrap_or_else(|| label_of(&raw.name.value, &given));
+        out.push(Item { entry, params, label });
+    }
+    Ok(out)
+}
+
+/// Reads, parses and validates an experiment file; builds its scenes.
+pub fn load(file: &str) -> Result<Experiment, ConfigError> {
+    let text = std::fs::read_to_string(file).map_err(|e| ConfigError {
+        file: file.to_string(),
+        location: None,
+        message: format!("cannot read the config: {e}"),
+    })?;
+    from_text(file, &text)
+}
+
+/// Validates an experiment given as text (`file` names it in errors).
+pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
+    let raw: RawConfig = parse(file, text)?;
+    let name = raw.name.value.clone();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return err(
+            file,
+            at(&raw.name),
+            format!(
+                "field `name` = `{name}` is invalid; expected letters, digits, `_` or `-` (it names the report directory)"
+            ),
+        );
+    }
+    let Some(scene) = scenes::find(&raw.scene.name.value) else {
+        return err(
+            file,
+            at(&raw.scene.name),
+            format!(
+                "field `scene.name`: unknown scene `{}`; expected one of: {}",
+                raw.scene.name.value,
+                scenes::names()
+            ),
+        );
+    };
+    let formulations = items(file, "formulations", &raw.formulations, FORMULATIONS, |e| e.name, |e| e.params)?;
+    for (i, f) in formulations.iter().enumerate() {
+        (f.entry.check)(&f.params).map_err(|m| ConfigError {
+            file: file.into(),
+            location: at(&raw.formulations.value[i].name),
+            message: m,
+        })?;
+    }
+    let solvers = items(file, "solvers", &raw.solvers, SOLVERS, |e| e.name, |e| e.params)?;
+    let integrators = items(file, "integrators", &raw.integrators, INTEGRATORS, |e| e.name, |_| &[])?;
+
+    let duration = check_positive(file, "duration", &raw.duration)?;
+    let sample_interval = check_positive(file, "sample_interval", &raw.sample_interval)?;
+    if sample_interval > duration {
+        return err(
+            file,
+            at(&raw.sample_interval),
+            format!("field `sample_interval` = {sample_interval} exceeds `duration` = {duration}"),
+        );
+    }
+    if duration / sample_interval > 1e6 {
+        return err(
+            file,
+            at(&raw.sample_interval),
+            format!(
+                "field `sample_interval` = {sample_interval} gives more than 10^6 samples over duration {duration}"
+            ),
+        );
+    }
+    let divergence_bound = match &raw.divergence_bound {
+        Some(b) => check_positive(file, "divergence_bound", b)?,
+        None => 100.0,
+    };
+    let mut steps = Vec::new();
+    if let Some(list) = &raw.steps {
+        for (i, s) in list.value.iter().enumerate() {
+            let h = s.value.seconds;
+            if !(h.is_finite() && h > 0.0 && h <= duration) {
+                return err(
+                    file,
+                    at(s),
+                    format!(
+                        "field `steps[{i}]` = {} is invalid; expected a step h with 0 < h <= duration ({duration} s)",
+                        s.value.text
+                    ),
+                );
+            }
+            steps.push(StepChoice { control: Control::Fixed { h }, label: s.value.text.clone() });
+        }
+    }
+    let mut tolerances = Vec::new();
+    if let Some(list) = &raw.tolerances {
+        for (i, t) in list.value.iter().enumerate() {
+            if !(t.value > 0.0 && t.value < 1.0) {
+                return err(
+                    file,
+                    at(t),
+                    format!("field `tolerances[{i}]` = {} is invalid; expected 0 < tolerance < 1", t.value),
+                );
+            }
+            tolerances.push(StepChoice {
+                control: Control::Adaptive { rtol: t.value, atol: t.value },
+                label: fmt_num(t.value),
+            });
+        }
+    }
+    for (i, it) in integrators.iter().enumerate() {
+        let loc = at(&raw.integrators.value[i].name);
+        match it.entry.kind {
+            IntegratorKind::Adaptive { .. } if tolerances.is_empty() => {
+                return err(
+                    file,
+                    loc,
+                    format!("integrator `{}` is adaptive and needs a non-empty `tolerances` list", it.entry.name),
+                );
+            }
+            IntegratorKind::Fixed { .. } | IntegratorKind::Stepper if steps.is_empty() => {
+                return err(
+                    file,
+                    loc,
+                    format!("integrator `{}` takes a fixed step and needs a non-empty `steps` list", it.entry.name),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    // Scene variants: the cross product of list-valued parameters.
+    let mut combos: Vec<Vec<(String, f64)>> = vec![vec![]];
+    for (k, v) in &raw.scene.params {
+        if v.value.0.is_empty() {
+            return err(file, at(v), format!("field `scene.params.{k}` is an empty list"));
+        }
+        combos = combos
+            .iter()
+            .flat_map(|c| v.value.0.iter().map(move |x| [c.clone(), vec![(k.clone(), *x)]].concat()))
+            .collect();
+    }
+    let swept: Vec<&String> = raw.scene.params.iter().filter(|(_, v)| v.value.0.len() > 1).map(|(k, _)| k).collect();
+    let mut variants = Vec::new();
+    for params in combos {
+        let scene_built = scene.build_with(&params).map_err(|e| {
+            let loc = match &e {
+                scenes::BuildError::Param(
+                    params::ParamError::OutOfDomain { name, .. }
+                    | params::ParamError::Unknown { name, .. }
+                    | params::ParamError::Duplicate { name, .. },
+                ) => raw.scene.params.get(name).and_then(at),
+                _ => at(&raw.scene.name),
+            };
+            ConfigError { file: file.to_string(), location: loc, message: format!("scene.params: {e}") }
+        })?;
+        let label = if swept.is_empty() {
+            scene.name.to_string()
+        } else {
+            params
+                .iter()
+                .filter(|(k, _)| swept.contains(&k))
+                .map(|(k, v)| format!("{k}={}", fmt_num(*v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        variants.push(Variant { label, params, scene: scene_built });
+    }
+
+    Ok(Experiment {
+        name,
+        description: raw.description.trim().to_string(),
+        file: file.to_string(),
+        text: text.to_string(),
+        scene,
+        variants,
+        formulations,
+        solvers,
+        integrators,
+        steps,
+        tolerances,
+        duration,
+        sample_interval,
+        divergence_bound,
+    })
+}
+
+impl Experiment {
+    /// Every cell, in report order.
+    pub fn cells(&self) -> Vec<Cell> {
+        let mut out = Vec::new();
+        for variant in 0..self.variants.len() {
+            for formulation in 0..self.formulations.len() {
+                for solver in 0..self.solvers.len() {
+                    for (integrator, it) in self.integrators.iter().enumerate() {
+                        let choices = match it.entry.kind {
+                            IntegratorKind::Adaptive { .. } => &self.tolerances,
+                            _ => &self.steps,
+                        };
+                        for step in choices {
+                            out.push(Cell {
+                                id: out.len(),
+                                variant,
+                                formulation,
+                                solver,
+                                integrator,
+                                step: step.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The runner's description of a cell.
+    pub fn spec(&self, cell: &Cell) -> CellSpec {
+        CellSpec {
+            formulation: self.formulations[cell.formulation].entry,
+            formulation_params: self.formulations[cell.formulation].params.clone(),
+            solver: self.solvers[cell.solver].entry,
+            solver_params: self.solvers[cell.solver].params.clone(),
+            integrator: self.integrators[cell.integrator].entry,
+            control: cell.step.control,
+            duration: self.duration,
+            sample_interval: self.sample_interval,
+            drift_bound: self.divergence_bound,
+            record_state: false,
+        }
+    }
+
+    /// Runs every cell in parallel on the current rayon pool; results in cell order whatever the
+    /// number of threads. `tick` is called once per finished cell (progress reporting).
+    pub fn run_all(&self, cells: &[Cell], tick: &(dyn Fn() + Sync)) -> Vec<RunResult> {
+        cells
+            .par_iter()
+            .map(|c| {
+                let r = run(&self.variants[c.variant].scene, &self.spec(c));
+                tick();
+                r
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,130 @@
+//! The report's data files. `summary.csv` and `runs.csv` hold only deterministic quantities, so
+//! the same config gives byte-identical files whatever the thread count; wall times, which vary
+//! from run to run, go to `timing.csv`.
+
+use super::Row;
+use std::path::Path;
+
+/// Shortest round-trip text of a float (deterministic): plain in [1e-4, 1e15), else scientific.
+pub fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) { format!("{x}") } else { format!("{x:e}") }
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(num).unwrap_or_default()
+}
+
+/// `summary.csv`: one row per cell.
+pub fn write_summary(rows: &[Row], path: &Path) -> csv::Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record([
+        "cell",
+        "scene",
+        "formulation",
+        "solver",
+        "integrator",
+        "h",
+        "tolerance",
+        "status",
+        "status_time",
+        "reason",
+        "max_drift_position",
+        "max_drift_velocity",
+        "max_energy_error",
+        "energy_scale_joules",
+        "max_abs_power",
+        "max_reference_error",
+        "steps",
+        "rejected",
+        "rhs_evals",
+        "linear_solves",
+        "solver_iterations",
+        "max_solver_residual",
+    ])?;
+    for r in rows {
+        let s = &r.result.summary;
+        let c = &s.counters;
+        let (t, reason) = r.status_time_reason();
+        w.write_record([
+            r.cell.id.to_string(),
+            r.scene.clone(),
+            r.formulation.clone(),
+            r.solver.clone(),
+            r.integrator.clone(),
+            opt(r.h),
+            opt(r.tol),
+            s.status.label().to_string(),
+            opt(t),
+            reason,
+            num(s.max_drift_position),
+            num(s.max_drift_velocity),
+            num(s.max_energy_error),
+            num(s.energy_scale.joules),
+            num(s.max_abs_power),
+            opt(s.max_reference_error),
+            c.steps.to_string(),
+            c.rejected.to_string(),
+            c.rhs_evals.to_string(),
+            c.linear_solves.to_string(),
+            c.solver_iterations.to_string(),
+            num(s.max_solver_residual),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `runs.csv`: tidy long format, one row per cell × sample.
+pub fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record([
+        "cell",
+        "t",
+        "energy",
+        "energy_error",
+        "drift_position",
+        "drift_velocity",
+        "power",
+        "reference_error",
+        "steps",
+        "rejected",
+        "rhs_evals",
+        "linear_solves",
+        "solver_iterations",
+    ])?;
+    for r in rows {
+        for s in &r.result.samples {
+            let c = &s.counters;
+            w.write_record([
+                r.cell.id.to_string(),
+                num(s.t),
+                num(s.energy),
+                num(s.energy_error),
+                num(s.drift_position),
+                num(s.drift_velocity),
+                num(s.power),
+                opt(s.reference_error),
+                c.steps.to_string(),
+                c.rejected.to_string(),
+                c.rhs_evals.to_string(),
+                c.linear_solves.to_string(),
+                c.solver_iterations.to_string(),
+            ])?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `timing.csv`: wall time per cell (not reproducible by nature).
+pub fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record(["cell", "wall_seconds", "seconds_per_step"])?;
+    for r in rows {
+        let c = &r.result.summary.counters;
+        let per = if c.steps > 0 { c.wall_seconds / c.steps as f64 } else { f64::NAN };
+        w.write_record([r.cell.id.to_string(), num(c.wall_seconds), num(per)])?;
+    }
+    w.flush()?;
+    Ok(())
+}

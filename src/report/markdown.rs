@@ -1,0 +1,200 @@
+//! `report.md`: what was run, every cell ranked by accuracy and by cost, the cells that could not
+//! run or failed with their reasons, the plots, metric definitions and provenance.
+
+use super::Row;
+use super::provenance::Provenance;
+use crate::experiment::Experiment;
+use crate::params::fmt_num;
+use std::fmt::Write;
+
+fn ms(x: f64) -> String {
+    format!("{:.3}", x * 1e3)
+}
+
+fn e(x: f64) -> String {
+    if x.is_nan() { "—".into() } else { format!("{x:.2e}") }
+}
+
+fn table(out: &mut String, rows: &[&Row], with_scene: bool, accuracy: &str) {
+    let scene_col = if with_scene { "scene | " } else { "" };
+    let _ = writeln!(
+        out,
+        "| # | {scene_col}formulation | solver | integrator | h / tol | status | {accuracy} | max ‖C‖∞ | max ‖Jv‖∞ | max energy err | RHS evals | solves | solver its | wall [ms] |"
+    );
+    let _ = writeln!(
+        out,
+        "|---|{}---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        if with_scene { "---|" } else { "" }
+    );
+    for r in rows {
+        let s = &r.result.summary;
+        let c = &s.counters;
+        let scene = if with_scene { format!("{} | ", r.scene) } else { String::new() };
+        let _ = writeln!(
+            out,
+            "| {} | {scene}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.cell.id,
+            r.formulation,
+            r.solver,
+            r.integrator,
+            r.step,
+            s.status.label(),
+            r.accuracy().map(e).unwrap_or_else(|| "—".into()),
+            e(s.max_drift_position),
+            e(s.max_drift_velocity),
+            e(s.max_energy_error),
+            c.rhs_evals,
+            c.linear_solves,
+            c.solver_iterations,
+            ms(c.wall_seconds)
+        );
+    }
+}
+
+/// Renders the whole report.
+pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str, &str)]) -> String {
+    let with_scene = exp.variants.len() > 1;
+    let accuracy = super::accuracy_name(exp);
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", exp.name);
+    if !exp.description.is_empty() {
+        let _ = writeln!(out, "{}\n", exp.description);
+    }
+    let _ = writeln!(out, "## What was run\n");
+    let variants: Vec<String> = exp.variants.iter().map(|v| v.label.clone()).collect();
+    let scene_params: Vec<String> = exp.variants[0].scene_params_text();
+    let _ =
+        writeln!(out, "- scene: `{}` — {}; parameters: {}", exp.scene.name, exp.scene.summary, scene_params.join(", "));
+    if with_scene {
+        let _ = writeln!(out, "- scene variants: {}", variants.join("; "));
+    }
+    let list = |v: Vec<&str>| v.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+    let _ = writeln!(out, "- formulations: {}", list(exp.formulations.iter().map(|i| i.label.as_str()).collect()));
+    let _ = writeln!(out, "- linear solvers: {}", list(exp.solvers.iter().map(|i| i.label.as_str()).collect()));
+    let _ = writeln!(out, "- integrators: {}", list(exp.integrators.iter().map(|i| i.label.as_str()).collect()));
+    if !exp.steps.is_empty() {
+        let _ = writeln!(
+            out,
+            "- step sizes h [s]: {}",
+            exp.steps.iter().map(|s| s.label.clone()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    if !exp.tolerances.is_empty() {
+        let _ = writeln!(
+            out,
+            "- tolerances (rtol = atol): {}",
+            exp.tolerances.iter().map(|s| s.label.clone()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "- duration {} s, sampled every {} s; a run stops as diverged if ‖C‖∞ > {}",
+        fmt_num(exp.duration),
+        fmt_num(exp.sample_interval),
+        fmt_num(exp.divergence_bound)
+    );
+    let count = |l: &str| rows.iter().filter(|r| r.result.summary.status.label() == l).count();
+    let _ = writeln!(
+        out,
+        "- {} cells: {} ok, {} diverged, {} failed, {} not applicable\n",
+        rows.len(),
+        count("ok"),
+        count("diverged"),
+        count("failed"),
+        count("n/a")
+    );
+    let scale = &exp.variants[0].scene.energy_scale;
+    let _ = writeln!(
+        out,
+        "Accuracy is the **{accuracy}** over the run. Energy errors are divided by E_scale = {} ({} J for the first variant).\n",
+        scale.definition,
+        fmt_num(scale.joules)
+    );
+
+    let ran: Vec<&Row> = rows.iter().filter(|r| r.result.summary.status.label() != "n/a").collect();
+    let mut by_acc = ran.clone();
+    by_acc.sort_by(|a, b| {
+        let key = |r: &Row| {
+            (r.result.summary.status.label() != "ok", r.accuracy().filter(|x| !x.is_nan()).unwrap_or(f64::INFINITY))
+        };
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cell.id.cmp(&b.cell.id))
+    });
+    let _ =
+        writeln!(out, "## Cells by accuracy\n\nOk cells first, most accurate first; then diverged and failed cells.\n");
+    table(&mut out, &by_acc, with_scene, &accuracy);
+    let mut by_cost = ran.clone();
+    by_cost.sort_by(|a, b| {
+        let ok = |r: &Row| r.result.summary.status.label() != "ok";
+        ok(a)
+            .cmp(&ok(b))
+            .then(a.result.summary.counters.wall_seconds.total_cmp(&b.result.summary.counters.wall_seconds))
+    });
+    let _ = writeln!(
+        out,
+        "\n## Cells by cost\n\nOk cells first, cheapest (wall time) first. Wall time counts stepping only, not sampling.\n"
+    );
+    table(&mut out, &by_cost, with_scene, &accuracy);
+
+    let _ = writeln!(out, "\n## Not applicable and failed cells\n");
+    let bad: Vec<&Row> = rows.iter().filter(|r| r.result.summary.status.label() != "ok").collect();
+    if bad.is_empty() {
+        let _ = writeln!(out, "None: every cell ran to the end.");
+    } else {
+        let _ = writeln!(out, "| # | cell | status | at t [s] | reason |\n|---|---|---|---|---|");
+        for r in bad {
+            let (t, reason) = r.status_time_reason();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                r.cell.id,
+                r.full(),
+                r.result.summary.status.label(),
+                t.map(fmt_num).unwrap_or_else(|| "—".into()),
+                reason.replace('|', "\\|")
+            );
+        }
+    }
+
+    let _ = writeln!(out, "\n## Plots\n");
+    let _ = writeln!(
+        out,
+        "Values below {:e} (e.g. exactly zero drift of reduced coordinates) are drawn at that floor on log axes; the first sample (t = 0, exact by construction) is not drawn. Each plot is also available as SVG.\n",
+        super::plot::LOG_FLOOR
+    );
+    for (file, caption) in plots {
+        let _ = writeln!(out, "### {caption}\n\n![{caption}]({file}.png)\n");
+    }
+
+    let _ = writeln!(out, "## Metric definitions\n");
+    let _ = writeln!(
+        out,
+        "- drift: max over samples of ‖C(q)‖∞ (position) and ‖J(q) v‖∞ (velocity), in the units of the constraint rows (m for distances and joints, m² for `circle`, rad for angles);"
+    );
+    let _ = writeln!(
+        out,
+        "- energy error: max over samples of |E(t) − E(0)| / E_scale, E = ½ vᵀMv + potentials, E_scale as stated above;"
+    );
+    let _ = writeln!(
+        out,
+        "- constraint power: Q̂·v [W] with Q̂ the constraint force (Jᵀλ; Jᵀλ/h for `impulse`); zero for ideal constraints, non-zero when feedback does work;"
+    );
+    let _ = writeln!(
+        out,
+        "- reference error: distance to the scene's exact solution where it has one (pendulum: |θ(t) − θ_exact(t)| in rad);"
+    );
+    let _ = writeln!(
+        out,
+        "- cost: wall time of stepping, accepted steps, right-hand-side evaluations (one per applied-force + constraint evaluation), linear solves, solver iterations (1 per direct solve).\n"
+    );
+    let _ = writeln!(
+        out,
+        "Data: `summary.csv` (one row per cell), `runs.csv` (one row per cell and sample) — both byte-identical for the same config on any thread count — and `timing.csv` (wall times).\n"
+    );
+
+    let _ = writeln!(out, "## Provenance\n");
+    let _ = writeln!(out, "- config: `{}`, SHA-256 `{}`", exp.file, prov.config_hash);
+    let _ = writeln!(out, "- tinkertoy {} at commit `{}`", prov.version, prov.commit);
+    let _ = writeln!(out, "- run {} on {}, {} worker threads", prov.date, prov.machine, prov.threads);
+    out
+}

@@ -1,0 +1,224 @@
+//! Reports: `reports/<experiment>/` with `report.md`, CSV data and plots, written from run outputs
+//! only, into a temporary directory that replaces the previous report in one rename.
+
+mod data;
+mod figures;
+mod markdown;
+pub mod plot;
+pub mod provenance;
+
+use crate::experiment::grid::Variant;
+use crate::experiment::{Cell, Experiment, RunResult, Status};
+use crate::integrator::Control;
+use crate::integrator::registry::IntegratorKind;
+use crate::params::fmt_num;
+use provenance::Provenance;
+use std::path::{Path, PathBuf};
+
+/// A cell with its labels and result, as the report sees it.
+#[derive(Clone)]
+pub struct Row<'a> {
+    /// The cell.
+    pub cell: &'a Cell,
+    /// Its result.
+    pub result: &'a RunResult,
+    /// Scene variant label.
+    pub scene: String,
+    /// Formulation label.
+    pub formulation: String,
+    /// Solver label.
+    pub solver: String,
+    /// Integrator label.
+    pub integrator: String,
+    /// Step or tolerance as written.
+    pub step: String,
+    /// Step size \[s\], for fixed-step cells.
+    pub h: Option<f64>,
+    /// Tolerance, for adaptive cells.
+    pub tol: Option<f64>,
+    /// The integrator's kind.
+    pub kind: IntegratorKind,
+    /// Legend label: the parts that vary across the experiment, step included.
+    pub short: String,
+    /// Legend label without the step (identity of a work-precision or convergence series).
+    pub short_group: String,
+}
+
+impl Row<'_> {
+    /// Legend label of this cell: only the axes that vary in the experiment ("force · h=1/60").
+    pub fn label(&self, _with_scene: bool) -> String {
+        self.short.clone()
+    }
+
+    /// Legend label without the step.
+    pub fn group(&self, _with_scene: bool) -> String {
+        self.short_group.clone()
+    }
+
+    /// The full description of the cell (every axis), for tables.
+    pub fn full(&self) -> String {
+        format!("{} · {} · {} · {} · {}", self.scene, self.formulation, self.solver, self.integrator, self.step_text())
+    }
+
+    fn step_text(&self) -> String {
+        if self.h.is_some() { format!("h={}", self.step) } else { format!("tol={}", self.step) }
+    }
+
+    /// The accuracy metric: max reference error if the scene has a reference, else max relative
+    /// energy error. None for cells that did not run.
+    pub fn accuracy(&self) -> Option<f64> {
+        let s = &self.result.summary;
+        if matches!(s.status, Status::NotApplicable { .. }) {
+            return None;
+        }
+        Some(s.max_reference_error.unwrap_or(s.max_energy_error))
+    }
+
+    /// When and why the run did not end normally.
+    pub fn status_time_reason(&self) -> (Option<f64>, String) {
+        match &self.result.summary.status {
+            Status::Ok => (None, String::new()),
+            Status::Diverged { t, reason } | Status::Failed { t, reason } => (Some(*t), reason.clone()),
+            Status::NotApplicable { reason } => (None, reason.clone()),
+        }
+    }
+}
+
+/// The name of the accuracy metric for this experiment's scene.
+pub fn accuracy_name(exp: &Experiment) -> String {
+    match &exp.variants[0].scene.reference {
+        Some(r) => format!("max reference error [{}]", r.unit()),
+        None => "max relative energy error [1]".into(),
+    }
+}
+
+impl Variant {
+    /// "name = value" of every parameter given for this variant (or "defaults").
+    pub fn scene_params_text(&self) -> Vec<String> {
+        if self.params.is_empty() {
+            vec!["defaults".into()]
+        } else {
+            self.params.iter().map(|(k, v)| format!("{k} = {}", fmt_num(*v))).collect()
+        }
+    }
+}
+
+/// Builds the rows of a finished experiment.
+pub fn rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -> Vec<Row<'a>> {
+    let mut rows = raw_rows(exp, cells, results);
+    let varies = |f: &dyn Fn(&Row) -> String| rows.iter().any(|r| f(r) != f(&rows[0]));
+    let v = [
+        varies(&|r| r.scene.clone()),
+        varies(&|r| r.formulation.clone()),
+        varies(&|r| r.solver.clone()),
+        varies(&|r| r.integrator.clone()),
+    ];
+    let step_varies = varies(&|r| r.step_text());
+    for r in &mut rows {
+        let parts = [&r.scene, &r.formulation, &r.solver, &r.integrator];
+        let mut g: Vec<String> = parts.iter().zip(v).filter(|(_, on)| *on).map(|(p, _)| p.to_string()).collect();
+        if g.is_empty() {
+            g.push(r.formulation.clone());
+        }
+        r.short_group = g.join(" · ");
+        r.short = if step_varies || !v.iter().any(|x| *x) {
+            format!("{} · {}", r.short_group, r.step_text())
+        } else {
+            r.short_group.clone()
+        };
+    }
+    rows
+}
+
+fn raw_rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -> Vec<Row<'a>> {
+    cells
+        .iter()
+        .zip(results)
+        .map(|(cell, result)| {
+            let (h, tol) = match cell.step.control {
+                Control::Fixed { h } => (Some(h), None),
+                Control::Adaptive { rtol, .. } => (None, Some(rtol)),
+            };
+            Row {
+                cell,
+                result,
+                scene: exp.variants[cell.variant].label.clone(),
+                formulation: exp.formulations[cell.formulation].label.clone(),
+                solver: exp.solvers[cell.solver].label.clone(),
+                integrator: exp.integrators[cell.integrator].label.clone(),
+                step: cell.step.label.clone(),
+                h,
+                tol,
+                kind: exp.integrators[cell.integrator].entry.kind,
+                short: String::new(),
+                short_group: String::new(),
+            }
+        })
+        .collect()
+}
+
+type BoxError = Box<dyn std::error::Error>;
+
+fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> Result<(), BoxError> {
+    data::write_summary(rows, &dir.join("summary.csv"))?;
+    data::write_runs(rows, &dir.join("runs.csv"))?;
+    data::write_timing(rows, &dir.join("timing.csv"))?;
+    let with_scene = exp.variants.len() > 1;
+    let accuracy = accuracy_name(exp);
+    let scale = exp.variants[0].scene.energy_scale.definition;
+    let mut plots: Vec<(&str, &str)> = Vec::new();
+    plot::render(&figures::drift(rows, with_scene), &dir.join("drift"))?;
+    plots.push(("drift", "Constraint drift vs time"));
+    plot::render(&figures::energy(rows, with_scene, scale), &dir.join("energy"))?;
+    plots.push(("energy", "Relative energy error vs time"));
+    let (wp_time, wp_evals) = figures::work_precision(rows, with_scene, &accuracy);
+    plot::render(&wp_time, &dir.join("work_precision_time"))?;
+    plots.push(("work_precision_time", "Work-precision: accuracy vs wall time"));
+    plot::render(&wp_evals, &dir.join("work_precision_evals"))?;
+    plots.push(("work_precision_evals", "Work-precision: accuracy vs RHS evaluations"));
+    if let Some(conv) = figures::convergence(rows, with_scene, &accuracy) {
+        plot::render(&conv, &dir.join("convergence"))?;
+        plots.push(("convergence", "Convergence: accuracy vs h"));
+    }
+    std::fs::write(dir.join("report.md"), markdown::render(exp, rows, prov, &plots))?;
+    Ok(())
+}
+
+/// Writes `<root>/<experiment name>/` atomically: everything goes to a temporary sibling directory
+/// first, which then replaces the old report by rename; on any error the old report is untouched.
+pub fn write(
+    exp: &Experiment,
+    cells: &[Cell],
+    results: &[RunResult],
+    prov: &Provenance,
+    root: &Path,
+) -> Result<PathBuf, BoxError> {
+    std::fs::create_dir_all(root)?;
+    let final_dir = root.join(&exp.name);
+    let tmp = root.join(format!(".{}.tmp-{}", exp.name, std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp)?;
+    }
+    std::fs::create_dir(&tmp)?;
+    let rows = rows(exp, cells, results);
+    if let Err(e) = write_all(exp, &rows, prov, &tmp) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    let old = root.join(format!(".{}.old-{}", exp.name, std::process::id()));
+    let had_old = final_dir.exists();
+    if had_old {
+        std::fs::rename(&final_dir, &old)?;
+    }
+    if let Err(e) = std::fs::rename(&tmp, &final_dir) {
+        if had_old {
+            let _ = std::fs::rename(&old, &final_dir);
+        }
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e.into());
+    }
+    if had_old {
+        std::fs::remove_dir_all(&old)?;
+    }
+    Ok(final_dir)
+}

@@ -1,0 +1,105 @@
+//! Provenance: what produced a report (config hash, crate version, git commit, date, machine).
+
+use sha2::{Digest, Sha256};
+use std::process::Command;
+
+/// Everything a report's footer states about its origin.
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    /// SHA-256 of the config file's bytes, hex.
+    pub config_hash: String,
+    /// tinkertoy's crate version.
+    pub version: &'static str,
+    /// `git rev-parse HEAD` of the working directory (with `-dirty` if it has changes), if any.
+    pub commit: String,
+    /// UTC date and time of the run (ISO 8601).
+    pub date: String,
+    /// OS, architecture, CPU model, logical CPUs, memory.
+    pub machine: String,
+    /// Worker threads used.
+    pub threads: usize,
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Civil date from days since 1970-01-01 (H. Hinnant's `civil_from_days`).
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+fn now_utc() -> String {
+    let secs =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let (y, m, d) = civil(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", s / 3600, (s / 60) % 60, s % 60)
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|x| x.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|k| k.parse::<f64>().ok())
+        })
+        .map(|kb| format!("{:.1} GiB", kb / 1024.0 / 1024.0))
+        .unwrap_or_else(|| "unknown memory".into());
+    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    format!("{} {}, {cpu}, {cpus} logical CPUs, {mem}", std::env::consts::OS, std::env::consts::ARCH)
+}
+
+impl Provenance {
+    /// Collects provenance for a run of the config text `config` on `threads` threads.
+    pub fn collect(config: &str, threads: usize) -> Self {
+        let hash = Sha256::digest(config.as_bytes());
+        let commit = match git(&["rev-parse", "HEAD"]) {
+            Some(c) if git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty()) => {
+                format!("{c}-dirty")
+            }
+            Some(c) => c,
+            None => "unknown (not a git checkout)".into(),
+        };
+        Provenance {
+            config_hash: hash.iter().map(|b| format!("{b:02x}")).collect(),
+            version: env!("CARGO_PKG_VERSION"),
+            commit,
+            date: now_utc(),
+            machine: machine(),
+            threads,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil;
+
+    #[test]
+    fn civil_from_days_known_dates() {
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(19_723), (2024, 1, 1));
+        assert_eq!(civil(11_016), (2000, 2, 29));
+    }
+}

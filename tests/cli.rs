@@ -1,0 +1,162 @@
+//! The command line as a user meets it: malformed configs, reproducible data files, the seed-002
+//! report, and reports that are replaced atomically.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tinkertoy");
+
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "tinkertoy-test-{}-{tag}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn run(config: &Path, reports: &Path, extra: &[&str]) -> (i32, String) {
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg(config)
+        .arg("--reports")
+        .arg(reports)
+        .args(extra)
+        .output()
+        .expect("run tinkertoy");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).to_string())
+}
+
+fn configs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/configs")
+}
+
+#[test]
+fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
+    // (file, substrings the single error line must contain)
+    let cases: &[(&str, &[&str])] = &[
+        ("bad_yaml.yaml", &["bad_yaml.yaml:4:"]),
+        ("unknown_key.yaml", &[":20:1:", "unknown field `speed`", "expected one of name"]),
+        ("unknown_formulation.yaml", &[":7:11:", "formulations[1].name", "`impuls`", "force, impulse, lagrangian"]),
+        ("negative_h.yaml", &["steps[1]", "-0.01", "0 < h <= duration"]),
+        ("zero_h.yaml", &["steps[0]", "= 0", "0 < h <= duration"]),
+        ("negative_mass.yaml", &[":4:18:", "`mass` = -1", "> 0"]),
+        ("empty_solvers.yaml", &["`solvers` is an empty list", "dense_lu, dense_cholesky, sparse_cholesky, cg"]),
+        ("wrong_type.yaml", &[":8:11:", "`duration`", "`ten`"]),
+        ("unknown_scene.yaml", &["`pendulumm`", "bead, pendulum, double_pendulum"]),
+        ("unknown_solver_param.yaml", &["`tolerance`", "tol, max_iter, require_convergence"]),
+        ("missing_tolerances.yaml", &["dop853", "tolerances"]),
+        ("conflicting_gains.yaml", &["(ks, kd)", "(omega, zeta)"]),
+        ("bad_integer.yaml", &["`n` = 2.5", "an integer in [2, 10000000]"]),
+        ("bad_name.yaml", &["`../escape`", "letters, digits"]),
+        ("missing_field.yaml", &["missing field `duration`"]),
+    ];
+    for (file, needles) in cases {
+        let reports = temp_dir("bad");
+        let (code, stderr) = run(&configs().join(file), &reports, &[]);
+        assert_eq!(code, 2, "{file}: exit code {code}, stderr {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{file}: expected one line, got {stderr:?}");
+        assert!(lines[0].starts_with("error: ") && lines[0].contains(file), "{file}: {}", lines[0]);
+        for n in *needles {
+            assert!(lines[0].contains(n), "{file}: `{n}` missing from {:?}", lines[0]);
+        }
+        assert!(!reports.exists(), "{file}: something was written to {}", reports.display());
+    }
+}
+
+#[test]
+fn data_files_are_byte_identical_with_one_and_two_threads() {
+    let (a, b) = (temp_dir("t1"), temp_dir("t2"));
+    let config = configs().join("valid_small.yaml");
+    assert_eq!(run(&config, &a, &["--threads", "1"]).0, 0);
+    assert_eq!(run(&config, &b, &["--threads", "2"]).0, 0);
+    for f in ["summary.csv", "runs.csv"] {
+        let x = std::fs::read(a.join("valid_small").join(f)).unwrap();
+        let y = std::fs::read(b.join("valid_small").join(f)).unwrap();
+        assert!(!x.is_empty());
+        assert!(x == y, "{f} differs between 1 and 2 threads");
+    }
+}
+
+#[test]
+fn a_failed_run_leaves_the_previous_report_intact() {
+    let reports = temp_dir("keep");
+    let good = configs().join("valid_small.yaml");
+    assert_eq!(run(&good, &reports, &[]).0, 0);
+    let report = reports.join("valid_small/report.md");
+    let before = std::fs::read(&report).unwrap();
+    // Same experiment name, broken config.
+    let broken = reports.join("broken.yaml");
+    let text = std::fs::read_to_string(&good).unwrap().replace("duration: 1", "duration: -1");
+    std::fs::write(&broken, text).unwrap();
+    assert_eq!(run(&broken, &reports, &[]).0, 2);
+    assert_eq!(std::fs::read(&report).unwrap(), before);
+    let leftovers: Vec<_> = std::fs::read_dir(&reports)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary directories left behind");
+}
+
+fn column(text: &str, name: &str) -> Vec<String> {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let i = r.headers().unwrap().iter().position(|h| h == name).unwrap();
+    r.records().map(|rec| rec.unwrap()[i].to_string()).collect()
+}
+
+#[test]
+fn seed_002_report_shows_drift_growing_at_1_60_and_staying_small_with_feedback() {
+    let reports = temp_dir("seed002");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/seed002_bead.yaml");
+    assert_eq!(run(&config, &reports, &[]).0, 0);
+    let dir = reports.join("seed002_bead");
+    for f in ["report.md", "drift.png", "drift.svg", "energy.png", "work_precision_time.png", "convergence.png"] {
+        assert!(dir.join(f).exists(), "{f} missing");
+    }
+    let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let (form, h, drift) =
+        (column(&summary, "formulation"), column(&summary, "h"), column(&summary, "max_drift_position"));
+    let find = |f: &str, hv: f64| -> f64 {
+        let i = (0..form.len()).find(|&i| form[i] == f && (h[i].parse::<f64>().unwrap() - hv).abs() < 1e-12).unwrap();
+        drift[i].parse().unwrap()
+    };
+    // C = ½(|p|² − 1): 0.1 means the bead is ~10 % off the circle.
+    assert!(find("force (no feedback)", 1.0 / 60.0) > 0.1);
+    assert!(find("force (ks=1e2, kd=1e-2)", 1.0 / 600.0) < 1e-2);
+    // And the drift curve grows: at h = 1/60 without feedback, late drift exceeds early drift.
+    let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    let (cell, t, d) = (column(&runs, "cell"), column(&runs, "t"), column(&runs, "drift_position"));
+    let at = |tt: f64| {
+        (0..cell.len())
+            .find(|&i| cell[i] == "0" && (t[i].parse::<f64>().unwrap() - tt).abs() < 1e-9)
+            .map(|i| d[i].parse::<f64>().unwrap())
+            .unwrap()
+    };
+    assert!(at(10.0) > 2.0 * at(1.0), "drift at 1 s {} vs 10 s {}", at(1.0), at(10.0));
+}
+
+#[test]
+fn list_names_every_registered_item() {
+    let out = Command::new(BIN).arg("list").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "circle",
+        "prismatic",
+        "slider_crank",
+        "four_bar",
+        "impulse",
+        "lagrangian",
+        "sparse_cholesky",
+        "gauss_seidel",
+        "dop853",
+        "stepper",
+    ] {
+        assert!(text.contains(name), "`{name}` missing from list");
+    }
+}
