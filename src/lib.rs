@@ -27,3 +27,4 @@ pub mod report;
 pub mod scene;
 pub mod sparse;
 pub mod special;
+pub mod validate;

@@ -12,6 +12,7 @@ use tinkertoy::linsolve::registry::SOLVERS;
 use tinkertoy::params;
 use tinkertoy::report::{self, provenance::Provenance};
 use tinkertoy::scene::registry::SCENES;
+use tinkertoy::validate;
 
 /// A research testbed for constrained dynamics.
 #[derive(Parser)]
@@ -19,7 +20,7 @@ use tinkertoy::scene::registry::SCENES;
     name = "tinkertoy",
     version,
     about,
-    after_help = "Examples:\n  tinkertoy run experiments/showcase.yaml            # writes reports/showcase/\n  tinkertoy run experiments/seed002_bead.yaml --threads 1\n  tinkertoy list                                       # every scene, formulation, solver, integrator"
+    after_help = "Examples:\n  tinkertoy run experiments/showcase.yaml            # writes reports/showcase/\n  tinkertoy run experiments/seed002_bead.yaml --threads 1\n  tinkertoy validate                                   # scorecard of every cell against laws and references\n  tinkertoy validate --formulation impulse --solver sparse_cholesky\n  tinkertoy list                                       # every scene, formulation, solver, integrator"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -36,6 +37,22 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
         /// Directory the report folder is written into.
+        #[arg(long, default_value = "reports")]
+        reports: PathBuf,
+    },
+    /// Check every applicable cell against laws and reference cases; print a scorecard, write
+    /// reports/validate/, exit 1 if anything fails.
+    Validate {
+        /// Only this formulation (default: all registered).
+        #[arg(long)]
+        formulation: Option<String>,
+        /// Only this linear solver (default: all registered).
+        #[arg(long)]
+        solver: Option<String>,
+        /// Only this integrator (default: all registered).
+        #[arg(long)]
+        integrator: Option<String>,
+        /// Directory the `validate` folder is written into.
         #[arg(long, default_value = "reports")]
         reports: PathBuf,
     },
@@ -125,10 +142,72 @@ fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf) -> ExitCode {
     }
 }
 
+fn pick<E>(
+    field: &str,
+    want: &Option<String>,
+    all: &'static [E],
+    name: fn(&E) -> &'static str,
+) -> Result<Vec<&'static E>, String> {
+    match want {
+        None => Ok(all.iter().collect()),
+        Some(w) => match all.iter().find(|e| name(e) == w) {
+            Some(e) => Ok(vec![e]),
+            None => Err(format!(
+                "--{field} `{w}` is unknown; expected one of: {}",
+                all.iter().map(name).collect::<Vec<_>>().join(", ")
+            )),
+        },
+    }
+}
+
+fn validate_cmd(
+    formulation: Option<String>,
+    solver: Option<String>,
+    integrator: Option<String>,
+    reports: PathBuf,
+) -> ExitCode {
+    let sel = (|| -> Result<validate::Selection<'static>, String> {
+        Ok(validate::Selection {
+            formulations: pick("formulation", &formulation, FORMULATIONS, |e| e.name)?,
+            solvers: pick("solver", &solver, SOLVERS, |e| e.name)?,
+            integrators: pick("integrator", &integrator, INTEGRATORS, |e| e.name)?,
+        })
+    })();
+    let sel = match sel {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let checks = validate::run_all(&sel);
+    let text = validate::scorecard_text(&checks);
+    print!("{text}");
+    let dir = reports.join("validate");
+    let tmp = reports.join(format!(".validate.tmp-{}", std::process::id()));
+    let written = (|| -> std::io::Result<()> {
+        std::fs::create_dir_all(&tmp)?;
+        std::fs::write(tmp.join("scorecard.txt"), &text)?;
+        std::fs::write(tmp.join("scorecard.md"), validate::scorecard_markdown(&checks))?;
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::rename(&tmp, &dir)
+    })();
+    if let Err(e) = written {
+        eprintln!("error: writing {}: {e}", dir.display());
+        return ExitCode::from(1);
+    }
+    if checks.iter().any(|c| c.outcome == validate::Outcome::Fail) { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { config, threads, reports } => run(config, threads, reports),
+        Command::Validate { formulation, solver, integrator, reports } => {
+            validate_cmd(formulation, solver, integrator, reports)
+        }
         Command::List => {
             print!("{}", list());
             ExitCode::SUCCESS

@@ -19,7 +19,7 @@ fn pendulum() -> Scene {
     scenes::find("pendulum").unwrap().build_with(&[("theta0".into(), 1.0)]).unwrap()
 }
 
-fn cell(formulation: &str, integrator: &str, control: Control, duration: f64) -> CellSpec {
+fn cell(formulation: &str, integrator: &str, control: Control, duration: f64) -> CellSpec<'static> {
     let f = formulations::find(formulation).unwrap();
     let s = solvers::find("dense_lu").unwrap();
     CellSpec {

@@ -362,7 +362,7 @@ impl Experiment {
     }
 
     /// The runner's description of a cell.
-    pub fn spec(&self, cell: &Cell) -> CellSpec {
+    pub fn spec(&self, cell: &Cell) -> CellSpec<'static> {
         CellSpec {
             formulation: self.formulations[cell.formulation].entry,
             formulation_params: self.formulations[cell.formulation].params.clone(),

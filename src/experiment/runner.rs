@@ -17,9 +17,9 @@ use crate::scene::{EnergyScale, Scene};
 
 /// One cell of an experiment, resolved.
 #[derive(Clone)]
-pub struct CellSpec {
-    /// The formulation.
-    pub formulation: &'static FormulationEntry,
+pub struct CellSpec<'f> {
+    /// The formulation (registered, or any entry a caller such as a test provides).
+    pub formulation: &'f FormulationEntry,
     /// Its parameters.
     pub formulation_params: ParamValues,
     /// The linear solver.

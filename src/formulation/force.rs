@@ -117,6 +117,10 @@ impl SecondOrderOde for Force<'_> {
         v.copy_from_slice(xd);
     }
 
+    fn cartesian_acceleration(&self, _x: &[f64], _xd: &[f64], a: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(a);
+    }
+
     fn constraint_force(&mut self, x: &[f64], xd: &[f64], out: &mut [f64]) -> Result<(), SolveError> {
         self.evaluate(x, xd, false)?;
         out.copy_from_slice(&self.qhat);

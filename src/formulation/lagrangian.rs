@@ -100,6 +100,16 @@ impl SecondOrderOde for Lagrangian<'_> {
         self.param.velocity(x, xd, v);
     }
 
+    fn cartesian_acceleration(&self, x: &[f64], xd: &[f64], a: &[f64], out: &mut [f64]) {
+        // q̈ = J ü + J̇ u̇
+        self.param.velocity(x, a, out);
+        let mut jdu = vec![0.0; out.len()];
+        self.param.jdot_udot(x, xd, &mut jdu);
+        for (o, j) in out.iter_mut().zip(&jdu) {
+            *o += j;
+        }
+    }
+
     fn constraint_force(&mut self, x: &[f64], xd: &[f64], out: &mut [f64]) -> Result<(), SolveError> {
         self.evaluate(x, xd, false)?;
         // q̈ = J ü + J̇ u̇;  Q̂ = M q̈ − Q

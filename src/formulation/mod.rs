@@ -47,6 +47,9 @@ pub trait SecondOrderOde: Send {
     fn accel(&mut self, x: &[f64], xd: &[f64], a: &mut [f64]) -> Result<(), SolveError>;
     /// The Cartesian state (q, v) of (x, ẋ).
     fn cartesian(&self, x: &[f64], xd: &[f64], q: &mut [f64], v: &mut [f64]);
+    /// The Cartesian acceleration q̈ of the ODE acceleration `a` = ẍ at (x, ẋ) (identity for
+    /// Cartesian formulations). Validation derives the applied constraint force M q̈ − Q from it.
+    fn cartesian_acceleration(&self, x: &[f64], xd: &[f64], a: &[f64], out: &mut [f64]);
     /// The constraint force Q̂ in Cartesian coordinates at (x, ẋ), for measurement only (its solve
     /// is not counted as cost).
     fn constraint_force(&mut self, x: &[f64], xd: &[f64], out: &mut [f64]) -> Result<(), SolveError>;

@@ -1,8 +1,8 @@
 //! Bead on a circle (seed 002): a unit particle on the circle ½(|p|² − R²) = 0 under gravity,
 //! released at rest from angle `angle0` (measured from +x, counter-clockwise; seed 002 starts at
-//! p = (1, 0)). No closed-form reference; energy is conserved exactly by the true motion.
+//! p = (1, 0)). Reference: it is a pendulum of length R, so the exact θ(t) of [`super::pendulum`].
 
-use super::{AngleChain, EnergyScale, Scene, SceneError};
+use super::{AngleChain, EnergyScale, Reference, Scene, SceneError};
 use crate::constraint::Circle;
 use crate::model::{Body, Force, System};
 use crate::params::{Domain, ParamSpec, ParamValues};
@@ -33,7 +33,18 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
         system,
         q0: vec![r * a0.cos(), r * a0.sin()],
         v0: vec![0.0, 0.0],
-        reference: None,
+        // The bead is a pendulum of length R about the circle's centre, released at rest from
+        // θ₀ = angle0 + π/2 measured from the downward vertical.
+        reference: {
+            let theta0 = (a0 + std::f64::consts::FRAC_PI_2 + std::f64::consts::PI)
+                .rem_euclid(2.0 * std::f64::consts::PI)
+                - std::f64::consts::PI;
+            (theta0.abs() < std::f64::consts::PI - 1e-9).then_some(Reference::Pendulum {
+                length: r,
+                gravity: g,
+                theta0,
+            })
+        },
         energy_scale: EnergyScale { joules: m * g * r, definition: "m g R" },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![r]))),
     })

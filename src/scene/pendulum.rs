@@ -22,6 +22,13 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec { name: "mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "bob mass" },
     ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "downward gravity g" },
+    ParamSpec {
+        name: "omega0",
+        default: 0.0,
+        unit: "rad/s",
+        domain: Domain::Real,
+        doc: "initial angular velocity (the exact reference needs 0)",
+    },
 ];
 
 /// The exact period \[s\] of a pendulum of length `l` \[m\] released at rest from `theta0` \[rad\]
@@ -41,7 +48,7 @@ pub fn exact_angle(l: f64, g: f64, theta0: f64, t: f64) -> f64 {
 
 /// Builds the pendulum scene.
 pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (l, t0, m, g) = (p.get("length"), p.get("theta0"), p.get("mass"), p.get("gravity"));
+    let (l, t0, m, g, w0) = (p.get("length"), p.get("theta0"), p.get("mass"), p.get("gravity"), p.get("omega0"));
     if t0.abs() >= std::f64::consts::PI {
         return Err(SceneError::Geometry {
             scene: "pendulum",
@@ -58,8 +65,9 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
         name: "pendulum",
         system,
         q0: vec![l * t0.sin(), -l * t0.cos()],
-        v0: vec![0.0, 0.0],
-        reference: Some(Reference::Pendulum { length: l, gravity: g, theta0: t0 }),
+        v0: vec![l * w0 * t0.cos(), l * w0 * t0.sin()],
+        // The closed form is for a release at rest.
+        reference: (w0 == 0.0).then_some(Reference::Pendulum { length: l, gravity: g, theta0: t0 }),
         energy_scale: EnergyScale { joules: m * g * l, definition: "m g L" },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![l]))),
     })

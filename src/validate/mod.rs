@@ -1,0 +1,190 @@
+//! `tinkertoy validate`: every applicable cell against properties that must hold and cases with
+//! known answers, as a scorecard (DESIGN.md §6; issue "Verification").
+//!
+//! The checks iterate the registries (or any list given by the caller, so a test can validate a
+//! formulation that is not registered): a formulation added in one new file is validated with no
+//! other change. Expected failures of a method (explicit Euler's energy growth, Baumgarte feedback
+//! beyond its stability bound) are checked as laws and reported as "behaves as predicted".
+
+mod cases;
+mod laws;
+
+use crate::experiment::{CellSpec, RunResult, run};
+use crate::formulation::registry::FormulationEntry;
+use crate::integrator::Control;
+use crate::integrator::registry::{IntegratorEntry, IntegratorKind};
+use crate::linsolve::registry::SolverEntry;
+use crate::params::{fmt_num, resolve};
+use crate::scene::Scene;
+use std::fmt::Write;
+
+/// The verdict of one check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Within tolerance.
+    Pass,
+    /// Outside tolerance.
+    Fail,
+    /// A predicted behaviour (often a defect of the method, such as energy growth) observed as
+    /// predicted.
+    AsPredicted,
+    /// Measured and reported, not asserted (e.g. the power of feedback forces).
+    Info,
+}
+
+impl Outcome {
+    /// Scorecard text.
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "FAIL",
+            Outcome::AsPredicted => "behaves as predicted",
+            Outcome::Info => "info",
+        }
+    }
+}
+
+/// One line of the scorecard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    /// The property or reference case.
+    pub case: String,
+    /// The cell (formulation · solver · integrator · step) or method it applies to.
+    pub cell: String,
+    /// The measured quantity.
+    pub measured: f64,
+    /// The tolerance or prediction, as text.
+    pub tolerance: String,
+    /// The verdict.
+    pub outcome: Outcome,
+    /// What is expected and why (one line).
+    pub note: String,
+}
+
+/// What to validate.
+pub struct Selection<'a> {
+    /// Formulations.
+    pub formulations: Vec<&'a FormulationEntry>,
+    /// Linear solvers.
+    pub solvers: Vec<&'static SolverEntry>,
+    /// Integrators.
+    pub integrators: Vec<&'static IntegratorEntry>,
+}
+
+/// Parameters that make an iterative solver accurate enough not to pollute what is validated
+/// (relative residual 1e-13, up to 1e5 iterations); none for direct solvers.
+pub(crate) fn tight(s: &SolverEntry) -> Vec<(String, f64)> {
+    if s.params.iter().any(|p| p.name == "tol") {
+        vec![("tol".into(), 1e-13), ("max_iter".into(), 1e5)]
+    } else {
+        vec![]
+    }
+}
+
+/// Runs one cell with `record_state`, or None if it is not applicable.
+pub(crate) fn run_cell(
+    scene: &Scene,
+    f: &FormulationEntry,
+    s: &'static SolverEntry,
+    i: &'static IntegratorEntry,
+    control: Control,
+    duration: f64,
+    interval: f64,
+) -> Option<RunResult> {
+    let spec = CellSpec {
+        formulation: f,
+        formulation_params: resolve(f.name, f.params, &[]).ok()?,
+        solver: s,
+        solver_params: resolve(s.name, s.params, &tight(s)).ok()?,
+        integrator: i,
+        control,
+        duration,
+        sample_interval: interval,
+        drift_bound: 1e6,
+        record_state: true,
+    };
+    let r = run(scene, &spec);
+    (r.summary.status.label() != "n/a").then_some(r)
+}
+
+/// "formulation · solver · integrator · h=…" for a cell.
+pub(crate) fn cell_name(f: &FormulationEntry, s: &SolverEntry, i: &IntegratorEntry, control: Control) -> String {
+    let c = match control {
+        Control::Fixed { h } => format!("h={}", fmt_num(h)),
+        Control::Adaptive { rtol, .. } => format!("tol={}", fmt_num(rtol)),
+    };
+    format!("{} · {} · {} · {c}", f.name, s.name, i.name)
+}
+
+/// The integrators of the selection of a kind.
+pub(crate) fn of_kind<'s>(
+    sel: &'s Selection,
+    pred: fn(IntegratorKind) -> bool,
+) -> impl Iterator<Item = &'static IntegratorEntry> + 's {
+    sel.integrators.iter().copied().filter(move |i| pred(i.kind))
+}
+
+/// Runs every check on the selection.
+pub fn run_all(sel: &Selection) -> Vec<Check> {
+    let mut out = Vec::new();
+    laws::orthogonality(sel, &mut out);
+    laws::drift(sel, &mut out);
+    laws::feedback_power(sel, &mut out);
+    cases::pendulum(sel, &mut out);
+    cases::small_angle(sel, &mut out);
+    cases::bead(sel, &mut out);
+    cases::stored(sel, &mut out);
+    laws::energy_laws(sel, &mut out);
+    laws::baumgarte(sel, &mut out);
+    out
+}
+
+/// The scorecard as aligned plain text.
+pub fn scorecard_text(checks: &[Check]) -> String {
+    let mut out = String::new();
+    let w0 = checks.iter().map(|c| c.case.len()).max().unwrap_or(4).max(4);
+    let w1 = checks.iter().map(|c| c.cell.chars().count()).max().unwrap_or(4).max(4);
+    let _ = writeln!(out, "{:<w0$}  {:<w1$}  {:>10}  {:<22}  verdict", "case", "cell", "measured", "tolerance");
+    for c in checks {
+        let _ = writeln!(
+            out,
+            "{:<w0$}  {:<w1$}  {:>10.3e}  {:<22}  {}",
+            c.case,
+            c.cell,
+            c.measured,
+            c.tolerance,
+            c.outcome.label()
+        );
+    }
+    let count = |o: Outcome| checks.iter().filter(|c| c.outcome == o).count();
+    let _ = writeln!(
+        out,
+        "\n{} checks: {} pass, {} behave as predicted, {} info, {} FAIL",
+        checks.len(),
+        count(Outcome::Pass),
+        count(Outcome::AsPredicted),
+        count(Outcome::Info),
+        count(Outcome::Fail)
+    );
+    out
+}
+
+/// The scorecard as Markdown, with each check's explanation.
+pub fn scorecard_markdown(checks: &[Check]) -> String {
+    let mut out = String::from(
+        "# Validation scorecard\n\n| case | cell | measured | tolerance | verdict | why |\n|---|---|---|---|---|---|\n",
+    );
+    for c in checks {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.3e} | {} | {} | {} |",
+            c.case,
+            c.cell,
+            c.measured,
+            c.tolerance,
+            c.outcome.label(),
+            c.note
+        );
+    }
+    out
+}

@@ -1,0 +1,165 @@
+//! Property tests, each named after the law it checks.
+
+use nalgebra::{DMatrix, DVector};
+use proptest::prelude::*;
+use tinkertoy::constraint::Line;
+use tinkertoy::formulation::Dynamics;
+use tinkertoy::formulation::registry::FORMULATIONS;
+use tinkertoy::integrator::Integrator;
+use tinkertoy::integrator::registry::{self as integrators, INTEGRATORS};
+use tinkertoy::integrator::{Control, SymplecticEuler};
+use tinkertoy::linsolve::registry::{self as solvers, SOLVERS, SolverKind};
+use tinkertoy::model::{Body, Force, System};
+use tinkertoy::params::resolve;
+use tinkertoy::scene::registry::SCENES;
+use tinkertoy::scene::{EnergyScale, Scene};
+use tinkertoy::validate::{Outcome, Selection, run_all};
+
+fn small(name: &str) -> Vec<(String, f64)> {
+    match name {
+        "chain" => vec![("n".into(), 6.0)],
+        "cloth" => vec![("width".into(), 4.0), ("height".into(), 3.0)],
+        _ => vec![],
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// For ideal constraints the constraint force Q̂ = M q̈ − Q that a formulation applies lies in
+    /// range(Jᵀ): ‖Nᵀ Q̂‖ ≤ 1e-10·max(‖Q̂‖, ‖Q‖) with N an orthonormal basis of null(J), hence
+    /// Q̂·v = 0 for every legal velocity v. Random scenes, random reduced configurations where the
+    /// scene has a parametrization, random legal velocities; every formulation × direct solver.
+    #[test]
+    fn constraint_force_does_no_virtual_work_on_legal_velocities(
+        scene_index in 0..SCENES.len(),
+        seed in prop::collection::vec(-1.0f64..1.0, 40),
+    ) {
+        let entry = &SCENES[scene_index];
+        let mut scene = entry.build_with(&small(entry.name)).unwrap();
+        if let Some(p) = scene.parametrization.as_ref() {
+            let k = p.dim();
+            let (mut u, mut ud) = (vec![0.0; k], vec![0.0; k]);
+            p.reduce(&scene.q0, &scene.v0, &mut u, &mut ud);
+            for (i, ui) in u.iter_mut().enumerate() { *ui += 0.8 * seed[i % seed.len()]; }
+            p.position(&u, &mut scene.q0);
+        }
+        let sys = &scene.system;
+        let (m, n) = (sys.nrows(), sys.ndof());
+        let mut jac = sys.jacobian_layout();
+        sys.fill_jacobian(&scene.q0, &mut jac);
+        let mut dense = vec![0.0; m * n];
+        jac.to_dense(&mut dense);
+        let j = DMatrix::from_column_slice(m, n, &dense);
+        let eig = (j.transpose() * &j).symmetric_eigen();
+        let max = eig.eigenvalues.amax();
+        let cols: Vec<DVector<f64>> = (0..n).filter(|&k| eig.eigenvalues[k] <= 1e-12 * max).map(|k| eig.eigenvectors.column(k).into_owned()).collect();
+        let nul = DMatrix::from_columns(&cols);
+        let r = DVector::from_fn(nul.ncols(), |i, _| seed[(i + 7) % seed.len()]);
+        scene.v0 = (&nul * r).as_slice().to_vec();
+        for f in FORMULATIONS {
+            for s in SOLVERS.iter().filter(|s| s.kind == SolverKind::Direct) {
+                let Ok(d) = (f.build)(&resolve("f", f.params, &[]).unwrap(), &scene, (s.build)(&resolve("s", s.params, &[]).unwrap())) else { continue };
+                let mut qf = vec![0.0; n];
+                let mut qhat = vec![0.0; n];
+                match d {
+                    Dynamics::Ode(mut ode) => {
+                        let dd = ode.dim();
+                        let (mut x, mut xd, mut a) = (vec![0.0; dd], vec![0.0; dd], vec![0.0; dd]);
+                        ode.initial(&mut x, &mut xd);
+                        if ode.accel(&x, &xd, &mut a).is_err() { continue } // singular configuration drawn
+                        let (mut q, mut v, mut qdd) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                        ode.cartesian(&x, &xd, &mut q, &mut v);
+                        ode.cartesian_acceleration(&x, &xd, &a, &mut qdd);
+                        sys.applied_forces(&q, &v, &mut qf);
+                        for i in 0..n { qhat[i] = sys.mass()[i] * qdd[i] - qf[i]; }
+                    }
+                    Dynamics::Stepper(mut st) => {
+                        let h = 1e-3;
+                        let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+                        if st.step(h, &mut q, &mut v).is_err() { continue }
+                        sys.applied_forces(&scene.q0, &scene.v0, &mut qf);
+                        for i in 0..n { qhat[i] = sys.mass()[i] * (v[i] - scene.v0[i]) / h - qf[i]; }
+                    }
+                }
+                let qhat = DVector::from_vec(qhat);
+                let scale = qhat.norm().max(DVector::from_vec(qf).norm());
+                let ratio = (nul.transpose() * &qhat).norm() / scale;
+                prop_assert!(ratio <= 1e-10, "{} · {} on {}: |N^T Qc| / scale = {ratio:e}", f.name, s.name, entry.name);
+            }
+        }
+    }
+
+    /// Explicit Euler on ẍ = −ω²x multiplies the energy by exactly 1 + h²ω² every step:
+    /// E⁺ = ½(v − hω²x)² + ½ω²(x + hv)² = (1 + h²ω²)·E.
+    #[test]
+    fn explicit_euler_multiplies_oscillator_energy_by_one_plus_h2_omega2(h in 1e-3f64..0.2, w in 0.1f64..5.0, x0 in -2.0f64..2.0, v0 in -2.0f64..2.0) {
+        prop_assume!(x0.abs() + v0.abs() > 1e-3);
+        let (x1, v1) = (x0 + h * v0, v0 - h * w * w * x0); // the integrator's update, written out
+        let e = |x: f64, v: f64| 0.5 * v * v + 0.5 * w * w * x * x;
+        // Rounding: each energy is a sum of O(E) terms, so the ratio is exact to a few ulps.
+        prop_assert!((e(x1, v1) / e(x0, v0) - (1.0 + h * h * w * w)).abs() <= 1e-13);
+        // And the registered integrator does exactly that update.
+        let mut it = (integrators::find("explicit_euler").unwrap().build.unwrap())(Control::Fixed { h });
+        it.prepare(1);
+        struct Osc(f64);
+        impl tinkertoy::formulation::SecondOrderOde for Osc {
+            fn dim(&self) -> usize { 1 }
+            fn initial(&self, _: &mut [f64], _: &mut [f64]) {}
+            fn accel(&mut self, x: &[f64], _: &[f64], a: &mut [f64]) -> Result<(), tinkertoy::linsolve::SolveError> { a[0] = -self.0 * x[0]; Ok(()) }
+            fn cartesian(&self, _: &[f64], _: &[f64], _: &mut [f64], _: &mut [f64]) {}
+            fn cartesian_acceleration(&self, _: &[f64], _: &[f64], _: &[f64], _: &mut [f64]) {}
+            fn constraint_force(&mut self, _: &[f64], _: &[f64], _: &mut [f64]) -> Result<(), tinkertoy::linsolve::SolveError> { Ok(()) }
+            fn solver_counters(&self) -> tinkertoy::formulation::SolverCounters { Default::default() }
+        }
+        let (mut x, mut v) = ([x0], [v0]);
+        it.step(&mut Osc(w * w), &mut x, &mut v, h).unwrap();
+        prop_assert!((x[0] - x1).abs() <= 1e-15 * (1.0 + x1.abs()) && (v[0] - v1).abs() <= 1e-15 * (1.0 + v1.abs()));
+    }
+
+    /// Critically damped Baumgarte feedback (k_s = ω², k_d = 2ω) on a linear constraint, integrated
+    /// by symplectic Euler: the constraint error decays iff hω < 2(√2 − 1) (the one-step map
+    /// [[1 − h²ω², h(1 − 2hω)], [−hω², 1 − 2hω]] has spectral radius < 1 exactly then).
+    #[test]
+    fn baumgarte_error_decays_iff_h_omega_below_2_sqrt2_minus_2(hw in 0.05f64..0.98) {
+        let bound = 2.0 * (2f64.sqrt() - 1.0);
+        prop_assume!((hw - bound).abs() > 0.02); // near the bound the decay is too slow to see
+        let h = 0.01;
+        let w = hw / h;
+        let mut system = System::new();
+        system.add_body(Body::particle2(1.0)).unwrap();
+        system.add_force(Force::Gravity { g: [0.0, -9.81, 0.0] }).unwrap();
+        system.add_constraint(Box::new(Line::new(0, 2, [0.0; 3], [1.0, 0.3, 0.0]))).unwrap();
+        let scene = Scene { name: "line", system, q0: vec![-0.03, 0.1], v0: vec![0.0, 0.0], reference: None, energy_scale: EnergyScale { joules: 1.0, definition: "1 J" }, parametrization: None };
+        let f = tinkertoy::formulation::registry::find("force").unwrap();
+        let params = resolve("f", f.params, &[("ks".into(), w * w), ("kd".into(), 2.0 * w)]).unwrap();
+        let s = solvers::find("dense_lu").unwrap();
+        let Dynamics::Ode(mut ode) = (f.build)(&params, &scene, (s.build)(&resolve("s", &[], &[]).unwrap())).unwrap() else { panic!() };
+        let mut it = SymplecticEuler::new(h);
+        it.prepare(2);
+        let (mut x, mut v) = (scene.q0.clone(), scene.v0.clone());
+        let mut c = [0.0];
+        scene.system.eval_constraints(&x, &mut c);
+        let c0 = c[0].abs();
+        for _ in 0..2000 {
+            if it.step(ode.as_mut(), &mut x, &mut v, h).is_err() { break }
+        }
+        scene.system.eval_constraints(&x, &mut c);
+        let decays = c[0].abs() < c0; // NaN (blow-up) counts as not decaying
+        prop_assert_eq!(decays, hw < bound, "h w = {}: |C| {:e} -> {:e}", hw, c0, c[0].abs());
+    }
+}
+
+/// Symplectic Euler and Verlet keep the pendulum's energy bounded with no secular trend over 1000
+/// periods, while RK4's energy error grows linearly (checked by the validate laws).
+#[test]
+fn symplectic_integrators_keep_energy_bounded_and_rk4_drifts() {
+    let sel = Selection { formulations: vec![], solvers: vec![], integrators: INTEGRATORS.iter().collect() };
+    let checks = run_all(&sel);
+    for (case, min) in [("bounded energy, no secular trend", 2), ("secular energy drift", 1), ("energy error order", 1)]
+    {
+        let these: Vec<_> = checks.iter().filter(|c| c.case == case).collect();
+        assert!(these.len() >= min, "{case}: {these:?}");
+        assert!(these.iter().all(|c| c.outcome != Outcome::Fail), "{case}: {these:?}");
+    }
+}
