@@ -1,6 +1,6 @@
 //! Property tests, each named after the law it checks.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 use proptest::prelude::*;
 use tinkertoy::constraint::Line;
 use tinkertoy::formulation::Dynamics;
@@ -13,7 +13,7 @@ use tinkertoy::model::{Body, Force, System};
 use tinkertoy::params::resolve;
 use tinkertoy::scene::registry::SCENES;
 use tinkertoy::scene::{EnergyScale, Scene};
-use tinkertoy::validate::{Outcome, Selection, run_all};
+use tinkertoy::validate::{Outcome, Selection, null_space, run_all};
 
 fn small(name: &str) -> Vec<(String, f64)> {
     match name {
@@ -45,16 +45,8 @@ proptest! {
             p.position(&u, &mut scene.q0);
         }
         let sys = &scene.system;
-        let (m, n) = (sys.nrows(), sys.ndof());
-        let mut jac = sys.jacobian_layout();
-        sys.fill_jacobian(&scene.q0, &mut jac);
-        let mut dense = vec![0.0; m * n];
-        jac.to_dense(&mut dense);
-        let j = DMatrix::from_column_slice(m, n, &dense);
-        let eig = (j.transpose() * &j).symmetric_eigen();
-        let max = eig.eigenvalues.amax();
-        let cols: Vec<DVector<f64>> = (0..n).filter(|&k| eig.eigenvalues[k] <= 1e-12 * max).map(|k| eig.eigenvectors.column(k).into_owned()).collect();
-        let nul = DMatrix::from_columns(&cols);
+        let n = sys.ndof();
+        let nul = null_space(&scene);
         let r = DVector::from_fn(nul.ncols(), |i, _| seed[(i + 7) % seed.len()]);
         scene.v0 = (&nul * r).as_slice().to_vec();
         for f in FORMULATIONS {

@@ -9,94 +9,69 @@
 //! (seed 002); the feedback turns C into a damped oscillator C̈ + k_d Ċ + k_s C = 0.
 //! λ of the previous evaluation is the warm start of iterative solvers.
 
+use super::normal::NormalSolve;
 use super::{Gains, NotApplicable, SecondOrderOde, SolverCounters};
-use crate::linsolve::{LinearSolver, Operator, SolveError};
-use crate::model::System;
+use crate::linsolve::{LinearSolver, SolveError};
 use crate::scene::Scene;
-use crate::sparse::{BlockJacobian, NormalMatrix};
 
 /// The force-based formulation on one scene, with its workspaces.
 pub struct Force<'a> {
-    system: &'a System,
+    ns: NormalSolve<'a>,
     q0: &'a [f64],
     v0: &'a [f64],
     gains: Gains,
-    solver: Box<dyn LinearSolver>,
-    jac: BlockJacobian,
-    pattern: NormalMatrix,
     applied: Vec<f64>,
     wq: Vec<f64>,
     c: Vec<f64>,
     cdot: Vec<f64>,
     jdv: Vec<f64>,
-    rhs: Vec<f64>,
-    lambda: Vec<f64>,
     qhat: Vec<f64>,
-    counters: SolverCounters,
 }
 
 impl<'a> Force<'a> {
     /// Sets up the formulation (Jacobian layout, J W Jᵀ pattern, solver preparation) for `scene`.
-    pub fn new(scene: &'a Scene, gains: Gains, mut solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let system = &scene.system;
-        let (q0, v0) = (&scene.q0[..], &scene.v0[..]);
-        let jac = system.jacobian_layout();
-        let pattern = NormalMatrix::new(&jac);
-        let (n, m) = (system.ndof(), system.nrows());
-        solver
-            .prepare(&Operator::Normal { jac: &jac, w: system.inv_mass(), pattern: &pattern })
-            .map_err(|e| NotApplicable(e.to_string()))?;
+    pub fn new(scene: &'a Scene, gains: Gains, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
+        let (n, m) = (scene.system.ndof(), scene.system.nrows());
         Ok(Force {
-            system,
-            q0,
-            v0,
+            ns: NormalSolve::new(&scene.system, solver)?,
+            q0: &scene.q0,
+            v0: &scene.v0,
             gains,
-            solver,
-            jac,
-            pattern,
             applied: vec![0.0; n],
             wq: vec![0.0; n],
             c: vec![0.0; m],
             cdot: vec![0.0; m],
             jdv: vec![0.0; m],
-            rhs: vec![0.0; m],
-            lambda: vec![0.0; m],
             qhat: vec![0.0; n],
-            counters: SolverCounters::default(),
         })
     }
 
     /// Solves Witkin eq. 11 at (q, v), leaving Q in `applied` and Q̂ in `qhat`.
     fn evaluate(&mut self, q: &[f64], v: &[f64], count: bool) -> Result<(), SolveError> {
-        let sys = self.system;
-        let w = sys.inv_mass();
+        let sys = self.ns.system;
         sys.applied_forces(q, v, &mut self.applied);
-        sys.fill_jacobian(q, &mut self.jac);
+        self.ns.update_jacobian(q);
         sys.eval_constraints(q, &mut self.c);
         sys.jdot_v(q, v, &mut self.jdv);
-        self.jac.mul(v, &mut self.cdot);
-        for ((wq, qi), wi) in self.wq.iter_mut().zip(&self.applied).zip(w) {
+        self.ns.jac.mul(v, &mut self.cdot);
+        for ((wq, qi), wi) in self.wq.iter_mut().zip(&self.applied).zip(sys.inv_mass()) {
             *wq = wi * qi;
         }
-        self.jac.mul(&self.wq, &mut self.rhs);
+        self.ns.jac.mul(&self.wq, &mut self.ns.rhs);
         let Gains { ks, kd } = self.gains;
-        for i in 0..self.rhs.len() {
+        for (i, b) in self.ns.rhs.iter_mut().enumerate() {
             // Witkin eq. 11: b = −J̇v − J W Q − k_s C − k_d Ċ
-            self.rhs[i] = -self.jdv[i] - self.rhs[i] - ks * self.c[i] - kd * self.cdot[i];
+            *b = -self.jdv[i] - *b - ks * self.c[i] - kd * self.cdot[i];
         }
-        let op = Operator::Normal { jac: &self.jac, w, pattern: &self.pattern };
-        let info = self.solver.solve(&op, &self.rhs, &mut self.lambda)?;
-        if count {
-            self.counters.record(info);
-        }
-        self.jac.mul_t(&self.lambda, &mut self.qhat);
+        self.ns.solve(count)?;
+        self.ns.jac.mul_t(&self.ns.lambda, &mut self.qhat);
         Ok(())
     }
 }
 
 impl SecondOrderOde for Force<'_> {
     fn dim(&self) -> usize {
-        self.system.ndof()
+        self.ns.system.ndof()
     }
 
     fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
@@ -106,7 +81,7 @@ impl SecondOrderOde for Force<'_> {
 
     fn accel(&mut self, x: &[f64], xd: &[f64], a: &mut [f64]) -> Result<(), SolveError> {
         self.evaluate(x, xd, true)?;
-        for (((ai, qi), qh), wi) in a.iter_mut().zip(&self.applied).zip(&self.qhat).zip(self.system.inv_mass()) {
+        for (((ai, qi), qh), wi) in a.iter_mut().zip(&self.applied).zip(&self.qhat).zip(self.ns.system.inv_mass()) {
             *ai = wi * (qi + qh); // a = W (Q + Q̂)
         }
         Ok(())
@@ -128,6 +103,6 @@ impl SecondOrderOde for Force<'_> {
     }
 
     fn solver_counters(&self) -> SolverCounters {
-        self.counters
+        self.ns.counters
     }
 }

@@ -8,11 +8,10 @@
 //! is linear in q, C⁺ = C + h_s J v⁺ = (1 − β) C exactly. With `gauss_seidel` as the solver the
 //! solve is the sequential-impulse sweep; λ of the previous step is the warm start when enabled.
 
+use super::normal::NormalSolve;
 use super::{NotApplicable, SolverCounters, Stepper};
-use crate::linsolve::{LinearSolver, Operator, SolveError};
-use crate::model::System;
+use crate::linsolve::{LinearSolver, SolveError};
 use crate::scene::Scene;
-use crate::sparse::{BlockJacobian, NormalMatrix};
 
 /// Options of the impulse stepper.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,48 +26,26 @@ pub struct ImpulseOptions {
 
 /// The impulse-based stepper on one scene, with its workspaces.
 pub struct Impulse<'a> {
-    system: &'a System,
+    ns: NormalSolve<'a>,
     opts: ImpulseOptions,
-    solver: Box<dyn LinearSolver>,
-    jac: BlockJacobian,
-    pattern: NormalMatrix,
     applied: Vec<f64>,
     c: Vec<f64>,
-    rhs: Vec<f64>,
-    lambda: Vec<f64>,
     dv: Vec<f64>,
     qhat: Vec<f64>,
-    counters: SolverCounters,
     force_evals: u64,
 }
 
 impl<'a> Impulse<'a> {
     /// Sets up the stepper for `scene` (its initial state is used by the runner).
-    pub fn new(
-        scene: &'a Scene,
-        opts: ImpulseOptions,
-        mut solver: Box<dyn LinearSolver>,
-    ) -> Result<Self, NotApplicable> {
-        let system = &scene.system;
-        let jac = system.jacobian_layout();
-        let pattern = NormalMatrix::new(&jac);
-        let (n, m) = (system.ndof(), system.nrows());
-        solver
-            .prepare(&Operator::Normal { jac: &jac, w: system.inv_mass(), pattern: &pattern })
-            .map_err(|e| NotApplicable(e.to_string()))?;
+    pub fn new(scene: &'a Scene, opts: ImpulseOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
+        let (n, m) = (scene.system.ndof(), scene.system.nrows());
         Ok(Impulse {
-            system,
+            ns: NormalSolve::new(&scene.system, solver)?,
             opts,
-            solver,
-            jac,
-            pattern,
             applied: vec![0.0; n],
             c: vec![0.0; m],
-            rhs: vec![0.0; m],
-            lambda: vec![0.0; m],
             dv: vec![0.0; n],
             qhat: vec![0.0; n],
-            counters: SolverCounters::default(),
             force_evals: 0,
         })
     }
@@ -78,7 +55,7 @@ impl Stepper for Impulse<'_> {
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
         let hs = h / self.opts.substeps as f64;
         for _ in 0..self.opts.substeps {
-            let sys = self.system;
+            let sys = self.ns.system;
             let w = sys.inv_mass();
             // v* = v + h_s W Q
             sys.applied_forces(q, v, &mut self.applied);
@@ -87,21 +64,19 @@ impl Stepper for Impulse<'_> {
                 *vi += hs * wi * qi;
             }
             // J W Jᵀ λ = −(J v* + (β/h_s) C)
-            sys.fill_jacobian(q, &mut self.jac);
+            self.ns.update_jacobian(q);
             sys.eval_constraints(q, &mut self.c);
-            self.jac.mul(v, &mut self.rhs);
+            self.ns.jac.mul(v, &mut self.ns.rhs);
             let bias = self.opts.beta / hs;
-            for (r, c) in self.rhs.iter_mut().zip(&self.c) {
+            for (r, c) in self.ns.rhs.iter_mut().zip(&self.c) {
                 *r = -(*r + bias * c);
             }
             if !self.opts.warm_start {
-                self.lambda.fill(0.0);
+                self.ns.lambda.fill(0.0);
             }
-            let op = Operator::Normal { jac: &self.jac, w, pattern: &self.pattern };
-            let info = self.solver.solve(&op, &self.rhs, &mut self.lambda)?;
-            self.counters.record(info);
+            self.ns.solve(true)?;
             // v⁺ = v* + W Jᵀ λ;  q⁺ = q + h_s v⁺
-            self.jac.mul_t(&self.lambda, &mut self.dv);
+            self.ns.jac.mul_t(&self.ns.lambda, &mut self.dv);
             for i in 0..v.len() {
                 self.qhat[i] = self.dv[i] / hs;
                 v[i] += w[i] * self.dv[i];
@@ -116,7 +91,7 @@ impl Stepper for Impulse<'_> {
     }
 
     fn solver_counters(&self) -> SolverCounters {
-        self.counters
+        self.ns.counters
     }
 
     fn force_evaluations(&self) -> u64 {

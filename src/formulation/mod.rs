@@ -8,6 +8,7 @@
 mod force;
 mod impulse;
 mod lagrangian;
+pub mod normal;
 pub mod registry;
 
 pub use force::Force;

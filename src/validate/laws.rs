@@ -30,8 +30,9 @@ fn build(name: &str, params: &[(&str, f64)]) -> Scene {
     scenes::find(name).expect("registered scene").build_with(&given).expect("valid built-in parameters")
 }
 
-/// Orthonormal basis of null(J) (columns), from the eigenvectors of JᵀJ with eigenvalue ≤ 1e-12·max.
-fn null_space(scene: &Scene) -> DMatrix<f64> {
+/// Orthonormal basis of null(J(q0)) (columns), from the eigenvectors of JᵀJ with eigenvalue
+/// ≤ 1e-12·max: the legal velocities of the scene at its current q0.
+pub fn null_space(scene: &Scene) -> DMatrix<f64> {
     let sys = &scene.system;
     let (m, n) = (sys.nrows(), sys.ndof());
     let mut jac = sys.jacobian_layout();

@@ -9,6 +9,8 @@
 mod cases;
 mod laws;
 
+pub use laws::null_space;
+
 use crate::experiment::{CellSpec, RunResult, run};
 use crate::formulation::registry::FormulationEntry;
 use crate::integrator::Control;
