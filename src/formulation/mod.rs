@@ -9,11 +9,13 @@ mod force;
 mod impulse;
 mod lagrangian;
 pub mod normal;
+mod rattle;
 pub mod registry;
 
 pub use force::Force;
 pub use impulse::Impulse;
 pub use lagrangian::Lagrangian;
+pub use rattle::{Rattle, RattleOptions};
 
 use crate::linsolve::{SolveError, SolveInfo};
 

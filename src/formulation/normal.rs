@@ -59,4 +59,15 @@ impl<'a> NormalSolve<'a> {
         }
         Ok(())
     }
+
+    /// Like [`NormalSolve::solve`] with the matrix of the last solve (J unchanged since): direct
+    /// solvers reuse their factorization.
+    pub fn solve_same(&mut self, count: bool) -> Result<(), SolveError> {
+        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern };
+        let info = self.solver.solve_same(&op, &self.rhs, &mut self.lambda)?;
+        if count {
+            self.counters.record(info);
+        }
+        Ok(())
+    }
 }

@@ -2,7 +2,7 @@
 //! line here; the runner, `tinkertoy list` and the conformance tests pick it up.
 
 use super::impulse::ImpulseOptions;
-use super::{Dynamics, Force, Gains, Impulse, Lagrangian, NotApplicable};
+use super::{Dynamics, Force, Gains, Impulse, Lagrangian, NotApplicable, Rattle, RattleOptions};
 use crate::linsolve::LinearSolver;
 use crate::params::{Domain, ParamSpec, ParamValues};
 use crate::scene::Scene;
@@ -102,6 +102,23 @@ fn check_impulse(p: &ParamValues) -> Result<(), String> {
     Ok(())
 }
 
+const RATTLE_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "tol",
+        default: 1e-10,
+        unit: "units of C",
+        domain: Domain::Positive,
+        doc: "Newton stops when |C|inf <= tol",
+    },
+    ParamSpec {
+        name: "max_iter",
+        default: 50.0,
+        unit: "1",
+        domain: Domain::Integer { min: 1, max: 100_000 },
+        doc: "Newton iterations per step before the run fails",
+    },
+];
+
 /// Every formulation.
 pub const FORMULATIONS: &[FormulationEntry] = &[
     FormulationEntry {
@@ -123,6 +140,16 @@ pub const FORMULATIONS: &[FormulationEntry] = &[
                 substeps: p.get_usize("substeps"),
             };
             Ok(Dynamics::Stepper(Box::new(Impulse::new(scene, opts, solver)?)))
+        },
+    },
+    FormulationEntry {
+        name: "rattle",
+        summary: "SHAKE/RATTLE: symplectic, order 2, on C = 0 and J v = 0 to tol (Newton with one factorization per step); a stepper",
+        params: RATTLE_PARAMS,
+        check: |_| Ok(()),
+        build: |p, scene, solver| {
+            let opts = RattleOptions { tol: p.get("tol"), max_iter: p.get_usize("max_iter") };
+            Ok(Dynamics::Stepper(Box::new(Rattle::new(scene, opts, solver)?)))
         },
     },
     FormulationEntry {

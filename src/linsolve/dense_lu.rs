@@ -52,6 +52,11 @@ impl LinearSolver for DenseLu {
                 nalgebra::linalg::gauss_step(&mut self.a, diag, i);
             }
         }
+        self.solve_same(op, b, x)
+    }
+
+    fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        let n = op.dim();
         self.rhs.as_mut_slice().copy_from_slice(b);
         for i in 0..n {
             self.rhs.swap_rows(i, self.pivots[i]);

@@ -186,6 +186,12 @@ pub trait LinearSolver: Send {
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError>;
     /// Solves A x = b; `x` holds the warm start on entry (ignored by direct solvers).
     fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError>;
+    /// Solves with the same matrix as the last [`LinearSolver::solve`] (`op` must still describe
+    /// it): direct solvers reuse their factorization (two triangular solves), iterative ones
+    /// simply iterate again. For simplified-Newton loops (RATTLE, projection).
+    fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        self.solve(op, b, x)
+    }
 }
 
 /// Euclidean norm.

@@ -9,7 +9,7 @@ use super::{LinearSolver, Operator, SolveError, SolveInfo, relative_residual};
 use dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::LltError;
 use faer::sparse::linalg::cholesky::{
-    CholeskySymbolicParams, SymbolicCholesky, SymmetricOrdering, factorize_symbolic_cholesky,
+    CholeskySymbolicParams, LltRef, SymbolicCholesky, SymmetricOrdering, factorize_symbolic_cholesky,
 };
 use faer::{Conj, MatMut, Par, Side};
 
@@ -80,6 +80,14 @@ impl LinearSolver for SparseCholesky {
                 solver: "sparse_cholesky",
                 pivot: index,
             })?;
+        let _ = llt;
+        self.solve_same(op, b, x)
+    }
+
+    fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        let symbolic = self.symbolic.as_ref().expect("prepare() must run before solve()");
+        let stack = MemStack::new(self.mem.as_mut().expect("prepare() must run before solve()"));
+        let llt = LltRef::new(symbolic, &self.l_values);
         x.copy_from_slice(b);
         let n = x.len();
         llt.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(x, n, 1), Par::Seq, stack);
