@@ -9,7 +9,7 @@
 mod cases;
 mod laws;
 
-pub use laws::null_space;
+pub use laws::{null_space, off_gradient_ratio};
 
 use crate::experiment::{CellSpec, RunResult, run};
 use crate::formulation::registry::FormulationEntry;
