@@ -28,6 +28,8 @@ fn main() {
         sample_interval: 0.5,
         drift_bound: 100.0,
         record_state: false,
+        stabilizer: tinkertoy::stabilization::registry::find("none").expect("registered"),
+        stabilizer_params: Default::default(),
     };
     let r = run(&scene, &cell);
     for smp in &r.samples {

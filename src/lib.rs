@@ -27,4 +27,5 @@ pub mod report;
 pub mod scene;
 pub mod sparse;
 pub mod special;
+pub mod stabilization;
 pub mod validate;

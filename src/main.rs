@@ -12,6 +12,7 @@ use tinkertoy::linsolve::registry::SOLVERS;
 use tinkertoy::params;
 use tinkertoy::report::{self, provenance::Provenance};
 use tinkertoy::scene::registry::SCENES;
+use tinkertoy::stabilization::registry::STABILIZERS;
 use tinkertoy::validate;
 
 /// A research testbed for constrained dynamics.
@@ -56,8 +57,8 @@ enum Command {
         #[arg(long, default_value = "reports")]
         reports: PathBuf,
     },
-    /// Print every registered constraint, scene, formulation, linear solver and integrator with its
-    /// parameters, units and defaults.
+    /// Print every registered constraint, scene, formulation, linear solver, stabilizer and
+    /// integrator with its parameters, units and defaults.
     List,
 }
 
@@ -80,6 +81,11 @@ fn list() -> String {
     for s in SOLVERS {
         out.push_str(&format!("  {:<16} {}\n", s.name, s.summary));
         out.push_str(&params::describe(s.params));
+    }
+    out.push_str("\nPost-step stabilizers\n");
+    for st in STABILIZERS {
+        out.push_str(&format!("  {:<16} {}\n", st.name, st.summary));
+        out.push_str(&params::describe(st.params));
     }
     out.push_str("\nIntegrators\n");
     for i in INTEGRATORS {

@@ -40,7 +40,10 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
     let cases: &[(&str, &[&str])] = &[
         ("bad_yaml.yaml", &["bad_yaml.yaml:4:"]),
         ("unknown_key.yaml", &[":20:1:", "unknown field `speed`", "expected one of name"]),
-        ("unknown_formulation.yaml", &[":7:11:", "formulations[1].name", "`impuls`", "expected one of: force, impulse,", "lagrangian"]),
+        (
+            "unknown_formulation.yaml",
+            &[":7:11:", "formulations[1].name", "`impuls`", "expected one of: force, impulse,", "lagrangian"],
+        ),
         ("negative_h.yaml", &["steps[1]", "-0.01", "0 < h <= duration"]),
         ("zero_h.yaml", &["steps[0]", "= 0", "0 < h <= duration"]),
         ("negative_mass.yaml", &[":4:18:", "`mass` = -1", "> 0"]),

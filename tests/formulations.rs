@@ -34,6 +34,8 @@ fn go(scene: &Scene, c: Cell) -> RunResult {
         sample_interval: c.interval,
         drift_bound: 1e3,
         record_state: true,
+        stabilizer: tinkertoy::stabilization::registry::find("none").expect("registered"),
+        stabilizer_params: Default::default(),
     };
     run(scene, &spec)
 }

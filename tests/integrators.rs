@@ -33,6 +33,8 @@ fn cell(formulation: &str, integrator: &str, control: Control, duration: f64) ->
         sample_interval: duration,
         drift_bound: 10.0,
         record_state: false,
+        stabilizer: tinkertoy::stabilization::registry::find("none").expect("registered"),
+        stabilizer_params: Default::default(),
     }
 }
 

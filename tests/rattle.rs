@@ -28,6 +28,8 @@ fn rattle(scene: &Scene, h: f64, duration: f64) -> RunResult {
         sample_interval: h, // every step
         drift_bound: 1.0,
         record_state: false,
+        stabilizer: tinkertoy::stabilization::registry::find("none").expect("registered"),
+        stabilizer_params: Default::default(),
     };
     let r = run(scene, &spec);
     assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);

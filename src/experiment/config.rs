@@ -148,6 +148,9 @@ pub struct RawConfig {
     pub solvers: Spanned<Vec<RawItem>>,
     /// Integrators to compare.
     pub integrators: Spanned<Vec<RawItem>>,
+    /// Post-step stabilizers to compare (default: `none` only).
+    #[serde(default)]
+    pub stabilizers: Option<Spanned<Vec<RawItem>>>,
     /// Step sizes \[s\] for fixed-step integrators and steppers.
     #[serde(default)]
     pub steps: Option<Spanned<Vec<Spanned<StepValue>>>>,

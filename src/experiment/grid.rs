@@ -14,6 +14,7 @@ use crate::linsolve::registry::{SOLVERS, SolverEntry};
 use crate::params::{self, ParamSpec, ParamValues, fmt_num};
 use crate::scene::Scene;
 use crate::scene::registry::{self as scenes, SceneEntry};
+use crate::stabilization::registry::{STABILIZERS, StabilizerEntry};
 use rayon::prelude::*;
 use serde_saphyr::Spanned;
 
@@ -66,6 +67,8 @@ pub struct Experiment {
     pub solvers: Vec<Item<SolverEntry>>,
     /// Integrators.
     pub integrators: Vec<Item<IntegratorEntry>>,
+    /// Post-step stabilizers.
+    pub stabilizers: Vec<Item<StabilizerEntry>>,
     /// Fixed steps.
     pub steps: Vec<StepChoice>,
     /// Adaptive tolerances.
@@ -91,6 +94,8 @@ pub struct Cell {
     pub solver: usize,
     /// Integrator index.
     pub integrator: usize,
+    /// Stabilizer index.
+    pub stabilizer: usize,
     /// Step control.
     pub step: StepChoice,
 }
@@ -199,6 +204,17 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
     }
     let solvers = items(file, "solvers", &raw.solvers, SOLVERS, |e| e.name, |e| e.params)?;
     let integrators = items(file, "integrators", &raw.integrators, INTEGRATORS, |e| e.name, |_| &[])?;
+    let stabilizers = match &raw.stabilizers {
+        Some(list) => items(file, "stabilizers", list, STABILIZERS, |e| e.name, |e| e.params)?,
+        None => {
+            let entry = &STABILIZERS[0];
+            vec![Item {
+                entry,
+                params: params::resolve("stabilizer", entry.params, &[]).unwrap_or_default(),
+                label: entry.name.to_string(),
+            }]
+        }
+    };
 
     let duration = check_positive(file, "duration", &raw.duration)?;
     let sample_interval = check_positive(file, "sample_interval", &raw.sample_interval)?;
@@ -324,6 +340,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         formulations,
         solvers,
         integrators,
+        stabilizers,
         steps,
         tolerances,
         duration,
@@ -344,15 +361,18 @@ impl Experiment {
                             IntegratorKind::Adaptive { .. } => &self.tolerances,
                             _ => &self.steps,
                         };
-                        for step in choices {
-                            out.push(Cell {
-                                id: out.len(),
-                                variant,
-                                formulation,
-                                solver,
-                                integrator,
-                                step: step.clone(),
-                            });
+                        for stabilizer in 0..self.stabilizers.len() {
+                            for step in choices {
+                                out.push(Cell {
+                                    id: out.len(),
+                                    variant,
+                                    formulation,
+                                    solver,
+                                    integrator,
+                                    stabilizer,
+                                    step: step.clone(),
+                                });
+                            }
                         }
                     }
                 }
@@ -374,6 +394,8 @@ impl Experiment {
             sample_interval: self.sample_interval,
             drift_bound: self.divergence_bound,
             record_state: false,
+            stabilizer: self.stabilizers[cell.stabilizer].entry,
+            stabilizer_params: self.stabilizers[cell.stabilizer].params.clone(),
         }
     }
 

@@ -14,6 +14,8 @@ use crate::linsolve::registry::SolverEntry;
 use crate::metrics::{constraint_power, inf_norm, relative_energy_error};
 use crate::params::ParamValues;
 use crate::scene::{EnergyScale, Scene};
+use crate::stabilization::Stabilizer;
+use crate::stabilization::registry::StabilizerEntry;
 
 /// One cell of an experiment, resolved.
 #[derive(Clone)]
@@ -38,6 +40,10 @@ pub struct CellSpec<'f> {
     pub drift_bound: f64,
     /// Keep q and v in every sample.
     pub record_state: bool,
+    /// Post-step stabilizer (`none` for none).
+    pub stabilizer: &'static StabilizerEntry,
+    /// Its parameters.
+    pub stabilizer_params: ParamValues,
 }
 
 /// Cumulative cost counters.
@@ -255,8 +261,27 @@ struct Probe {
     jac: crate::sparse::BlockJacobian,
 }
 
+/// The driver's counters plus the stabilizer's solves.
+fn total_counters(driver: &Driver, stab: &Option<Box<dyn Stabilizer + '_>>) -> Counters {
+    let mut c = driver.counters();
+    if let Some(s) = stab {
+        let sc = s.counters();
+        c.linear_solves += sc.solves;
+        c.solver_iterations += sc.iterations;
+    }
+    c
+}
+
 impl Probe {
-    fn sample(&mut self, scene: &Scene, driver: &mut Driver, t: f64, e0: f64, record: bool) -> Sample {
+    fn sample(
+        &mut self,
+        scene: &Scene,
+        driver: &mut Driver,
+        stab: &Option<Box<dyn Stabilizer + '_>>,
+        t: f64,
+        e0: f64,
+        record: bool,
+    ) -> Sample {
         let sys = &scene.system;
         let power_ok = match driver {
             Driver::Ode { ode, x, xd, .. } => {
@@ -280,7 +305,7 @@ impl Probe {
             drift_velocity: inf_norm(&self.jv),
             power: if power_ok { constraint_power(&self.qhat, &self.v) } else { f64::NAN },
             reference_error: scene.reference.as_ref().map(|r| r.error(t, &self.q)),
-            counters: driver.counters(),
+            counters: total_counters(driver, stab),
             q: if record { self.q.clone() } else { vec![] },
             v: if record { self.v.clone() } else { vec![] },
         }
@@ -302,6 +327,22 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         Ok(d) => d,
         Err(reason) => return not_applicable(scene, reason),
     };
+    let mut stab =
+        match (cell.stabilizer.build)(&cell.stabilizer_params, scene, (cell.solver.build)(&cell.solver_params)) {
+            Ok(s) => s,
+            Err(e) => return not_applicable(scene, e.0),
+        };
+    if let (Some(_), Driver::Ode { ode, .. }) = (&stab, &driver)
+        && !ode.is_cartesian()
+    {
+        return not_applicable(
+            scene,
+            format!(
+                "stabilizer `{}` corrects Cartesian states; `{}` integrates reduced coordinates, which stay on the constraint manifold",
+                cell.stabilizer.name, cell.formulation.name
+            ),
+        );
+    }
     let sys = &scene.system;
     let (n, m) = (sys.ndof(), sys.nrows());
     let mut probe = Probe {
@@ -315,7 +356,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
     // Stepping formulations advance the Cartesian state in place.
     let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
     let e0 = sys.energy(&scene.q0, &scene.v0);
-    let mut samples = vec![probe.sample(scene, &mut driver, 0.0, e0, cell.record_state)];
+    let mut samples = vec![probe.sample(scene, &mut driver, &stab, 0.0, e0, cell.record_state)];
     let mut status = Status::Ok;
     let mut wall = 0.0;
     let mut t = 0.0;
@@ -326,14 +367,27 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         while t < target {
             let h_max = target - t;
             let step = match &mut driver {
-                Driver::Ode { ode, integrator, x, xd } => integrator
-                    .step(ode.as_mut(), x, xd, h_max)
-                    .map_err(|e| e.to_string())
-                    .map(|h| (h, all_finite(x, xd))),
+                Driver::Ode { ode, integrator, x, xd } => {
+                    let r = integrator.step(ode.as_mut(), x, xd, h_max).map_err(|e| e.to_string());
+                    // A post-step stabilizer moves the state: the integrator's caches go stale.
+                    let r = r.and_then(|h| match stab.as_mut() {
+                        Some(s) if all_finite(x, xd) => {
+                            integrator.reset();
+                            s.apply(x, xd).map(|_| h).map_err(|e| e.to_string())
+                        }
+                        _ => Ok(h),
+                    });
+                    r.map(|h| (h, all_finite(x, xd)))
+                }
                 Driver::Stepper { stepper, h, steps } => {
                     let hs = fixed_step(*h, h_max);
                     *steps += 1;
-                    stepper.step(hs, &mut q, &mut v).map_err(|e| e.to_string()).map(|_| (hs, all_finite(&q, &v)))
+                    let r = stepper.step(hs, &mut q, &mut v).map_err(|e| e.to_string());
+                    let r = r.and_then(|_| match stab.as_mut() {
+                        Some(s) if all_finite(&q, &v) => s.apply(&mut q, &mut v).map_err(|e| e.to_string()),
+                        _ => Ok(()),
+                    });
+                    r.map(|_| (hs, all_finite(&q, &v)))
                 }
             };
             match step {
@@ -357,7 +411,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
             probe.q.copy_from_slice(&q);
             probe.v.copy_from_slice(&v);
         }
-        let mut s = probe.sample(scene, &mut driver, t, e0, cell.record_state);
+        let mut s = probe.sample(scene, &mut driver, &stab, t, e0, cell.record_state);
         s.counters.wall_seconds = wall;
         let drift = s.drift_position;
         samples.push(s);
@@ -369,7 +423,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
             break;
         }
     }
-    let mut counters = driver.counters();
+    let mut counters = total_counters(&driver, &stab);
     counters.wall_seconds = wall;
     let fold = |f: &dyn Fn(&Sample) -> f64| {
         samples.iter().map(f).fold(0.0f64, |m, x| if x.is_nan() || m.is_nan() { f64::NAN } else { m.max(x) })

@@ -105,4 +105,8 @@ impl SecondOrderOde for Force<'_> {
     fn solver_counters(&self) -> SolverCounters {
         self.ns.counters
     }
+
+    fn is_cartesian(&self) -> bool {
+        true
+    }
 }

@@ -58,6 +58,10 @@ pub trait SecondOrderOde: Send {
     fn constraint_force(&mut self, x: &[f64], xd: &[f64], out: &mut [f64]) -> Result<(), SolveError>;
     /// Cumulative solver work of the evaluations so far (measurement solves excluded).
     fn solver_counters(&self) -> SolverCounters;
+    /// Whether x is the Cartesian q itself (so a post-step stabilizer may correct it).
+    fn is_cartesian(&self) -> bool {
+        false
+    }
 }
 
 /// A formulation that is its own time stepper, acting on the Cartesian state directly.

@@ -79,6 +79,9 @@ pub trait Integrator: Send {
     ) -> Result<f64, IntegrateError>;
     /// Work so far.
     fn stats(&self) -> IntegratorStats;
+    /// Forgets values cached from the previous step (first-same-as-last stages, Verlet's last
+    /// acceleration): called when the state was changed between steps, e.g. by a projection.
+    fn reset(&mut self) {}
 }
 
 /// The fixed step to take when `h_max` \[s\] remains before the next sample: h itself, or exactly

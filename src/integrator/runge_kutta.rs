@@ -241,4 +241,8 @@ impl Integrator for RungeKutta {
     fn stats(&self) -> IntegratorStats {
         self.stats
     }
+
+    fn reset(&mut self) {
+        self.k_first_valid = false;
+    }
 }

@@ -68,4 +68,8 @@ impl Integrator for Verlet {
     fn stats(&self) -> IntegratorStats {
         self.stats
     }
+
+    fn reset(&mut self) {
+        self.cached = false;
+    }
 }

@@ -72,6 +72,8 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     let _ = writeln!(out, "- formulations: {}", list(exp.formulations.iter().map(|i| i.label.as_str()).collect()));
     let _ = writeln!(out, "- linear solvers: {}", list(exp.solvers.iter().map(|i| i.label.as_str()).collect()));
     let _ = writeln!(out, "- integrators: {}", list(exp.integrators.iter().map(|i| i.label.as_str()).collect()));
+    let _ =
+        writeln!(out, "- post-step stabilizers: {}", list(exp.stabilizers.iter().map(|i| i.label.as_str()).collect()));
     if !exp.steps.is_empty() {
         let _ = writeln!(
             out,

@@ -24,8 +24,10 @@ pub struct Row<'a> {
     pub result: &'a RunResult,
     /// Scene variant label.
     pub scene: String,
-    /// Formulation label.
+    /// Formulation label (with ` + stabilizer` when one is used).
     pub formulation: String,
+    /// Stabilizer label.
+    pub stabilizer: String,
     /// Solver label.
     pub solver: String,
     /// Integrator label.
@@ -143,7 +145,12 @@ fn raw_rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -
                 cell,
                 result,
                 scene: exp.variants[cell.variant].label.clone(),
-                formulation: exp.formulations[cell.formulation].label.clone(),
+                formulation: {
+                    let f = &exp.formulations[cell.formulation].label;
+                    let st = &exp.stabilizers[cell.stabilizer];
+                    if st.entry.name == "none" { f.clone() } else { format!("{f} + {}", st.label) }
+                },
+                stabilizer: exp.stabilizers[cell.stabilizer].label.clone(),
                 solver: exp.solvers[cell.solver].label.clone(),
                 integrator: exp.integrators[cell.integrator].label.clone(),
                 step: cell.step.label.clone(),

@@ -104,6 +104,8 @@ pub(crate) fn run_cell(
         sample_interval: interval,
         drift_bound: 1e6,
         record_state: true,
+        stabilizer: crate::stabilization::registry::find("none").expect("registered"),
+        stabilizer_params: Default::default(),
     };
     let r = run(scene, &spec);
     (r.summary.status.label() != "n/a").then_some(r)

@@ -1,0 +1,18 @@
+//! Post-step stabilizers: corrections a cell applies to its Cartesian state after every step
+//! (DESIGN.md §2, "later formulations"). One file per stabilizer; the list is in [`registry`].
+
+mod projection;
+pub mod registry;
+
+pub use projection::Projection;
+
+use crate::formulation::SolverCounters;
+use crate::linsolve::SolveError;
+
+/// A correction of (q, v) after a step, e.g. projection onto C(q) = 0 and J v = 0.
+pub trait Stabilizer: Send {
+    /// Corrects the Cartesian state in place.
+    fn apply(&mut self, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError>;
+    /// Cumulative linear-solver work.
+    fn counters(&self) -> SolverCounters;
+}
