@@ -32,11 +32,8 @@ impl Constraint for Circle {
     fn rows(&self) -> usize {
         1
     }
-    fn bodies(&self) -> &[usize] {
-        self.attach.bodies()
-    }
-    fn body_kinds(&self) -> &[BodyKind] {
-        self.attach.kinds()
+    fn attach(&self) -> &Attach {
+        &self.attach
     }
     fn eval(&self, q: &[f64], c: &mut [f64]) {
         let (dx, dy) = (q[0] - self.center[0], q[1] - self.center[1]);

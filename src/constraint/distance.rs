@@ -66,11 +66,8 @@ impl Constraint for Distance {
     fn rows(&self) -> usize {
         1
     }
-    fn bodies(&self) -> &[usize] {
-        self.attach.bodies()
-    }
-    fn body_kinds(&self) -> &[BodyKind] {
-        self.attach.kinds()
+    fn attach(&self) -> &Attach {
+        &self.attach
     }
     fn eval(&self, q: &[f64], c: &mut [f64]) {
         c[0] = norm(self.delta(q, true)) - self.length;

@@ -29,11 +29,8 @@ impl Constraint for Ground {
     fn rows(&self) -> usize {
         3
     }
-    fn bodies(&self) -> &[usize] {
-        self.attach.bodies()
-    }
-    fn body_kinds(&self) -> &[BodyKind] {
-        self.attach.kinds()
+    fn attach(&self) -> &Attach {
+        &self.attach
     }
     fn eval(&self, q: &[f64], c: &mut [f64]) {
         for i in 0..3 {

@@ -60,11 +60,8 @@ impl Constraint for Line {
     fn rows(&self) -> usize {
         self.dim - 1
     }
-    fn bodies(&self) -> &[usize] {
-        self.attach.bodies()
-    }
-    fn body_kinds(&self) -> &[BodyKind] {
-        self.attach.kinds()
+    fn attach(&self) -> &Attach {
+        &self.attach
     }
     fn eval(&self, q: &[f64], c: &mut [f64]) {
         for (k, ck) in c.iter_mut().enumerate().take(self.dim - 1) {

@@ -42,10 +42,16 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     fn kind(&self) -> &'static str;
     /// Number of scalar equations (rows of C and J).
     fn rows(&self) -> usize;
+    /// The bodies it is attached to.
+    fn attach(&self) -> &Attach;
     /// Indices of the bodies it touches, in the order of the local coordinates.
-    fn bodies(&self) -> &[usize];
+    fn bodies(&self) -> &[usize] {
+        self.attach().bodies()
+    }
     /// The body kind it expects at each position of [`Constraint::bodies`].
-    fn body_kinds(&self) -> &[BodyKind];
+    fn body_kinds(&self) -> &[BodyKind] {
+        self.attach().kinds()
+    }
     /// C(q): the constraint violation (units of each row stated in the constraint's docs).
     fn eval(&self, q: &[f64], c: &mut [f64]);
     /// J(q) = ∂C/∂q, row-major `rows × local_dof`.

@@ -31,11 +31,8 @@ impl Constraint for Pin {
     fn rows(&self) -> usize {
         self.dim
     }
-    fn bodies(&self) -> &[usize] {
-        self.attach.bodies()
-    }
-    fn body_kinds(&self) -> &[BodyKind] {
-        self.attach.kinds()
+    fn attach(&self) -> &Attach {
+        &self.attach
     }
     fn eval(&self, q: &[f64], c: &mut [f64]) {
         for i in 0..self.dim {

@@ -53,11 +53,8 @@ impl Constraint for Revolute {
     fn rows(&self) -> usize {
         2
     }
-    fn bodies(&self) -> &[usize] {
-        self.attach.bodies()
-    }
-    fn body_kinds(&self) -> &[BodyKind] {
-        self.attach.kinds()
+    fn attach(&self) -> &Attach {
+        &self.attach
     }
     fn eval(&self, q: &[f64], c: &mut [f64]) {
         let ra = rotate(q[2], self.local_a);
