@@ -1,0 +1,124 @@
+//! Per-step kernels allocate nothing once a run is prepared: a counting global allocator (per
+//! thread) watches repeated sparse Cholesky solves and impulse / RATTLE / force steps on a chain.
+
+use std::alloc::{GlobalAlloc, Layout, System as SysAlloc};
+use std::cell::Cell;
+use tinkertoy::formulation::{Dynamics, registry as formulations};
+use tinkertoy::integrator::{Integrator, SymplecticEuler};
+use tinkertoy::linsolve::{LinearSolver, Operator, SparseCholesky, registry as solvers};
+use tinkertoy::params::resolve;
+use tinkertoy::scene::registry as scenes;
+use tinkertoy::sparse::NormalMatrix;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.with(|c| c.set(c.get() + 1));
+        unsafe { SysAlloc.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { SysAlloc.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.with(|c| c.set(c.get() + 1));
+        unsafe { SysAlloc.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> u64 {
+    let before = ALLOCS.with(|c| c.get());
+    f();
+    ALLOCS.with(|c| c.get()) - before
+}
+
+fn chain() -> tinkertoy::scene::Scene {
+    scenes::find("chain").unwrap().build_with(&[("n".into(), 200.0)]).unwrap()
+}
+
+#[test]
+fn sparse_cholesky_refactor_and_solve_allocate_nothing() {
+    // Positive control: the counter sees an allocation on this thread.
+    assert!(allocations_during(|| drop(std::hint::black_box(vec![0u8; 64]))) >= 1);
+    let scene = chain();
+    let mut jac = scene.system.jacobian_layout();
+    scene.system.fill_jacobian(&scene.q0, &mut jac);
+    let pattern = NormalMatrix::new(&jac);
+    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern };
+    let mut s = SparseCholesky::default();
+    s.prepare(&op).unwrap();
+    let b = vec![1.0; op.dim()];
+    let mut x = vec![0.0; op.dim()];
+    s.solve(&op, &b, &mut x).unwrap();
+    let n = allocations_during(|| {
+        for _ in 0..10 {
+            s.solve(&op, &b, &mut x).unwrap();
+            s.solve_same(&op, &b, &mut x).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations in 20 solves");
+}
+
+#[test]
+fn impulse_rattle_and_force_steps_allocate_nothing() {
+    let scene = chain();
+    for (name, solver) in
+        [("impulse", "sparse_cholesky"), ("rattle", "sparse_cholesky"), ("impulse", "gauss_seidel"), ("impulse", "cg")]
+    {
+        let f = formulations::find(name).unwrap();
+        let s = solvers::find(solver).unwrap();
+        let Dynamics::Stepper(mut st) = (f.build)(
+            &resolve("f", f.params, &[]).unwrap(),
+            &scene,
+            (s.build)(
+                &resolve(
+                    "s",
+                    s.params,
+                    &[("max_iter".into(), 50.0), ("require_convergence".into(), 0.0)]
+                        .into_iter()
+                        .filter(|(k, _)| s.params.iter().any(|p| p.name == k))
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap(),
+            ),
+        )
+        .unwrap() else {
+            panic!()
+        };
+        let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+        st.step(1.0 / 60.0, &mut q, &mut v).unwrap(); // first step may size nothing; kept outside
+        let n = allocations_during(|| {
+            for _ in 0..5 {
+                st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+            }
+        });
+        assert_eq!(n, 0, "{name} + {solver}: {n} allocations in 5 steps");
+    }
+    let f = formulations::find("force").unwrap();
+    let s = solvers::find("sparse_cholesky").unwrap();
+    let Dynamics::Ode(mut ode) = (f.build)(
+        &resolve("f", f.params, &[("omega".into(), 10.0)]).unwrap(),
+        &scene,
+        (s.build)(&resolve("s", s.params, &[]).unwrap()),
+    )
+    .unwrap() else {
+        panic!()
+    };
+    let mut it = SymplecticEuler::new(1.0 / 600.0);
+    it.prepare(ode.dim());
+    let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+    it.step(ode.as_mut(), &mut q, &mut v, 1.0).unwrap();
+    let n = allocations_during(|| {
+        for _ in 0..5 {
+            it.step(ode.as_mut(), &mut q, &mut v, 1.0).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "force + sparse_cholesky: {n} allocations in 5 steps");
+}
