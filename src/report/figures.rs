@@ -11,24 +11,55 @@ const PER_PANEL: usize = 20;
 /// Up to this many series, time plots use a single panel.
 const SINGLE_PANEL: usize = 14;
 
-/// Splits time-series into panels: one panel if few, else one per formulation (and scene
-/// variant), each chunked to at most [`PER_PANEL`] series.
+/// Splits time-series into panels: one panel if few; else the coarsest grouping — by scene
+/// variant, by formulation, or by both — whose groups all fit in one panel, with the group as the
+/// panel title and removed from the legend; if none fits, scene × formulation chunked to at most
+/// [`PER_PANEL`] series.
 fn facet(rows: &[Row], series: Vec<Series>, with_scene: bool) -> Vec<Panel> {
     if series.len() <= SINGLE_PANEL {
         return vec![Panel { title: String::new(), series }];
     }
+    type Key = fn(&Row) -> String;
+    let by_scene: Key = |r| r.scene.clone();
+    let by_formulation: Key = |r| r.formulation.clone();
+    let by_both: Key = |r| format!("{} · {}", r.scene, r.formulation);
+    let mut candidates: Vec<Key> = Vec::new();
+    if with_scene {
+        candidates.push(by_scene);
+    }
+    candidates.push(by_formulation);
+    if with_scene {
+        candidates.push(by_both);
+    }
+    let groups_of = |key: Key| {
+        let mut groups: Vec<(String, usize)> = Vec::new();
+        for r in rows {
+            let k = key(r);
+            match groups.iter_mut().find(|g| g.0 == k) {
+                Some(g) => g.1 += 1,
+                None => groups.push((k, 1)),
+            }
+        }
+        groups
+    };
+    let fits = |key: &Key| groups_of(*key).iter().all(|g| g.1 <= PER_PANEL);
+    let key = candidates.iter().copied().filter(fits).min_by_key(|k| groups_of(*k).len()).unwrap_or(if with_scene {
+        by_both
+    } else {
+        by_formulation
+    });
     let mut groups: Vec<(String, Vec<Series>)> = Vec::new();
     for (row, mut s) in rows.iter().zip(series) {
-        let key = if with_scene { format!("{} · {}", row.scene, row.formulation) } else { row.formulation.clone() };
+        let k = key(row);
         // The panel title names the group; the legend keeps only what differs inside it.
-        for part in [row.scene.as_str(), row.formulation.as_str()] {
+        for part in k.split(" · ") {
             if let Some(rest) = s.label.strip_prefix(&format!("{part} · ")) {
                 s.label = rest.to_string();
             }
         }
-        match groups.iter_mut().find(|g| g.0 == key) {
+        match groups.iter_mut().find(|g| g.0 == k) {
             Some(g) => g.1.push(s),
-            None => groups.push((key, vec![s])),
+            None => groups.push((k, vec![s])),
         }
     }
     let mut panels = Vec::new();
@@ -50,7 +81,8 @@ fn time_series(rows: &[Row], with_scene: bool, value: fn(&crate::experiment::Sam
             color: i,
             // t = 0 is exact by construction (zero drift, zero energy error): skipped on log axes.
             points: r.result.samples.iter().filter(|s| s.t > 0.0).map(|s| (s.t, value(s))).collect(),
-            style: Style::Line,
+            // A run that ended before its second sample still shows as a marker.
+            style: if r.result.samples.len() <= 3 { Style::LineMarkers } else { Style::Line },
         })
         .collect()
 }
