@@ -218,7 +218,7 @@ impl Driver<'_> {
 }
 
 /// Pairs a formulation's dynamics with the cell's integrator, or says why they do not pair.
-fn pair<'a>(dynamics: Dynamics<'a>, cell: &CellSpec, scene: &Scene) -> Result<Driver<'a>, String> {
+fn pair<'a>(dynamics: Dynamics<'a>, cell: &CellSpec) -> Result<Driver<'a>, String> {
     let name = cell.integrator.name;
     match (dynamics, cell.integrator.kind, cell.control) {
         (Dynamics::Ode(_), IntegratorKind::Stepper, _) => Err(format!(
@@ -241,7 +241,6 @@ fn pair<'a>(dynamics: Dynamics<'a>, cell: &CellSpec, scene: &Scene) -> Result<Dr
             integrator.prepare(d);
             let (mut x, mut xd) = (vec![0.0; d], vec![0.0; d]);
             ode.initial(&mut x, &mut xd);
-            let _ = scene;
             Ok(Driver::Ode { ode, integrator, x, xd })
         }
         (_, IntegratorKind::Adaptive { .. }, _) => {
@@ -323,7 +322,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         Ok(d) => d,
         Err(e) => return not_applicable(scene, e.0),
     };
-    let mut driver = match pair(dynamics, cell, scene) {
+    let mut driver = match pair(dynamics, cell) {
         Ok(d) => d,
         Err(reason) => return not_applicable(scene, reason),
     };
