@@ -37,7 +37,7 @@ fn setup(rows: usize) -> (tinkertoy::scene::Scene, tinkertoy::sparse::BlockJacob
 #[divan::bench(args = ROWS, sample_count = 10)]
 fn refactor_and_solve(bencher: Bencher, rows: usize) {
     let (scene, jac, pattern) = setup(rows);
-    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern };
+    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: 0.0 };
     let mut s = SparseCholesky::default();
     s.prepare(&op).unwrap();
     let m = op.dim();
@@ -51,7 +51,7 @@ fn refactor_and_solve(bencher: Bencher, rows: usize) {
 #[divan::bench(args = ROWS, sample_count = 10)]
 fn solve_same(bencher: Bencher, rows: usize) {
     let (scene, jac, pattern) = setup(rows);
-    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern };
+    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: 0.0 };
     let mut s = SparseCholesky::default();
     s.prepare(&op).unwrap();
     let m = op.dim();

@@ -51,7 +51,9 @@ proptest! {
         let mut jac = sys.jacobian_layout();
         sys.fill_jacobian(&q, &mut jac);
         let pattern = NormalMatrix::new(&jac);
-        let op = Operator::Normal { jac: &jac, w: sys.inv_mass(), pattern: &pattern };
+        // Half the cases add a compliance term (XPBD, soft constraints): A = J W Jᵀ + reg·I.
+        let reg = if seed[0] > 0.0 { seed[1].abs() } else { 0.0 };
+        let op = Operator::Normal { jac: &jac, w: sys.inv_mass(), pattern: &pattern, reg };
 
         let mut dense = vec![0.0; m * m];
         op.to_dense(&mut dense);

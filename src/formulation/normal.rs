@@ -19,6 +19,8 @@ pub struct NormalSolve<'a> {
     pub lambda: Vec<f64>,
     /// Cumulative solver work.
     pub counters: SolverCounters,
+    /// Added to the diagonal of J W Jᵀ (scaled compliance α̃); 0 for rigid constraints.
+    pub reg: f64,
     pattern: NormalMatrix,
     solver: Box<dyn LinearSolver>,
 }
@@ -30,7 +32,7 @@ impl<'a> NormalSolve<'a> {
         let jac = system.jacobian_layout();
         let pattern = NormalMatrix::new(&jac);
         solver
-            .prepare(&Operator::Normal { jac: &jac, w: system.inv_mass(), pattern: &pattern })
+            .prepare(&Operator::Normal { jac: &jac, w: system.inv_mass(), pattern: &pattern, reg: 0.0 })
             .map_err(|e| NotApplicable(e.to_string()))?;
         let m = system.nrows();
         Ok(NormalSolve {
@@ -39,6 +41,7 @@ impl<'a> NormalSolve<'a> {
             rhs: vec![0.0; m],
             lambda: vec![0.0; m],
             counters: SolverCounters::default(),
+            reg: 0.0,
             pattern,
             solver,
         })
@@ -52,7 +55,7 @@ impl<'a> NormalSolve<'a> {
     /// Solves J W Jᵀ λ = rhs into λ (warm-started from its current value); `count` adds the solve
     /// to the cost counters (measurement solves pass false).
     pub fn solve(&mut self, count: bool) -> Result<(), SolveError> {
-        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern };
+        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg: self.reg };
         let info = self.solver.solve(&op, &self.rhs, &mut self.lambda)?;
         if count {
             self.counters.record(info);
@@ -63,7 +66,7 @@ impl<'a> NormalSolve<'a> {
     /// Like [`NormalSolve::solve`] with the matrix of the last solve (J unchanged since): direct
     /// solvers reuse their factorization.
     pub fn solve_same(&mut self, count: bool) -> Result<(), SolveError> {
-        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern };
+        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg: self.reg };
         let info = self.solver.solve_same(&op, &self.rhs, &mut self.lambda)?;
         if count {
             self.counters.record(info);

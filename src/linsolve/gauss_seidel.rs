@@ -69,12 +69,20 @@ impl LinearSolver for GaussSeidel {
         let omega = self.omega;
         let mut sweeps = 0;
         match op {
-            Operator::Normal { jac, w, .. } => {
+            Operator::Normal { jac, w, reg, .. } => {
+                let reg = *reg;
                 jac.mul_t(x, &mut self.u);
                 for (ui, wi) in self.u.iter_mut().zip(w.iter()) {
                     *ui *= wi;
                 }
-                jac.mul(&self.u, &mut self.ax);
+                // (A x)_r = J_r u + reg x_r
+                let ax_of = |u: &[f64], x: &[f64], ax: &mut [f64]| {
+                    jac.mul(u, ax);
+                    for (a, xi) in ax.iter_mut().zip(x) {
+                        *a += reg * xi;
+                    }
+                };
+                ax_of(&self.u, x, &mut self.ax);
                 let mut residual = Self::residual(b, &self.ax, nb);
                 while residual > self.stop.tol && sweeps < self.stop.max_iter && residual.is_finite() {
                     let (mut ul, mut wl) = ([0.0; MAX_LOCAL_DOF], [0.0; MAX_LOCAL_DOF]);
@@ -84,7 +92,7 @@ impl LinearSolver for GaussSeidel {
                         for (r, row) in blk.values.chunks_exact(blk.ldof).enumerate() {
                             let i = blk.row0 + r;
                             let ju: f64 = row.iter().zip(&ul).map(|(j, u)| j * u).sum();
-                            let dx = omega * (b[i] - ju) / self.diag[i];
+                            let dx = omega * (b[i] - ju - reg * x[i]) / self.diag[i];
                             x[i] += dx;
                             for k in 0..blk.ldof {
                                 ul[k] += wl[k] * row[k] * dx;
@@ -93,7 +101,7 @@ impl LinearSolver for GaussSeidel {
                         blk.scatter(&ul, &mut self.u);
                     }
                     sweeps += 1;
-                    jac.mul(&self.u, &mut self.ax);
+                    ax_of(&self.u, x, &mut self.ax);
                     residual = Self::residual(b, &self.ax, nb);
                 }
                 self.stop.finish("gauss_seidel", sweeps, residual)

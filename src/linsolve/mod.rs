@@ -28,7 +28,7 @@ use crate::sparse::{BlockJacobian, NormalMatrix};
 /// The matrix of a linear system, in the form its producer has it.
 #[derive(Clone, Copy, Debug)]
 pub enum Operator<'a> {
-    /// A = J W Jᵀ, never formed unless a solver assembles it (Witkin 1997, §4.3).
+    /// A = J W Jᵀ + reg·I, never formed unless a solver assembles it (Witkin 1997, §4.3).
     Normal {
         /// The block-sparse Jacobian at the current configuration.
         jac: &'a BlockJacobian,
@@ -36,6 +36,9 @@ pub enum Operator<'a> {
         w: &'a [f64],
         /// The sparsity pattern and assembly plan of J W Jᵀ.
         pattern: &'a NormalMatrix,
+        /// Added to every diagonal entry: the scaled compliance α̃ of XPBD and soft constraints
+        /// (Macklin et al. 2016, eq. 12); 0 for rigid constraints.
+        reg: f64,
     },
     /// A dense symmetric matrix, column-major `n × n` (e.g. the reduced mass matrix Jᵀ M J).
     Dense {
@@ -66,12 +69,17 @@ impl Operator<'_> {
     /// y = A x. For J W Jᵀ this is J (W (Jᵀ x)): two block passes, nothing assembled (Witkin §4.4).
     pub fn apply(&self, x: &[f64], y: &mut [f64], scratch: &mut [f64]) {
         match self {
-            Operator::Normal { jac, w, .. } => {
+            Operator::Normal { jac, w, reg, .. } => {
                 jac.mul_t(x, scratch);
                 for (s, wi) in scratch.iter_mut().zip(w.iter()) {
                     *s *= wi;
                 }
                 jac.mul(scratch, y);
+                if *reg != 0.0 {
+                    for (yi, xi) in y.iter_mut().zip(x) {
+                        *yi += reg * xi;
+                    }
+                }
             }
             Operator::Dense { n, a } => {
                 y.fill(0.0);
@@ -87,12 +95,12 @@ impl Operator<'_> {
     /// The diagonal of A into `out` (for J W Jᵀ: D_r = Σ_k J_rk² W_k, from the blocks).
     pub fn diagonal(&self, out: &mut [f64]) {
         match self {
-            Operator::Normal { jac, w, .. } => {
+            Operator::Normal { jac, w, reg, .. } => {
                 for blk in jac.blocks() {
                     let mut wl = [0.0; crate::constraint::MAX_LOCAL_DOF];
                     blk.gather(w, &mut wl);
                     for (r, row) in blk.values.chunks_exact(blk.ldof).enumerate() {
-                        out[blk.row0 + r] = row.iter().zip(&wl).map(|(j, wk)| j * j * wk).sum();
+                        out[blk.row0 + r] = row.iter().zip(&wl).map(|(j, wk)| j * j * wk).sum::<f64>() + reg;
                     }
                 }
             }
@@ -107,7 +115,13 @@ impl Operator<'_> {
     /// The full matrix, dense column-major, into `out` (length dim²).
     pub fn to_dense(&self, out: &mut [f64]) {
         match self {
-            Operator::Normal { jac, w, pattern } => pattern.assemble_dense(jac, w, out),
+            Operator::Normal { jac, w, pattern, reg } => {
+                pattern.assemble_dense(jac, w, out);
+                let n = jac.nrows();
+                for i in 0..n {
+                    out[i + i * n] += reg;
+                }
+            }
             Operator::Dense { a, .. } => out.copy_from_slice(a),
         }
     }

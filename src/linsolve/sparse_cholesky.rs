@@ -60,11 +60,16 @@ impl LinearSolver for SparseCholesky {
     }
 
     fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
-        let Operator::Normal { jac, w, pattern } = op else {
+        let Operator::Normal { jac, w, pattern, reg } = op else {
             return Err(SolveError::NotApplicable { solver: "sparse_cholesky", reason: NOT_SPARSE });
         };
         let symbolic = self.symbolic.as_ref().expect("prepare() must run before solve()");
         pattern.assemble(jac, w, &mut self.a_values);
+        if *reg != 0.0 {
+            for &p in pattern.diagonal_positions() {
+                self.a_values[p] += reg;
+            }
+        }
         let stack = MemStack::new(self.mem.as_mut().expect("prepare() must run before solve()"));
         let llt = symbolic
             .factorize_numeric_llt(
