@@ -11,11 +11,15 @@ mod lagrangian;
 pub mod normal;
 mod rattle;
 pub mod registry;
+mod soft_step;
+mod xpbd;
 
 pub use force::Force;
 pub use impulse::Impulse;
 pub use lagrangian::Lagrangian;
 pub use rattle::{Rattle, RattleOptions};
+pub use soft_step::{SoftStep, SoftStepOptions};
+pub use xpbd::{Xpbd, XpbdOptions};
 
 use crate::linsolve::{SolveError, SolveInfo};
 

@@ -2,7 +2,10 @@
 //! line here; the runner, `tinkertoy list` and the conformance tests pick it up.
 
 use super::impulse::ImpulseOptions;
-use super::{Dynamics, Force, Gains, Impulse, Lagrangian, NotApplicable, Rattle, RattleOptions};
+use super::{
+    Dynamics, Force, Gains, Impulse, Lagrangian, NotApplicable, Rattle, RattleOptions, SoftStep, SoftStepOptions, Xpbd,
+    XpbdOptions,
+};
 use crate::linsolve::LinearSolver;
 use crate::params::{Domain, ParamSpec, ParamValues};
 use crate::scene::Scene;
@@ -119,6 +122,54 @@ const RATTLE_PARAMS: &[ParamSpec] = &[
     },
 ];
 
+const XPBD_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "substeps",
+        default: 10.0,
+        unit: "1",
+        domain: Domain::Integer { min: 1, max: 100_000 },
+        doc: "substeps per step",
+    },
+    ParamSpec {
+        name: "iterations",
+        default: 1.0,
+        unit: "1",
+        domain: Domain::Integer { min: 1, max: 10_000 },
+        doc: "projection iterations per substep",
+    },
+    ParamSpec {
+        name: "compliance",
+        default: 0.0,
+        unit: "units of C per N",
+        domain: Domain::NonNegative,
+        doc: "compliance alpha of every constraint (0 = rigid)",
+    },
+];
+
+const SOFT_STEP_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "substeps",
+        default: 4.0,
+        unit: "1",
+        domain: Domain::Integer { min: 1, max: 100_000 },
+        doc: "substeps per step (Box2D default 4)",
+    },
+    ParamSpec {
+        name: "hertz",
+        default: 60.0,
+        unit: "Hz",
+        domain: Domain::Positive,
+        doc: "constraint stiffness as a frequency (Box2D jointHertz 60)",
+    },
+    ParamSpec {
+        name: "damping_ratio",
+        default: 2.0,
+        unit: "1",
+        domain: Domain::NonNegative,
+        doc: "constraint damping ratio (Box2D jointDampingRatio 2)",
+    },
+];
+
 /// Every formulation.
 pub const FORMULATIONS: &[FormulationEntry] = &[
     FormulationEntry {
@@ -150,6 +201,34 @@ pub const FORMULATIONS: &[FormulationEntry] = &[
         build: |p, scene, solver| {
             let opts = RattleOptions { tol: p.get("tol"), max_iter: p.get_usize("max_iter") };
             Ok(Dynamics::Stepper(Box::new(Rattle::new(scene, opts, solver)?)))
+        },
+    },
+    FormulationEntry {
+        name: "xpbd",
+        summary: "XPBD with substeps: compliant position projection (J W J^T + alpha/h^2) dlambda = -C - alpha/h^2 lambda; a stepper",
+        params: XPBD_PARAMS,
+        check: |_| Ok(()),
+        build: |p, scene, solver| {
+            let opts = XpbdOptions {
+                substeps: p.get_usize("substeps"),
+                iterations: p.get_usize("iterations"),
+                compliance: p.get("compliance"),
+            };
+            Ok(Dynamics::Stepper(Box::new(Xpbd::new(scene, opts, solver)?)))
+        },
+    },
+    FormulationEntry {
+        name: "soft_step",
+        summary: "Box2D v3 soft step: substeps with soft velocity constraints (frequency, damping ratio) and a rigid relax pass; a stepper",
+        params: SOFT_STEP_PARAMS,
+        check: |_| Ok(()),
+        build: |p, scene, solver| {
+            let opts = SoftStepOptions {
+                substeps: p.get_usize("substeps"),
+                hertz: p.get("hertz"),
+                damping_ratio: p.get("damping_ratio"),
+            };
+            Ok(Dynamics::Stepper(Box::new(SoftStep::new(scene, opts, solver)?)))
         },
     },
     FormulationEntry {
