@@ -47,6 +47,15 @@ impl<'a> NormalSolve<'a> {
         })
     }
 
+    /// x += s · W Jᵀ y with the current J (`tmp` has length n): the velocity or position change
+    /// caused by multipliers y.
+    pub fn add_w_jt(&self, y: &[f64], s: f64, x: &mut [f64], tmp: &mut [f64]) {
+        self.jac.mul_t(y, tmp);
+        for ((xi, ti), wi) in x.iter_mut().zip(tmp.iter()).zip(self.system.inv_mass()) {
+            *xi += s * wi * ti;
+        }
+    }
+
     /// Evaluates J(q) into [`NormalSolve::jac`].
     pub fn update_jacobian(&mut self, q: &[f64]) {
         self.system.fill_jacobian(q, &mut self.jac);

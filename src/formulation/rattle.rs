@@ -59,14 +59,6 @@ impl<'a> Rattle<'a> {
         })
     }
 
-    /// x += s · W Jᵀ y, with J the Jacobian currently held.
-    fn add_w_jt(&mut self, y_is_lambda: bool, s: f64, x: &mut [f64]) {
-        let y = if y_is_lambda { &self.ns.lambda } else { &self.lam };
-        self.ns.jac.mul_t(y, &mut self.tmp);
-        for ((xi, ti), wi) in x.iter_mut().zip(&self.tmp).zip(self.ns.system.inv_mass()) {
-            *xi += s * wi * ti;
-        }
-    }
 }
 
 impl Stepper for Rattle<'_> {
@@ -115,11 +107,11 @@ impl Stepper for Rattle<'_> {
             for (l, d) in self.lam.iter_mut().zip(&self.ns.lambda) {
                 *l += d;
             }
-            self.add_w_jt(true, 0.5 * h * h, q);
+            self.ns.add_w_jt(&self.ns.lambda, 0.5 * h * h, q, &mut self.tmp);
             it += 1;
         }
         // v½ gets the position constraint impulse: q = qₙ + h v½.
-        self.add_w_jt(false, 0.5 * h, v);
+        self.ns.add_w_jt(&self.lam, 0.5 * h, v, &mut self.tmp);
         // Second half kick and projection onto Jₙ₊₁ v = 0.
         sys.applied_forces(q, v, &mut self.applied);
         self.force_evals += 1;
@@ -133,7 +125,7 @@ impl Stepper for Rattle<'_> {
         }
         self.ns.lambda.fill(0.0);
         self.ns.solve(true)?;
-        self.add_w_jt(true, 1.0, v);
+        self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
         self.factored_at.copy_from_slice(q);
         self.has_factor = true;
         // The force of the last half step, for the power metric: Q̂ = Jᵀμ' / (h/2).

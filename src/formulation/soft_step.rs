@@ -59,14 +59,6 @@ impl<'a> SoftStep<'a> {
         })
     }
 
-    /// v += W Jᵀ y.
-    fn kick(&mut self, y_is_solution: bool, v: &mut [f64]) {
-        let y = if y_is_solution { &self.ns.lambda } else { &self.lam };
-        self.ns.jac.mul_t(y, &mut self.tmp);
-        for ((vi, ti), wi) in v.iter_mut().zip(&self.tmp).zip(self.ns.system.inv_mass()) {
-            *vi += wi * ti;
-        }
-    }
 }
 
 impl Stepper for SoftStep<'_> {
@@ -89,7 +81,7 @@ impl Stepper for SoftStep<'_> {
             }
             // warm start with the previous substep's impulses (J at the new configuration)
             self.ns.update_jacobian(q);
-            self.kick(false, v);
+            self.ns.add_w_jt(&self.lam, 1.0, v, &mut self.tmp);
             // soft solve
             sys.eval_constraints(q, &mut self.c);
             self.ns.jac.mul(v, &mut self.ns.rhs);
@@ -102,7 +94,7 @@ impl Stepper for SoftStep<'_> {
                 *x = mass_scale * *x - impulse_scale * *l; // Δλ
                 *l += *x;
             }
-            self.kick(true, v);
+            self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
             // integrate positions
             for (qi, vi) in q.iter_mut().zip(v.iter()) {
                 *qi += hs * vi;
@@ -117,7 +109,7 @@ impl Stepper for SoftStep<'_> {
             for (l, y) in self.lam.iter_mut().zip(&self.ns.lambda) {
                 *l += y;
             }
-            self.kick(true, v);
+            self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
             self.ns.jac.mul_t(&self.lam, &mut self.qhat);
             for x in self.qhat.iter_mut() {
                 *x /= hs;

@@ -89,10 +89,7 @@ impl Stepper for Xpbd<'_> {
                     *l += d;
                 }
                 // q += W Jᵀ Δλ   (eq. 17)
-                self.ns.jac.mul_t(&self.ns.lambda, &mut self.tmp);
-                for ((qi, ti), wi) in q.iter_mut().zip(&self.tmp).zip(w) {
-                    *qi += wi * ti;
-                }
+                self.ns.add_w_jt(&self.ns.lambda, 1.0, q, &mut self.tmp);
             }
             for i in 0..q.len() {
                 v[i] = (q[i] - self.q_prev[i]) / hs;

@@ -36,13 +36,6 @@ impl<'a> Projection<'a> {
         Projection { ns, tol, max_iter, c: vec![0.0; m], tmp: vec![0.0; n], dq: vec![0.0; n] }
     }
 
-    /// x += W Jᵀ λ (the solve's λ).
-    fn add_w_jt_lambda(&mut self, x: &mut [f64]) {
-        self.ns.jac.mul_t(&self.ns.lambda, &mut self.tmp);
-        for ((xi, ti), wi) in x.iter_mut().zip(&self.tmp).zip(self.ns.system.inv_mass()) {
-            *xi += wi * ti;
-        }
-    }
 }
 
 impl Stabilizer for Projection<'_> {
@@ -71,8 +64,8 @@ impl Stabilizer for Projection<'_> {
             self.ns.solve(true)?;
             // Δq = W Jᵀ δ, halved while it does not reduce ‖C‖∞.
             self.dq.fill(0.0);
-            let mut dq = std::mem::take(&mut self.dq);
-            self.add_w_jt_lambda(&mut dq);
+            self.ns.add_w_jt(&self.ns.lambda, 1.0, &mut self.dq, &mut self.tmp);
+            let dq = std::mem::take(&mut self.dq);
             let mut scale = 1.0;
             for _ in 0..8 {
                 for (qi, d) in q.iter_mut().zip(&dq) {
@@ -98,7 +91,7 @@ impl Stabilizer for Projection<'_> {
         }
         self.ns.lambda.fill(0.0);
         self.ns.solve(true)?;
-        self.add_w_jt_lambda(v);
+        self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
         Ok(())
     }
 
