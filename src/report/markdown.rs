@@ -179,7 +179,7 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     );
     let _ = writeln!(
         out,
-        "- constraint power: Q̂·v [W] with Q̂ the constraint force (Jᵀλ; Jᵀλ/h for `impulse`); zero for ideal constraints, non-zero when feedback does work;"
+        "- constraint power: Q̂·v [W] with Q̂ the constraint force (Jᵀλ for `force`, M q̈ − Q for `lagrangian`, the last (sub)step's force for steppers); zero for ideal constraints, non-zero when feedback or softness does work;"
     );
     let _ = writeln!(
         out,
