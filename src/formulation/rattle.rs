@@ -58,7 +58,6 @@ impl<'a> Rattle<'a> {
             force_evals: 0,
         })
     }
-
 }
 
 impl Stepper for Rattle<'_> {

@@ -58,7 +58,6 @@ impl<'a> SoftStep<'a> {
             force_evals: 0,
         })
     }
-
 }
 
 impl Stepper for SoftStep<'_> {

@@ -187,7 +187,7 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     );
     let _ = writeln!(
         out,
-        "- cost: wall time of stepping, accepted steps, right-hand-side evaluations (one per applied-force + constraint evaluation), linear solves, solver iterations (1 per direct solve).\n"
+        "- cost: wall time of stepping, accepted steps, right-hand-side evaluations (one per applied-force + constraint evaluation; for steppers one per applied-force evaluation), linear solves (stabilizer included), solver iterations (1 per direct solve).\n"
     );
     let _ = writeln!(
         out,

@@ -35,7 +35,6 @@ impl<'a> Projection<'a> {
         let (n, m) = (ns.system.ndof(), ns.system.nrows());
         Projection { ns, tol, max_iter, c: vec![0.0; m], tmp: vec![0.0; n], dq: vec![0.0; n] }
     }
-
 }
 
 impl Stabilizer for Projection<'_> {
