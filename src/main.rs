@@ -67,25 +67,20 @@ fn list() -> String {
     for c in CONSTRAINTS {
         out.push_str(&format!("  {:<16} {}\n    params: {}\n", c.name, c.summary, c.params));
     }
-    out.push_str("\nScenes\n");
-    for s in SCENES {
-        out.push_str(&format!("  {:<16} {}\n", s.name, s.summary));
-        out.push_str(&params::describe(s.params));
-    }
-    out.push_str("\nFormulations\n");
-    for f in FORMULATIONS {
-        out.push_str(&format!("  {:<16} {}\n", f.name, f.summary));
-        out.push_str(&params::describe(f.params));
-    }
-    out.push_str("\nLinear solvers\n");
-    for s in SOLVERS {
-        out.push_str(&format!("  {:<16} {}\n", s.name, s.summary));
-        out.push_str(&params::describe(s.params));
-    }
-    out.push_str("\nPost-step stabilizers\n");
-    for st in STABILIZERS {
-        out.push_str(&format!("  {:<16} {}\n", st.name, st.summary));
-        out.push_str(&params::describe(st.params));
+    // (name, summary, parameters) of every registry that declares parameter tables.
+    type Rows = Vec<(&'static str, &'static str, &'static [params::ParamSpec])>;
+    let sections: [(&str, Rows); 4] = [
+        ("Scenes", SCENES.iter().map(|e| (e.name, e.summary, e.params)).collect()),
+        ("Formulations", FORMULATIONS.iter().map(|e| (e.name, e.summary, e.params)).collect()),
+        ("Linear solvers", SOLVERS.iter().map(|e| (e.name, e.summary, e.params)).collect()),
+        ("Post-step stabilizers", STABILIZERS.iter().map(|e| (e.name, e.summary, e.params)).collect()),
+    ];
+    for (title, rows) in sections {
+        out.push_str(&format!("\n{title}\n"));
+        for (name, summary, specs) in rows {
+            out.push_str(&format!("  {name:<16} {summary}\n"));
+            out.push_str(&params::describe(specs));
+        }
     }
     out.push_str("\nIntegrators\n");
     for i in INTEGRATORS {

@@ -72,7 +72,12 @@ fn xpbd_compliance_stretches_a_hanging_rod_by_alpha_m_g() {
     for iterations in [1.0, 3.0] {
         let spec = CellSpec {
             formulation: f,
-            formulation_params: resolve("f", f.params, &[("compliance".into(), alpha), ("iterations".into(), iterations)]).unwrap(),
+            formulation_params: resolve(
+                "f",
+                f.params,
+                &[("compliance".into(), alpha), ("iterations".into(), iterations)],
+            )
+            .unwrap(),
             solver: s,
             solver_params: resolve("s", s.params, &[]).unwrap(),
             integrator: integrators::find("stepper").unwrap(),
@@ -88,7 +93,13 @@ fn xpbd_compliance_stretches_a_hanging_rod_by_alpha_m_g() {
         assert_eq!(r.summary.status.label(), "ok");
         let mean = r.samples.iter().skip(1).map(|s| s.drift_position).sum::<f64>() / (r.samples.len() - 1) as f64;
         let expected = alpha * 1.0 * 9.81;
-        eprintln!("XPBD ({iterations} iterations) mean stretch {mean:.4e} m vs alpha m g = {expected:.4e} m (ratio {:.4})", mean / expected);
-        assert!((mean / expected - 1.0).abs() < 0.05, "{iterations} iterations: mean stretch {mean:e} m, expected {expected:e} m");
+        eprintln!(
+            "XPBD ({iterations} iterations) mean stretch {mean:.4e} m vs alpha m g = {expected:.4e} m (ratio {:.4})",
+            mean / expected
+        );
+        assert!(
+            (mean / expected - 1.0).abs() < 0.05,
+            "{iterations} iterations: mean stretch {mean:e} m, expected {expected:e} m"
+        );
     }
 }

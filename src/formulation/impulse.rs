@@ -8,8 +8,8 @@
 //! is linear in q, C⁺ = C + h_s J v⁺ = (1 − β) C exactly. With `gauss_seidel` as the solver the
 //! solve is the sequential-impulse sweep; λ of the previous step is the warm start when enabled.
 
-use super::normal::NormalSolve;
-use super::{NotApplicable, SolverCounters, Stepper};
+use super::normal::StepperCore;
+use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
 use crate::scene::Scene;
 
@@ -26,28 +26,14 @@ pub struct ImpulseOptions {
 
 /// The impulse-based stepper on one scene, with its workspaces.
 pub struct Impulse<'a> {
-    ns: NormalSolve<'a>,
+    core: StepperCore<'a>,
     opts: ImpulseOptions,
-    applied: Vec<f64>,
-    c: Vec<f64>,
-    dv: Vec<f64>,
-    qhat: Vec<f64>,
-    force_evals: u64,
 }
 
 impl<'a> Impulse<'a> {
     /// Sets up the stepper for `scene` (its initial state is used by the runner).
     pub fn new(scene: &'a Scene, opts: ImpulseOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let (n, m) = (scene.system.ndof(), scene.system.nrows());
-        Ok(Impulse {
-            ns: NormalSolve::new(&scene.system, solver)?,
-            opts,
-            applied: vec![0.0; n],
-            c: vec![0.0; m],
-            dv: vec![0.0; n],
-            qhat: vec![0.0; n],
-            force_evals: 0,
-        })
+        Ok(Impulse { core: StepperCore::new(scene, solver)?, opts })
     }
 }
 
@@ -55,46 +41,37 @@ impl Stepper for Impulse<'_> {
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
         let hs = h / self.opts.substeps as f64;
         for _ in 0..self.opts.substeps {
-            let sys = self.ns.system;
+            let sys = self.core.ns.system;
             let w = sys.inv_mass();
             // v* = v + h_s W Q
-            sys.applied_forces(q, v, &mut self.applied);
-            self.force_evals += 1;
-            for ((vi, qi), wi) in v.iter_mut().zip(&self.applied).zip(w) {
+            self.core.eval_forces(q, v);
+            for ((vi, qi), wi) in v.iter_mut().zip(&self.core.applied).zip(w) {
                 *vi += hs * wi * qi;
             }
             // J W Jᵀ λ = −(J v* + (β/h_s) C)
-            self.ns.update_jacobian(q);
-            sys.eval_constraints(q, &mut self.c);
-            self.ns.jac.mul(v, &mut self.ns.rhs);
+            self.core.ns.update_jacobian(q);
+            sys.eval_constraints(q, &mut self.core.c);
+            self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
             let bias = self.opts.beta / hs;
-            for (r, c) in self.ns.rhs.iter_mut().zip(&self.c) {
+            for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {
                 *r = -(*r + bias * c);
             }
             if !self.opts.warm_start {
-                self.ns.lambda.fill(0.0);
+                self.core.ns.lambda.fill(0.0);
             }
-            self.ns.solve(true)?;
+            self.core.ns.solve(true)?;
             // v⁺ = v* + W Jᵀ λ;  q⁺ = q + h_s v⁺
-            self.ns.jac.mul_t(&self.ns.lambda, &mut self.dv);
+            self.core.ns.jac.mul_t(&self.core.ns.lambda, &mut self.core.tmp);
             for i in 0..v.len() {
-                self.qhat[i] = self.dv[i] / hs;
-                v[i] += w[i] * self.dv[i];
+                self.core.qhat[i] = self.core.tmp[i] / hs;
+                v[i] += w[i] * self.core.tmp[i];
                 q[i] += hs * v[i];
             }
         }
         Ok(())
     }
 
-    fn constraint_force(&self, out: &mut [f64]) {
-        out.copy_from_slice(&self.qhat);
-    }
-
-    fn solver_counters(&self) -> SolverCounters {
-        self.ns.counters
-    }
-
-    fn force_evaluations(&self) -> u64 {
-        self.force_evals
+    fn core(&self) -> &StepperCore<'_> {
+        &self.core
     }
 }

@@ -72,12 +72,20 @@ pub trait SecondOrderOde: Send {
 pub trait Stepper: Send {
     /// Advances (q, v) by one step of length `h` \[s\].
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError>;
-    /// The constraint force Q̂ = Jᵀλ / h of the last (sub)step, for the power metric.
-    fn constraint_force(&self, out: &mut [f64]);
+    /// The shared workspace (solve, forces, counters).
+    fn core(&self) -> &normal::StepperCore<'_>;
+    /// The constraint force Q̂ of the last (sub)step, for the power metric.
+    fn constraint_force(&self, out: &mut [f64]) {
+        out.copy_from_slice(&self.core().qhat);
+    }
     /// Cumulative solver work.
-    fn solver_counters(&self) -> SolverCounters;
+    fn solver_counters(&self) -> SolverCounters {
+        self.core().ns.counters
+    }
     /// Right-hand-side (applied force) evaluations so far.
-    fn force_evaluations(&self) -> u64;
+    fn force_evaluations(&self) -> u64 {
+        self.core().force_evals
+    }
 }
 
 /// What a formulation becomes on a scene (borrowing the scene's system).

@@ -15,8 +15,8 @@
 //! all rows at once with the cell's linear solver, and the relax stage reuses the factorization of
 //! the solve stage (J at the substep start; Box2D updates anchors with the body rotations).
 
-use super::normal::NormalSolve;
-use super::{NotApplicable, SolverCounters, Stepper};
+use super::normal::StepperCore;
+use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
 use crate::scene::Scene;
 
@@ -33,30 +33,14 @@ pub struct SoftStepOptions {
 
 /// The soft-step stepper on one scene, with its workspaces.
 pub struct SoftStep<'a> {
-    ns: NormalSolve<'a>,
+    core: StepperCore<'a>,
     opts: SoftStepOptions,
-    applied: Vec<f64>,
-    c: Vec<f64>,
-    lam: Vec<f64>,
-    tmp: Vec<f64>,
-    qhat: Vec<f64>,
-    force_evals: u64,
 }
 
 impl<'a> SoftStep<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: SoftStepOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let (n, m) = (scene.system.ndof(), scene.system.nrows());
-        Ok(SoftStep {
-            ns: NormalSolve::new(&scene.system, solver)?,
-            opts,
-            applied: vec![0.0; n],
-            c: vec![0.0; m],
-            lam: vec![0.0; m],
-            tmp: vec![0.0; n],
-            qhat: vec![0.0; n],
-            force_evals: 0,
-        })
+        Ok(SoftStep { core: StepperCore::new(scene, solver)?, opts })
     }
 }
 
@@ -70,62 +54,50 @@ impl Stepper for SoftStep<'_> {
         let a3 = 1.0 / (1.0 + a2);
         let (bias_rate, mass_scale, impulse_scale) = (omega / a1, a2 * a3, a3);
         for _ in 0..self.opts.substeps {
-            let sys = self.ns.system;
+            let sys = self.core.ns.system;
             let w = sys.inv_mass();
             // integrate velocities
-            sys.applied_forces(q, v, &mut self.applied);
-            self.force_evals += 1;
-            for ((vi, qi), wi) in v.iter_mut().zip(&self.applied).zip(w) {
+            self.core.eval_forces(q, v);
+            for ((vi, qi), wi) in v.iter_mut().zip(&self.core.applied).zip(w) {
                 *vi += hs * wi * qi;
             }
             // warm start with the previous substep's impulses (J at the new configuration)
-            self.ns.update_jacobian(q);
-            self.ns.add_w_jt(&self.lam, 1.0, v, &mut self.tmp);
+            self.core.ns.update_jacobian(q);
+            self.core.ns.add_w_jt(&self.core.lam, 1.0, v, &mut self.core.tmp);
             // soft solve
-            sys.eval_constraints(q, &mut self.c);
-            self.ns.jac.mul(v, &mut self.ns.rhs);
-            for (r, c) in self.ns.rhs.iter_mut().zip(&self.c) {
+            sys.eval_constraints(q, &mut self.core.c);
+            self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
+            for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {
                 *r = -(*r + bias_rate * c);
             }
-            self.ns.lambda.fill(0.0);
-            self.ns.solve(true)?;
-            for (x, l) in self.ns.lambda.iter_mut().zip(self.lam.iter_mut()) {
+            self.core.ns.lambda.fill(0.0);
+            self.core.ns.solve(true)?;
+            for (x, l) in self.core.ns.lambda.iter_mut().zip(self.core.lam.iter_mut()) {
                 *x = mass_scale * *x - impulse_scale * *l; // Δλ
                 *l += *x;
             }
-            self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
+            self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, v, &mut self.core.tmp);
             // integrate positions
             for (qi, vi) in q.iter_mut().zip(v.iter()) {
                 *qi += hs * vi;
             }
             // relax: rigid velocity solve, no bias, same factorization
-            self.ns.jac.mul(v, &mut self.ns.rhs);
-            for r in self.ns.rhs.iter_mut() {
+            self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
+            for r in self.core.ns.rhs.iter_mut() {
                 *r = -*r;
             }
-            self.ns.lambda.fill(0.0);
-            self.ns.solve_same(true)?;
-            for (l, y) in self.lam.iter_mut().zip(&self.ns.lambda) {
+            self.core.ns.lambda.fill(0.0);
+            self.core.ns.solve_same(true)?;
+            for (l, y) in self.core.lam.iter_mut().zip(&self.core.ns.lambda) {
                 *l += y;
             }
-            self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
-            self.ns.jac.mul_t(&self.lam, &mut self.qhat);
-            for x in self.qhat.iter_mut() {
-                *x /= hs;
-            }
+            self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, v, &mut self.core.tmp);
+            self.core.force_from_accumulated(1.0 / hs);
         }
         Ok(())
     }
 
-    fn constraint_force(&self, out: &mut [f64]) {
-        out.copy_from_slice(&self.qhat);
-    }
-
-    fn solver_counters(&self) -> SolverCounters {
-        self.ns.counters
-    }
-
-    fn force_evaluations(&self) -> u64 {
-        self.force_evals
+    fn core(&self) -> &StepperCore<'_> {
+        &self.core
     }
 }

@@ -13,8 +13,8 @@
 //! linearized sweep closest to it. One compliance α applies to every constraint row.
 //! The constraint force for the power metric is Q̂ = Jᵀλ / h_s² of the last substep (eq. 9).
 
-use super::normal::NormalSolve;
-use super::{NotApplicable, SolverCounters, Stepper};
+use super::normal::StepperCore;
+use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
 use crate::scene::Scene;
 
@@ -31,32 +31,16 @@ pub struct XpbdOptions {
 
 /// The XPBD stepper on one scene, with its workspaces.
 pub struct Xpbd<'a> {
-    ns: NormalSolve<'a>,
+    core: StepperCore<'a>,
     opts: XpbdOptions,
-    applied: Vec<f64>,
-    c: Vec<f64>,
-    lam: Vec<f64>,
     q_prev: Vec<f64>,
-    tmp: Vec<f64>,
-    qhat: Vec<f64>,
-    force_evals: u64,
 }
 
 impl<'a> Xpbd<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: XpbdOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let (n, m) = (scene.system.ndof(), scene.system.nrows());
-        Ok(Xpbd {
-            ns: NormalSolve::new(&scene.system, solver)?,
-            opts,
-            applied: vec![0.0; n],
-            c: vec![0.0; m],
-            lam: vec![0.0; m],
-            q_prev: vec![0.0; n],
-            tmp: vec![0.0; n],
-            qhat: vec![0.0; n],
-            force_evals: 0,
-        })
+        let n = scene.system.ndof();
+        Ok(Xpbd { core: StepperCore::new(scene, solver)?, opts, q_prev: vec![0.0; n] })
     }
 }
 
@@ -64,53 +48,41 @@ impl Stepper for Xpbd<'_> {
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
         let hs = h / self.opts.substeps as f64;
         let alpha_t = self.opts.compliance / (hs * hs);
-        self.ns.reg = alpha_t;
+        self.core.ns.reg = alpha_t;
         for _ in 0..self.opts.substeps {
-            let sys = self.ns.system;
+            let sys = self.core.ns.system;
             let w = sys.inv_mass();
-            sys.applied_forces(q, v, &mut self.applied);
-            self.force_evals += 1;
+            self.core.eval_forces(q, v);
             self.q_prev.copy_from_slice(q);
             for i in 0..q.len() {
-                v[i] += hs * w[i] * self.applied[i];
+                v[i] += hs * w[i] * self.core.applied[i];
                 q[i] += hs * v[i];
             }
-            self.lam.fill(0.0);
+            self.core.lam.fill(0.0);
             for _ in 0..self.opts.iterations {
                 // (J W Jᵀ + α̃ I) Δλ = −C − α̃ λ   (eq. 12)
-                self.ns.update_jacobian(q);
-                sys.eval_constraints(q, &mut self.c);
-                for ((r, c), l) in self.ns.rhs.iter_mut().zip(&self.c).zip(&self.lam) {
+                self.core.ns.update_jacobian(q);
+                sys.eval_constraints(q, &mut self.core.c);
+                for ((r, c), l) in self.core.ns.rhs.iter_mut().zip(&self.core.c).zip(&self.core.lam) {
                     *r = -c - alpha_t * l;
                 }
-                self.ns.lambda.fill(0.0);
-                self.ns.solve(true)?;
-                for (l, d) in self.lam.iter_mut().zip(&self.ns.lambda) {
+                self.core.ns.lambda.fill(0.0);
+                self.core.ns.solve(true)?;
+                for (l, d) in self.core.lam.iter_mut().zip(&self.core.ns.lambda) {
                     *l += d;
                 }
                 // q += W Jᵀ Δλ   (eq. 17)
-                self.ns.add_w_jt(&self.ns.lambda, 1.0, q, &mut self.tmp);
+                self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, q, &mut self.core.tmp);
             }
             for i in 0..q.len() {
                 v[i] = (q[i] - self.q_prev[i]) / hs;
             }
-            self.ns.jac.mul_t(&self.lam, &mut self.qhat);
-            for x in self.qhat.iter_mut() {
-                *x /= hs * hs;
-            }
+            self.core.force_from_accumulated(1.0 / (hs * hs));
         }
         Ok(())
     }
 
-    fn constraint_force(&self, out: &mut [f64]) {
-        out.copy_from_slice(&self.qhat);
-    }
-
-    fn solver_counters(&self) -> SolverCounters {
-        self.ns.counters
-    }
-
-    fn force_evaluations(&self) -> u64 {
-        self.force_evals
+    fn core(&self) -> &StepperCore<'_> {
+        &self.core
     }
 }

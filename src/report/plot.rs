@@ -213,8 +213,8 @@ where
             if s.style == Style::Guide { BLACK.mix(0.55).stroke_width(1) } else { color(s.color).stroke_width(3) };
         legend_area.draw(&PathElement::new(vec![(4, y), (26, y)], style))?;
         let mut text = s.label.clone();
-        if text.chars().count() > 46 {
-            text = text.chars().take(45).collect::<String>() + "…";
+        if text.chars().count() > 52 {
+            text = text.chars().take(51).collect::<String>() + "…";
         }
         legend_area.draw(&Text::new(text, (32, y - 7), ("sans-serif", 13).into_font()))?;
     }
