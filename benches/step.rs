@@ -81,7 +81,7 @@ fn force_cg_symplectic_euler(bencher: Bencher, links: usize) {
         unreachable!()
     };
     let mut integ = SymplecticEuler::new(1.0 / 60.0);
-    integ.prepare(ode.dim());
+    integ.prepare(ode.position_dim(), ode.dim());
     let (mut q, mut v) = (q0, v0);
     bencher.counter(ItemsCount::new(scene.system.nrows())).bench_local(|| {
         integ.step(ode.as_mut(), &mut q, &mut v, 1.0).unwrap();

@@ -112,7 +112,7 @@ fn impulse_rattle_and_force_steps_allocate_nothing() {
         panic!()
     };
     let mut it = SymplecticEuler::new(1.0 / 600.0);
-    it.prepare(ode.dim());
+    it.prepare(ode.position_dim(), ode.dim());
     let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
     it.step(ode.as_mut(), &mut q, &mut v, 1.0).unwrap();
     let n = allocations_during(|| {

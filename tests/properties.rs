@@ -102,7 +102,7 @@ proptest! {
         prop_assert!((e(x1, v1) / e(x0, v0) - (1.0 + h * h * w * w)).abs() <= 1e-13);
         // And the registered integrator does exactly that update.
         let mut it = (integrators::find("explicit_euler").unwrap().build.unwrap())(Control::Fixed { h });
-        it.prepare(1);
+        it.prepare(1, 1);
         struct Osc(f64);
         impl tinkertoy::formulation::SecondOrderOde for Osc {
             fn dim(&self) -> usize { 1 }
@@ -137,7 +137,7 @@ proptest! {
         let s = solvers::find("dense_lu").unwrap();
         let Dynamics::Ode(mut ode) = (f.build)(&params, &scene, (s.build)(&resolve("s", &[], &[]).unwrap())).unwrap() else { panic!() };
         let mut it = SymplecticEuler::new(h);
-        it.prepare(2);
+        it.prepare(2, 2);
         let (mut x, mut v) = (scene.q0.clone(), scene.v0.clone());
         let mut c = [0.0];
         scene.system.eval_constraints(&x, &mut c);

@@ -28,15 +28,19 @@ pub use revolute::Revolute;
 
 /// Largest number of bodies one constraint touches.
 pub const MAX_BODIES: usize = 2;
-/// Largest number of local coordinates (two rigid-2D or particle-3D bodies).
-pub const MAX_LOCAL_DOF: usize = 6;
-/// Largest number of rows one constraint owns.
-pub const MAX_ROWS: usize = 3;
+/// Largest number of local velocity coordinates (two rigid-3D bodies).
+pub const MAX_LOCAL_DOF: usize = 12;
+/// Largest number of local position coordinates (two rigid-3D bodies: 2 × 7).
+pub const MAX_LOCAL_NQ: usize = 14;
+/// Largest number of rows one constraint owns (a weld joint).
+pub const MAX_ROWS: usize = 6;
 
 /// A holonomic constraint between one or two bodies.
 ///
-/// All slices are local: `q` and `v` are the concatenated coordinate slices of [`Constraint::bodies`]
-/// in order; `c` and `jdot_v` have `rows()` entries; `j` has `rows() × local_dof` entries, row-major.
+/// All slices are local: `q` and `v` are the concatenated position and velocity slices of
+/// [`Constraint::bodies`] in order (`local_nq` and `local_dof` entries); `c` and `jdot_v` have
+/// `rows()` entries; `j` has `rows() × local_dof` entries, row-major. J is the Jacobian with respect
+/// to the velocities: Ċ = J(q) v (for rigid-3D bodies v holds the body-frame Ω, so J is not ∂C/∂q).
 pub trait Constraint: Send + Sync + std::fmt::Debug {
     /// Registry name of the constraint type (e.g. `"distance"`).
     fn kind(&self) -> &'static str;
@@ -54,14 +58,18 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     }
     /// C(q): the constraint violation (units of each row stated in the constraint's docs).
     fn eval(&self, q: &[f64], c: &mut [f64]);
-    /// J(q) = ∂C/∂q, row-major `rows × local_dof`.
+    /// J(q) with Ċ = J v, row-major `rows × local_dof` (∂C/∂q wherever q̇ = v).
     fn jacobian(&self, q: &[f64], j: &mut [f64]);
-    /// The velocity-product term J̇(q, v) v = ∂(J v)/∂q · v.
+    /// The velocity-product term J̇(q, v) v = d/ds [J(q ⊕ s v) v] at s = 0 (v held fixed).
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]);
 
-    /// Number of local coordinates: the sum of the degrees of freedom of its bodies.
+    /// Number of local velocity coordinates: the sum of the degrees of freedom of its bodies.
     fn local_dof(&self) -> usize {
         self.body_kinds().iter().map(|k| k.dof()).sum()
+    }
+    /// Number of local position coordinates: the sum of the bodies' q lengths.
+    fn local_nq(&self) -> usize {
+        self.body_kinds().iter().map(|k| k.nq()).sum()
     }
 }
 

@@ -237,9 +237,9 @@ fn pair<'a>(dynamics: Dynamics<'a>, cell: &CellSpec) -> Result<Driver<'a>, Strin
             let build =
                 cell.integrator.build.ok_or_else(|| format!("integrator `{name}` has no ODE implementation"))?;
             let mut integrator = build(c);
-            let d = ode.dim();
-            integrator.prepare(d);
-            let (mut x, mut xd) = (vec![0.0; d], vec![0.0; d]);
+            let (nx, nv) = (ode.position_dim(), ode.dim());
+            integrator.prepare(nx, nv);
+            let (mut x, mut xd) = (vec![0.0; nx], vec![0.0; nv]);
             ode.initial(&mut x, &mut xd);
             Ok(Driver::Ode { ode, integrator, x, xd })
         }

@@ -74,6 +74,22 @@ impl SecondOrderOde for Force<'_> {
         self.ns.system.ndof()
     }
 
+    fn position_dim(&self) -> usize {
+        self.ns.system.nq()
+    }
+
+    fn advance(&self, x: &mut [f64], xd: &[f64], h: f64) {
+        self.ns.system.advance(x, xd, h);
+    }
+
+    fn position_rate(&self, x: &[f64], xd: &[f64], out: &mut [f64]) {
+        self.ns.system.qdot(x, xd, out);
+    }
+
+    fn normalize(&self, x: &mut [f64]) -> bool {
+        self.ns.system.normalize(x)
+    }
+
     fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
         x.copy_from_slice(self.q0);
         xd.copy_from_slice(self.v0);

@@ -65,8 +65,8 @@ impl Stepper for Impulse<'_> {
             for i in 0..v.len() {
                 self.core.qhat[i] = self.core.tmp[i] / hs;
                 v[i] += w[i] * self.core.tmp[i];
-                q[i] += hs * v[i];
             }
+            sys.advance(q, v, hs);
         }
         Ok(())
     }

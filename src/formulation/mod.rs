@@ -45,9 +45,34 @@ impl SolverCounters {
 
 /// A formulation that yields the second-order ODE ẍ = a(x, ẋ) in its own coordinates x
 /// (Cartesian q for `force`, reduced u for `lagrangian`).
+///
+/// x may live on a manifold (the unit quaternions of rigid-3D bodies): then ẋ is a velocity of
+/// another length than x, x moves only through [`SecondOrderOde::advance`] (fixed-step methods) or
+/// through its rate [`SecondOrderOde::position_rate`] followed by [`SecondOrderOde::normalize`]
+/// (Runge–Kutta methods, which step in the embedding). The defaults are those of a vector space.
 pub trait SecondOrderOde: Send {
-    /// Number of coordinates in x.
+    /// Number of velocity coordinates in ẋ (and in the acceleration).
     fn dim(&self) -> usize;
+    /// Number of position coordinates in x (`dim()` unless x holds quaternions).
+    fn position_dim(&self) -> usize {
+        self.dim()
+    }
+    /// x ← x ⊕ h ẋ: the position update of a fixed-step method (x + h ẋ in a vector space, the
+    /// exponential map for orientations).
+    fn advance(&self, x: &mut [f64], xd: &[f64], h: f64) {
+        for (xi, vi) in x.iter_mut().zip(xd) {
+            *xi += h * vi;
+        }
+    }
+    /// The time derivative of x at velocity ẋ (ẋ itself in a vector space), into `out`.
+    fn position_rate(&self, _x: &[f64], xd: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(xd);
+    }
+    /// Restores the invariants of x after a step taken in the embedding (unit quaternions);
+    /// returns whether x has any.
+    fn normalize(&self, _x: &mut [f64]) -> bool {
+        false
+    }
     /// The initial (x, ẋ) from the scene's initial state.
     fn initial(&self, x: &mut [f64], xd: &mut [f64]);
     /// The acceleration a(x, ẋ): one right-hand-side evaluation (one linear solve).

@@ -57,6 +57,17 @@ impl<'a> NormalSolve<'a> {
         }
     }
 
+    /// q ← q ⊕ s · W Jᵀ y with the current J (`tmp` has length n): the position change caused by
+    /// position-level multipliers y, through [`System::advance`] (the exponential map for
+    /// orientations).
+    pub fn displace(&self, y: &[f64], s: f64, q: &mut [f64], tmp: &mut [f64]) {
+        self.jac.mul_t(y, tmp);
+        for (t, w) in tmp.iter_mut().zip(self.system.inv_mass()) {
+            *t *= w;
+        }
+        self.system.advance(q, tmp, s);
+    }
+
     /// Evaluates J(q) into [`NormalSolve::jac`].
     pub fn update_jacobian(&mut self, q: &[f64]) {
         self.system.fill_jacobian(q, &mut self.jac);

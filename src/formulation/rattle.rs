@@ -38,8 +38,8 @@ pub struct Rattle<'a> {
 impl<'a> Rattle<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: RattleOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let n = scene.system.ndof();
-        Ok(Rattle { core: StepperCore::new(scene, solver)?, opts, factored_at: vec![f64::NAN; n], has_factor: false })
+        let nq = scene.system.nq();
+        Ok(Rattle { core: StepperCore::new(scene, solver)?, opts, factored_at: vec![f64::NAN; nq], has_factor: false })
     }
 }
 
@@ -56,8 +56,8 @@ impl Stepper for Rattle<'_> {
         self.core.eval_forces(q, v);
         for i in 0..v.len() {
             v[i] += 0.5 * h * w[i] * self.core.applied[i];
-            q[i] += h * v[i];
         }
+        sys.advance(q, v, h);
         self.core.lam.fill(0.0);
         let mut it = 0;
         loop {
@@ -88,7 +88,7 @@ impl Stepper for Rattle<'_> {
             for (l, d) in self.core.lam.iter_mut().zip(&self.core.ns.lambda) {
                 *l += d;
             }
-            self.core.ns.add_w_jt(&self.core.ns.lambda, 0.5 * h * h, q, &mut self.core.tmp);
+            self.core.ns.displace(&self.core.ns.lambda, 0.5 * h * h, q, &mut self.core.tmp);
             it += 1;
         }
         // v½ gets the position constraint impulse: q = qₙ + h v½.

@@ -78,9 +78,7 @@ impl Stepper for SoftStep<'_> {
             }
             self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, v, &mut self.core.tmp);
             // integrate positions
-            for (qi, vi) in q.iter_mut().zip(v.iter()) {
-                *qi += hs * vi;
-            }
+            sys.advance(q, v, hs);
             // relax: rigid velocity solve, no bias, same factorization
             self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
             for r in self.core.ns.rhs.iter_mut() {

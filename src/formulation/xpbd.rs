@@ -7,6 +7,9 @@
 //!   `iterations` times:  (J W Jᵀ + α̃ I) Δλ = −C(q) − α̃ λ        (Macklin 2016, eq. 12)
 //!                        λ ← λ + Δλ;   q ← q + W Jᵀ Δλ             (eq. 17)
 //!   v ← (q − q_prev) / h_s
+//! (For rigid-3D bodies "+" is the exponential map q ⊕ δ and "−" its logarithm, the rigid-body
+//! form of Müller et al. 2020, "Detailed rigid body simulation with extended position based
+//! dynamics", with the rotation applied exactly instead of their first-order quaternion update.)
 //! DEVIATION: eq. 12 is solved for all constraints at once with the cell's linear solver, J and C
 //! evaluated at the iterate. Macklin solves it constraint by constraint, re-evaluating each C
 //! after its neighbours moved (nonlinear Gauss-Seidel); `gauss_seidel` with max_iter = 1 is the
@@ -39,8 +42,8 @@ pub struct Xpbd<'a> {
 impl<'a> Xpbd<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: XpbdOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let n = scene.system.ndof();
-        Ok(Xpbd { core: StepperCore::new(scene, solver)?, opts, q_prev: vec![0.0; n] })
+        let nq = scene.system.nq();
+        Ok(Xpbd { core: StepperCore::new(scene, solver)?, opts, q_prev: vec![0.0; nq] })
     }
 }
 
@@ -54,10 +57,10 @@ impl Stepper for Xpbd<'_> {
             let w = sys.inv_mass();
             self.core.eval_forces(q, v);
             self.q_prev.copy_from_slice(q);
-            for i in 0..q.len() {
+            for i in 0..v.len() {
                 v[i] += hs * w[i] * self.core.applied[i];
-                q[i] += hs * v[i];
             }
+            sys.advance(q, v, hs);
             self.core.lam.fill(0.0);
             for _ in 0..self.opts.iterations {
                 // (J W Jᵀ + α̃ I) Δλ = −C − α̃ λ   (eq. 12)
@@ -71,12 +74,11 @@ impl Stepper for Xpbd<'_> {
                 for (l, d) in self.core.lam.iter_mut().zip(&self.core.ns.lambda) {
                     *l += d;
                 }
-                // q += W Jᵀ Δλ   (eq. 17)
-                self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, q, &mut self.core.tmp);
+                // q ← q ⊕ W Jᵀ Δλ   (eq. 17)
+                self.core.ns.displace(&self.core.ns.lambda, 1.0, q, &mut self.core.tmp);
             }
-            for i in 0..q.len() {
-                v[i] = (q[i] - self.q_prev[i]) / hs;
-            }
+            // v = (q − q_prev) / h_s (the logarithm of the relative rotation for orientations)
+            sys.difference(&self.q_prev, q, hs, v);
             self.core.force_from_accumulated(1.0 / (hs * hs));
         }
         Ok(())

@@ -21,8 +21,8 @@ impl ExplicitEuler {
 }
 
 impl Integrator for ExplicitEuler {
-    fn prepare(&mut self, dim: usize) {
-        self.a = vec![0.0; dim];
+    fn prepare(&mut self, _nx: usize, nv: usize) {
+        self.a = vec![0.0; nv];
     }
 
     fn step(
@@ -35,9 +35,9 @@ impl Integrator for ExplicitEuler {
         let h = fixed_step(self.h, h_max);
         ode.accel(x, xd, &mut self.a)?;
         self.stats.rhs_evals += 1;
-        for i in 0..x.len() {
-            x[i] += h * xd[i];
-            xd[i] += h * self.a[i];
+        ode.advance(x, xd, h);
+        for (vi, ai) in xd.iter_mut().zip(&self.a) {
+            *vi += h * ai;
         }
         self.stats.steps += 1;
         Ok(h)

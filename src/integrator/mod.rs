@@ -67,8 +67,8 @@ pub enum IntegrateError {
 
 /// A one-step method for ẍ = a(x, ẋ).
 pub trait Integrator: Send {
-    /// Allocates workspaces for `dim` coordinates (once per run).
-    fn prepare(&mut self, dim: usize);
+    /// Allocates workspaces for `nx` position and `nv` velocity coordinates (once per run).
+    fn prepare(&mut self, nx: usize, nv: usize);
     /// Advances (x, ẋ) by one step of at most `h_max` \[s\]; returns the step length taken.
     fn step(
         &mut self,

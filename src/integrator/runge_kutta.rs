@@ -1,6 +1,10 @@
 //! One driver for every explicit Runge–Kutta method, fixed-step or adaptive.
 //!
-//! The second-order ODE is advanced as the first-order system y = (x, ẋ), f(y) = (ẋ, a(x, ẋ)).
+//! The second-order ODE is advanced as the first-order system y = (x, ẋ), f(y) = (ẋ, a(x, ẋ)),
+//! where the first part is the position rate G(x) ẋ when x holds unit quaternions (rigid-3D
+//! bodies): the step is taken in the embedding and the quaternions are renormalized after every
+//! accepted step (projection onto |Q| = 1, Hairer, Lubich & Wanner, GNI §IV.4), which also
+//! invalidates a first-same-as-last stage.
 //! Stages kᵢ = f(y + h Σⱼ aᵢⱼ kⱼ), y⁺ = y + h Σ bᵢ kᵢ (Hairer, Nørsett & Wanner, Solving ODEs I,
 //! §II.1). Adaptive methods accept a step when the scaled error norm err ≤ 1, with component scale
 //! atol + rtol·max(|y|, |y⁺|), and choose the next step by the PI controller of Hairer's dopri5.f /
@@ -59,7 +63,7 @@ impl RungeKutta {
     ) -> Result<(), IntegrateError> {
         let (x, xd) = y.split_at(d);
         let (ox, oa) = out.split_at_mut(d);
-        ox.copy_from_slice(xd);
+        ode.position_rate(x, xd, ox);
         stats.rhs_evals += 1;
         ode.accel(x, xd, oa)?;
         Ok(())
@@ -164,13 +168,13 @@ impl RungeKutta {
 }
 
 impl Integrator for RungeKutta {
-    fn prepare(&mut self, dim: usize) {
-        self.d = dim;
-        let stages = self.tab.b.len();
-        self.k = vec![vec![0.0; 2 * dim]; stages];
-        self.y = vec![0.0; 2 * dim];
-        self.stage = vec![0.0; 2 * dim];
-        self.y_new = vec![0.0; 2 * dim];
+    fn prepare(&mut self, nx: usize, nv: usize) {
+        self.d = nx;
+        let (stages, len) = (self.tab.b.len(), nx + nv);
+        self.k = vec![vec![0.0; len]; stages];
+        self.y = vec![0.0; len];
+        self.stage = vec![0.0; len];
+        self.y_new = vec![0.0; len];
         self.k_first_valid = false;
         self.h = 0.0;
         self.err_old = 1e-4;
@@ -224,9 +228,11 @@ impl Integrator for RungeKutta {
                 }
             }
         };
-        // The first stage of the next step: FSAL methods have it already, the others evaluate it.
+        // The first stage of the next step: FSAL methods have it already (unless renormalizing the
+        // quaternions moved y⁺), the others evaluate it.
         let last = self.tab.b.len() - 1;
-        if self.tab.fsal {
+        let moved = ode.normalize(&mut self.y_new[..d]);
+        if self.tab.fsal && !moved {
             self.k.swap(0, last);
         } else {
             let (y_new, k0) = (&self.y_new, &mut self.k[0]);

@@ -21,8 +21,8 @@ impl SymplecticEuler {
 }
 
 impl Integrator for SymplecticEuler {
-    fn prepare(&mut self, dim: usize) {
-        self.a = vec![0.0; dim];
+    fn prepare(&mut self, _nx: usize, nv: usize) {
+        self.a = vec![0.0; nv];
     }
 
     fn step(
@@ -35,10 +35,10 @@ impl Integrator for SymplecticEuler {
         let h = fixed_step(self.h, h_max);
         ode.accel(x, xd, &mut self.a)?;
         self.stats.rhs_evals += 1;
-        for i in 0..x.len() {
-            xd[i] += h * self.a[i];
-            x[i] += h * xd[i];
+        for (vi, ai) in xd.iter_mut().zip(&self.a) {
+            *vi += h * ai;
         }
+        ode.advance(x, xd, h);
         self.stats.steps += 1;
         Ok(h)
     }

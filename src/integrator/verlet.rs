@@ -31,9 +31,9 @@ impl Verlet {
 }
 
 impl Integrator for Verlet {
-    fn prepare(&mut self, dim: usize) {
-        self.a = vec![0.0; dim];
-        self.pred = vec![0.0; dim];
+    fn prepare(&mut self, _nx: usize, nv: usize) {
+        self.a = vec![0.0; nv];
+        self.pred = vec![0.0; nv];
         self.cached = false;
     }
 
@@ -49,11 +49,11 @@ impl Integrator for Verlet {
             ode.accel(x, xd, &mut self.a)?;
             self.stats.rhs_evals += 1;
         }
-        for (((xi, vi), pi), ai) in x.iter_mut().zip(xd.iter_mut()).zip(self.pred.iter_mut()).zip(&self.a) {
+        for ((vi, pi), ai) in xd.iter_mut().zip(self.pred.iter_mut()).zip(&self.a) {
             *pi = *vi + h * ai; // ẋ̃, the predicted end velocity
             *vi += 0.5 * h * ai; // ẋ½
-            *xi += h * *vi;
         }
+        ode.advance(x, xd, h);
         self.cached = false;
         ode.accel(x, &self.pred, &mut self.a)?;
         self.stats.rhs_evals += 1;

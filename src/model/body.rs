@@ -1,13 +1,25 @@
 //! Body kinds and their generalized coordinates.
 //!
 //! Each body owns a contiguous slice of the stacked position vector `q` and of the velocity
-//! vector `v` (DESIGN.md §1). For every kind here `q̇ = v`, so both slices have the same length.
+//! vector `v` (DESIGN.md §1). For the planar kinds and particles q̇ = v; a rigid-3D body has a unit
+//! quaternion in q (7 numbers) and its angular velocity Ω in the body frame in v (6 numbers), with
+//! q̇ = G(q) v given by [`super::rotation::qdot`].
 //!
 //! | kind | `q` slice | `v` slice | mass-matrix diagonal |
 //! |---|---|---|---|
 //! | particle-2D | (x, y) \[m\] | (ẋ, ẏ) \[m/s\] | (m, m) |
 //! | particle-3D | (x, y, z) \[m\] | (ẋ, ẏ, ż) \[m/s\] | (m, m, m) |
 //! | rigid-2D | (x, y, θ) \[m, m, rad\] | (ẋ, ẏ, ω) \[m/s, m/s, rad/s\] | (m, m, I) |
+//! | rigid-3D | (x, y, z \[m\], Q = (w, qx, qy, qz)) | (v \[m/s\], Ω \[rad/s\], body frame) | (m, m, m, I₁, I₂, I₃) |
+//!
+//! DEVIATION (rigid-3D): seed 001 writes the Newton–Euler equations with the world angular
+//! velocity ω and the world inertia R I Rᵀ. Here Ω = Rᵀω is stored in the body frame, whose axes
+//! are the principal axes, so M stays diagonal and constant and every formulation and solver keeps
+//! using W = M⁻¹ as a vector. The equations are the same (Euler's equations I Ω̇ = τ − Ω × I Ω);
+//! the gyroscopic term −Ω × I Ω is an applied force ([`super::Force::Gyroscopic`]), and the world
+//! quantities (ω = R Ω, I_world = R I Rᵀ, L = R I Ω) are available from [`Body::world_inertia`].
+
+use super::rotation;
 
 /// The kind of a body, which fixes how many coordinates it owns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,14 +30,26 @@ pub enum BodyKind {
     Particle3,
     /// A planar rigid body: q = (x, y, θ) with (x, y) its centre of mass.
     Rigid2,
+    /// A rigid body in space: q = (x, y, z, Q) with Q a unit quaternion, v = (ẋ, ẏ, ż, Ω) with Ω
+    /// the angular velocity in the body (principal-axis) frame.
+    Rigid3,
 }
 
 impl BodyKind {
-    /// Number of generalized coordinates (and velocities) the body owns.
+    /// Number of velocity coordinates (degrees of freedom) the body owns: its length in v, M, J.
     pub const fn dof(self) -> usize {
         match self {
             BodyKind::Particle2 => 2,
             BodyKind::Particle3 | BodyKind::Rigid2 => 3,
+            BodyKind::Rigid3 => 6,
+        }
+    }
+
+    /// Number of position coordinates the body owns: its length in q (7 for rigid-3D, else `dof`).
+    pub const fn nq(self) -> usize {
+        match self {
+            BodyKind::Rigid3 => 7,
+            k => k.dof(),
         }
     }
 
@@ -33,7 +57,43 @@ impl BodyKind {
     pub const fn dim(self) -> usize {
         match self {
             BodyKind::Particle2 | BodyKind::Rigid2 => 2,
-            BodyKind::Particle3 => 3,
+            BodyKind::Particle3 | BodyKind::Rigid3 => 3,
+        }
+    }
+
+    /// q⁺ = q ⊕ h v for this body's slices (`q`, `out`: [`BodyKind::nq`]; `v`: [`BodyKind::dof`]):
+    /// q + h v, or the exponential map for the orientation of a rigid-3D body.
+    #[inline]
+    pub fn retract(self, q: &[f64], v: &[f64], h: f64, out: &mut [f64]) {
+        match self {
+            BodyKind::Rigid3 => rotation::retract(q, v, h, out),
+            _ => {
+                for ((o, qi), vi) in out.iter_mut().zip(q).zip(v) {
+                    *o = qi + h * vi;
+                }
+            }
+        }
+    }
+
+    /// The constant velocity v with q1 = q0 ⊕ h v (the inverse of [`BodyKind::retract`]).
+    #[inline]
+    pub fn difference(self, q0: &[f64], q1: &[f64], h: f64, v: &mut [f64]) {
+        match self {
+            BodyKind::Rigid3 => rotation::difference(q0, q1, h, v),
+            _ => {
+                for ((vi, a), b) in v.iter_mut().zip(q0).zip(q1) {
+                    *vi = (b - a) / h;
+                }
+            }
+        }
+    }
+
+    /// q̇ = G(q) v for this body's slices (identity except for the quaternion of rigid-3D).
+    #[inline]
+    pub fn qdot(self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        match self {
+            BodyKind::Rigid3 => rotation::qdot(q, v, out),
+            _ => out.copy_from_slice(v),
         }
     }
 
@@ -43,6 +103,7 @@ impl BodyKind {
             BodyKind::Particle2 => "particle-2D",
             BodyKind::Particle3 => "particle-3D",
             BodyKind::Rigid2 => "rigid-2D",
+            BodyKind::Rigid3 => "rigid-3D",
         }
     }
 }
@@ -54,24 +115,50 @@ pub struct Body {
     pub kind: BodyKind,
     /// Mass \[kg\]; must be positive and finite.
     pub mass: f64,
-    /// Moment of inertia about the centre of mass \[kg·m²\]; used by rigid-2D bodies only.
-    pub inertia: f64,
+    /// Principal moments of inertia about the centre of mass (I₁, I₂, I₃) \[kg·m²\] in the body
+    /// frame: all three for rigid-3D, I₃ (about z) for rigid-2D, unused for particles.
+    pub inertia: [f64; 3],
 }
 
 impl Body {
     /// A planar point mass of `mass` \[kg\].
     pub fn particle2(mass: f64) -> Self {
-        Body { kind: BodyKind::Particle2, mass, inertia: 0.0 }
+        Body { kind: BodyKind::Particle2, mass, inertia: [0.0; 3] }
     }
 
     /// A spatial point mass of `mass` \[kg\].
     pub fn particle3(mass: f64) -> Self {
-        Body { kind: BodyKind::Particle3, mass, inertia: 0.0 }
+        Body { kind: BodyKind::Particle3, mass, inertia: [0.0; 3] }
     }
 
     /// A planar rigid body of `mass` \[kg\] and central moment of inertia `inertia` \[kg·m²\].
     pub fn rigid2(mass: f64, inertia: f64) -> Self {
-        Body { kind: BodyKind::Rigid2, mass, inertia }
+        Body { kind: BodyKind::Rigid2, mass, inertia: [0.0, 0.0, inertia] }
+    }
+
+    /// A rigid body in space of `mass` \[kg\] and principal moments `inertia` \[kg·m²\].
+    pub fn rigid3(mass: f64, inertia: [f64; 3]) -> Self {
+        Body { kind: BodyKind::Rigid3, mass, inertia }
+    }
+
+    /// A uniform solid box of `mass` \[kg\] and edge lengths `size` \[m\] along the body axes:
+    /// I₁ = m (b² + c²) / 12 and cyclically.
+    pub fn cuboid(mass: f64, size: [f64; 3]) -> Self {
+        let [a, b, c] = size.map(|x| x * x);
+        Body::rigid3(mass, [mass * (b + c) / 12.0, mass * (a + c) / 12.0, mass * (a + b) / 12.0])
+    }
+
+    /// A uniform solid sphere of `mass` \[kg\] and `radius` \[m\]: I = 2 m r² / 5 about every axis.
+    pub fn sphere(mass: f64, radius: f64) -> Self {
+        let i = 0.4 * mass * radius * radius;
+        Body::rigid3(mass, [i, i, i])
+    }
+
+    /// The world inertia tensor R I Rᵀ \[kg·m²\] of a rigid-3D body at orientation `quat`
+    /// (w, x, y, z).
+    pub fn world_inertia(&self, quat: &[f64]) -> nalgebra::Matrix3<f64> {
+        let r = rotation::rotation_matrix(quat);
+        r * nalgebra::Matrix3::from_diagonal(&nalgebra::Vector3::from(self.inertia)) * r.transpose()
     }
 
     /// A uniform slender bar of `mass` \[kg\] and `length` \[m\] (I = m L² / 12).
@@ -86,7 +173,11 @@ impl Body {
             BodyKind::Rigid2 => {
                 out[0] = self.mass;
                 out[1] = self.mass;
-                out[2] = self.inertia;
+                out[2] = self.inertia[2];
+            }
+            BodyKind::Rigid3 => {
+                out[..3].fill(self.mass);
+                out[3..6].copy_from_slice(&self.inertia);
             }
         }
     }

@@ -44,20 +44,32 @@ pub enum Force {
         /// Torque \[N·m\], counter-clockwise positive.
         torque: f64,
     },
+    /// The gyroscopic torque −Ω × I Ω \[N·m\] on every rigid-3D body (body frame): the velocity
+    /// term of Euler's equations I Ω̇ = τ − Ω × I Ω (seed 001, Newton–Euler). Workless
+    /// (Ω · (Ω × I Ω) = 0), so U = 0. Engines often drop it; leaving it out of a scene measures
+    /// what that costs.
+    Gyroscopic,
 }
 
 /// What a force needs to know about the bodies: their kinds and where their slices start.
 pub struct BodyView<'a> {
     /// All bodies of the system.
     pub bodies: &'a [Body],
-    /// Offset of each body's slice in q and v.
+    /// Offset of each body's slice in v (and in the generalized force).
     pub offsets: &'a [usize],
+    /// Offset of each body's slice in q.
+    pub q_offsets: &'a [usize],
 }
 
 impl BodyView<'_> {
-    fn slice<'q>(&self, body: usize, x: &'q [f64]) -> &'q [f64] {
+    fn slice<'q>(&self, body: usize, v: &'q [f64]) -> &'q [f64] {
         let o = self.offsets[body];
-        &x[o..o + self.bodies[body].kind.dof()]
+        &v[o..o + self.bodies[body].kind.dof()]
+    }
+
+    fn q_slice<'q>(&self, body: usize, q: &'q [f64]) -> &'q [f64] {
+        let o = self.q_offsets[body];
+        &q[o..o + self.bodies[body].kind.nq()]
     }
 }
 
@@ -83,7 +95,7 @@ impl Force {
             }
             Force::SpringDamper { a, b, stiffness, damping, rest_length } => {
                 let (ka, kb) = (view.bodies[a.body].kind, view.bodies[b.body].kind);
-                let (qa, qb) = (view.slice(a.body, q), view.slice(b.body, q));
+                let (qa, qb) = (view.q_slice(a.body, q), view.q_slice(b.body, q));
                 let d = sub3(a.world(ka, qa), b.world(kb, qb));
                 let len = dot3(d, d).sqrt();
                 if len == 0.0 {
@@ -101,11 +113,24 @@ impl Force {
             Force::Constant { at, force } => {
                 let k = view.bodies[at.body].kind;
                 let o = view.offsets[at.body];
-                let qa = view.slice(at.body, q);
+                let qa = view.q_slice(at.body, q);
                 at.apply(k, qa, *force, &mut out[o..o + k.dof()]);
             }
             Force::Torque { body, torque } => {
                 out[view.offsets[*body] + 2] += torque;
+            }
+            Force::Gyroscopic => {
+                for (i, b) in view.bodies.iter().enumerate() {
+                    if b.kind == BodyKind::Rigid3 {
+                        let o = view.offsets[i] + 3;
+                        let w = [v[o], v[o + 1], v[o + 2]];
+                        let l = [b.inertia[0] * w[0], b.inertia[1] * w[1], b.inertia[2] * w[2]];
+                        // −Ω × (I Ω)
+                        out[o] -= w[1] * l[2] - w[2] * l[1];
+                        out[o + 1] -= w[2] * l[0] - w[0] * l[2];
+                        out[o + 2] -= w[0] * l[1] - w[1] * l[0];
+                    }
+                }
             }
         }
     }
@@ -118,28 +143,29 @@ impl Force {
                 .iter()
                 .enumerate()
                 .map(|(i, b)| {
-                    let o = view.offsets[i];
+                    let o = view.q_offsets[i];
                     -(0..b.kind.dim()).map(|d| b.mass * g[d] * q[o + d]).sum::<f64>()
                 })
                 .sum(),
             Force::SpringDamper { a, b, stiffness, rest_length, .. } => {
                 let (ka, kb) = (view.bodies[a.body].kind, view.bodies[b.body].kind);
-                let d = sub3(a.world(ka, view.slice(a.body, q)), b.world(kb, view.slice(b.body, q)));
+                let d = sub3(a.world(ka, view.q_slice(a.body, q)), b.world(kb, view.q_slice(b.body, q)));
                 let stretch = dot3(d, d).sqrt() - rest_length;
                 0.5 * stiffness * stretch * stretch
             }
             Force::Constant { at, force } => {
                 let k = view.bodies[at.body].kind;
-                -dot3(*force, at.world(k, view.slice(at.body, q)))
+                -dot3(*force, at.world(k, view.q_slice(at.body, q)))
             }
-            Force::Torque { body, torque } => -torque * q[view.offsets[*body] + 2],
+            Force::Torque { body, torque } => -torque * q[view.q_offsets[*body] + 2],
+            Force::Gyroscopic => 0.0,
         }
     }
 
     /// The bodies this force references (for validation when it is added to a system).
     pub fn bodies(&self) -> Vec<(usize, Option<BodyKind>)> {
         match self {
-            Force::Gravity { .. } => vec![],
+            Force::Gravity { .. } | Force::Gyroscopic => vec![],
             Force::SpringDamper { a, b, .. } => vec![(a.body, None), (b.body, None)],
             Force::Constant { at, .. } => vec![(at.body, None)],
             Force::Torque { body, .. } => vec![(*body, Some(BodyKind::Rigid2))],

@@ -3,6 +3,7 @@
 mod body;
 mod force;
 mod point;
+pub mod rotation;
 mod system;
 
 pub use body::{Body, BodyKind};

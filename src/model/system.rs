@@ -1,11 +1,16 @@
 //! A mechanical system: bodies, applied forces and constraints, with q and v laid out by body offsets.
 //!
-//! The mass matrix M is diagonal for every body kind here (particles: m per axis; rigid-2D: m, m, I),
-//! so it is stored as the vector `mass` together with its inverse `inv_mass` = diag(W), W = M⁻¹.
+//! The mass matrix M is diagonal for every body kind here (particles: m per axis; rigid-2D: m, m, I;
+//! rigid-3D: m, m, m, I₁, I₂, I₃ with Ω in the principal body frame), so it is stored as the vector
+//! `mass` together with its inverse `inv_mass` = diag(W), W = M⁻¹.
+//!
+//! q and v have separate layouts: a rigid-3D body owns 7 entries of q and 6 of v. Everything that
+//! moves q along a velocity goes through [`System::advance`] (q ⊕ h v: the exponential map for
+//! orientations), never through q + h v.
 
 use super::body::{Body, BodyKind};
 use super::force::{BodyView, Force};
-use crate::constraint::{Constraint, MAX_LOCAL_DOF};
+use crate::constraint::{Constraint, MAX_LOCAL_DOF, MAX_LOCAL_NQ};
 use crate::sparse::BlockJacobian;
 
 /// A model that cannot be built as asked.
@@ -58,6 +63,8 @@ pub enum ModelError {
 pub struct System {
     bodies: Vec<Body>,
     offsets: Vec<usize>,
+    q_offsets: Vec<usize>,
+    nq: usize,
     mass: Vec<f64>,
     inv_mass: Vec<f64>,
     forces: Vec<Force>,
@@ -78,13 +85,20 @@ impl System {
         if !(body.mass.is_finite() && body.mass > 0.0) {
             return Err(ModelError::BadInertia { body: index, what: "mass", value: body.mass });
         }
-        if body.kind == BodyKind::Rigid2 && !(body.inertia.is_finite() && body.inertia > 0.0) {
-            return Err(ModelError::BadInertia { body: index, what: "inertia", value: body.inertia });
+        let moments: &[f64] = match body.kind {
+            BodyKind::Rigid2 => &body.inertia[2..],
+            BodyKind::Rigid3 => &body.inertia,
+            _ => &[],
+        };
+        if let Some(&value) = moments.iter().find(|i| !(i.is_finite() && **i > 0.0)) {
+            return Err(ModelError::BadInertia { body: index, what: "inertia", value });
         }
         let dof = body.kind.dof();
-        let mut diag = [0.0; 3];
+        let mut diag = [0.0; 6];
         body.mass_diagonal(&mut diag[..dof]);
         self.offsets.push(self.mass.len());
+        self.q_offsets.push(self.nq);
+        self.nq += body.kind.nq();
         self.mass.extend_from_slice(&diag[..dof]);
         self.inv_mass.extend(diag[..dof].iter().map(|m| 1.0 / m));
         self.bodies.push(body);
@@ -128,9 +142,14 @@ impl System {
         Ok(index)
     }
 
-    /// Number of generalized coordinates n (length of q and v).
+    /// Number of degrees of freedom n: the length of v, of M's diagonal and of a row of J.
     pub fn ndof(&self) -> usize {
         self.mass.len()
+    }
+
+    /// Number of position coordinates: the length of q (n plus one per rigid-3D body).
+    pub fn nq(&self) -> usize {
+        self.nq
     }
 
     /// Number of constraint rows m (length of C and λ).
@@ -143,9 +162,62 @@ impl System {
         &self.bodies
     }
 
-    /// Offset of each body's slice in q and v.
+    /// Offset of each body's slice in v (and in every velocity-space vector: M, Q, columns of J).
     pub fn offsets(&self) -> &[usize] {
         &self.offsets
+    }
+
+    /// Offset of each body's slice in q.
+    pub fn q_offsets(&self) -> &[usize] {
+        &self.q_offsets
+    }
+
+    /// q ← q ⊕ h v for every body ([`BodyKind::retract`]): the position update of every integrator
+    /// and stepper; `v` is any velocity-space vector (length n), `h` \[s\] (or 1 for a displacement).
+    pub fn advance(&self, q: &mut [f64], v: &[f64], h: f64) {
+        let mut tmp = [0.0; 7];
+        for (i, b) in self.bodies.iter().enumerate() {
+            let (oq, ov, nq) = (self.q_offsets[i], self.offsets[i], b.kind.nq());
+            let qs = &mut q[oq..oq + nq];
+            b.kind.retract(qs, &v[ov..ov + b.kind.dof()], h, &mut tmp[..nq]);
+            qs.copy_from_slice(&tmp[..nq]);
+        }
+    }
+
+    /// The velocity v with q1 = q0 ⊕ h v (the inverse of [`System::advance`]), into `v`.
+    pub fn difference(&self, q0: &[f64], q1: &[f64], h: f64, v: &mut [f64]) {
+        for (i, b) in self.bodies.iter().enumerate() {
+            let (oq, ov, nq) = (self.q_offsets[i], self.offsets[i], b.kind.nq());
+            b.kind.difference(&q0[oq..oq + nq], &q1[oq..oq + nq], h, &mut v[ov..ov + b.kind.dof()]);
+        }
+    }
+
+    /// q̇ = G(q) v (length of q): the map from velocities to position rates.
+    pub fn qdot(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        for (i, b) in self.bodies.iter().enumerate() {
+            let (oq, ov) = (self.q_offsets[i], self.offsets[i]);
+            let (nq, dof) = (b.kind.nq(), b.kind.dof());
+            b.kind.qdot(&q[oq..oq + nq], &v[ov..ov + dof], &mut out[oq..oq + nq]);
+        }
+    }
+
+    /// Whether any body has coordinates with a unit-norm invariant (the quaternion of rigid-3D).
+    pub fn has_orientations(&self) -> bool {
+        self.bodies.iter().any(|b| b.kind == BodyKind::Rigid3)
+    }
+
+    /// Rescales every quaternion in q to unit length (after a step taken in the embedding, e.g. by
+    /// a Runge–Kutta method); returns whether there was any.
+    pub fn normalize(&self, q: &mut [f64]) -> bool {
+        let mut any = false;
+        for (i, b) in self.bodies.iter().enumerate() {
+            if b.kind == BodyKind::Rigid3 {
+                let o = self.q_offsets[i] + 3;
+                super::rotation::normalize(&mut q[o..o + 4]);
+                any = true;
+            }
+        }
+        any
     }
 
     /// The diagonal of M \[kg or kg·m²\].
@@ -174,11 +246,11 @@ impl System {
     }
 
     fn view(&self) -> BodyView<'_> {
-        BodyView { bodies: &self.bodies, offsets: &self.offsets }
+        BodyView { bodies: &self.bodies, offsets: &self.offsets, q_offsets: &self.q_offsets }
     }
 
-    /// Copies the local coordinates of constraint `ci` out of the global vector `x` into `buf`;
-    /// returns the number of local coordinates.
+    /// Copies the local velocity-space entries of constraint `ci` out of the global vector `x`
+    /// (length n) into `buf`; returns their number (the constraint's local dof).
     #[inline]
     pub fn gather(&self, ci: usize, x: &[f64], buf: &mut [f64; MAX_LOCAL_DOF]) -> usize {
         let c = &self.constraints[ci];
@@ -186,6 +258,20 @@ impl System {
         for &b in c.bodies() {
             let (o, d) = (self.offsets[b], self.bodies[b].kind.dof());
             buf[k..k + d].copy_from_slice(&x[o..o + d]);
+            k += d;
+        }
+        k
+    }
+
+    /// Copies the local position coordinates of constraint `ci` out of q into `buf`; returns their
+    /// number.
+    #[inline]
+    pub fn gather_q(&self, ci: usize, q: &[f64], buf: &mut [f64; MAX_LOCAL_NQ]) -> usize {
+        let c = &self.constraints[ci];
+        let mut k = 0;
+        for &b in c.bodies() {
+            let (o, d) = (self.q_offsets[b], self.bodies[b].kind.nq());
+            buf[k..k + d].copy_from_slice(&q[o..o + d]);
             k += d;
         }
         k
@@ -218,9 +304,9 @@ impl System {
 
     /// C(q) for all constraints, written into `c` (length m).
     pub fn eval_constraints(&self, q: &[f64], c: &mut [f64]) {
-        let mut ql = [0.0; MAX_LOCAL_DOF];
+        let mut ql = [0.0; MAX_LOCAL_NQ];
         for (ci, con) in self.constraints.iter().enumerate() {
-            let n = self.gather(ci, q, &mut ql);
+            let n = self.gather_q(ci, q, &mut ql);
             let r0 = self.row_offsets[ci];
             con.eval(&ql[..n], &mut c[r0..r0 + con.rows()]);
         }
@@ -228,12 +314,12 @@ impl System {
 
     /// J̇(q, v) v for all constraints, written into `out` (length m).
     pub fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
-        let (mut ql, mut vl) = ([0.0; MAX_LOCAL_DOF], [0.0; MAX_LOCAL_DOF]);
+        let (mut ql, mut vl) = ([0.0; MAX_LOCAL_NQ], [0.0; MAX_LOCAL_DOF]);
         for (ci, con) in self.constraints.iter().enumerate() {
-            let n = self.gather(ci, q, &mut ql);
-            self.gather(ci, v, &mut vl);
+            let n = self.gather_q(ci, q, &mut ql);
+            let nv = self.gather(ci, v, &mut vl);
             let r0 = self.row_offsets[ci];
-            con.jdot_v(&ql[..n], &vl[..n], &mut out[r0..r0 + con.rows()]);
+            con.jdot_v(&ql[..n], &vl[..nv], &mut out[r0..r0 + con.rows()]);
         }
     }
 
@@ -244,9 +330,9 @@ impl System {
 
     /// Evaluates J(q) into the preallocated `jac` (no allocation).
     pub fn fill_jacobian(&self, q: &[f64], jac: &mut BlockJacobian) {
-        let mut ql = [0.0; MAX_LOCAL_DOF];
+        let mut ql = [0.0; MAX_LOCAL_NQ];
         for (ci, con) in self.constraints.iter().enumerate() {
-            let n = self.gather(ci, q, &mut ql);
+            let n = self.gather_q(ci, q, &mut ql);
             con.jacobian(&ql[..n], jac.constraint_values_mut(ci));
         }
     }

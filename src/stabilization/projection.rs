@@ -2,7 +2,7 @@
 //! Hairer, Lubich & Wanner, GNI §IV.4 "projection methods"; Cline & Pai 2003 for rigid bodies).
 //!
 //! After a step, positions are projected onto C(q) = 0 by Gauss–Newton in the metric of M,
-//!   (J W Jᵀ) δ = −C(q),   q ← q + W Jᵀ δ,        repeated until ‖C‖∞ ≤ tol,
+//!   (J W Jᵀ) δ = −C(q),   q ← q ⊕ W Jᵀ δ,        repeated until ‖C‖∞ ≤ tol,
 //! with J re-evaluated (and J W Jᵀ refactored) at every iterate, so convergence is quadratic; then
 //! velocities onto J v = 0 with the factorization of the final iterate,
 //!   (J W Jᵀ) μ = −J v,   v ← v + W Jᵀ μ.
@@ -26,6 +26,7 @@ pub struct Projection<'a> {
     c: Vec<f64>,
     tmp: Vec<f64>,
     dq: Vec<f64>,
+    q_save: Vec<f64>,
 }
 
 impl<'a> Projection<'a> {
@@ -33,7 +34,8 @@ impl<'a> Projection<'a> {
     /// with the workspace `ns`.
     pub fn new(ns: NormalSolve<'a>, tol: f64, max_iter: usize) -> Self {
         let (n, m) = (ns.system.ndof(), ns.system.nrows());
-        Projection { ns, tol, max_iter, c: vec![0.0; m], tmp: vec![0.0; n], dq: vec![0.0; n] }
+        let nq = ns.system.nq();
+        Projection { ns, tol, max_iter, c: vec![0.0; m], tmp: vec![0.0; n], dq: vec![0.0; n], q_save: vec![0.0; nq] }
     }
 }
 
@@ -64,22 +66,17 @@ impl Stabilizer for Projection<'_> {
             // Δq = W Jᵀ δ, halved while it does not reduce ‖C‖∞.
             self.dq.fill(0.0);
             self.ns.add_w_jt(&self.ns.lambda, 1.0, &mut self.dq, &mut self.tmp);
-            let dq = std::mem::take(&mut self.dq);
+            self.q_save.copy_from_slice(q);
             let mut scale = 1.0;
             for _ in 0..8 {
-                for (qi, d) in q.iter_mut().zip(&dq) {
-                    *qi += scale * d;
-                }
+                sys.advance(q, &self.dq, scale);
                 sys.eval_constraints(q, &mut self.c);
                 if inf_norm(&self.c) < res {
                     break;
                 }
-                for (qi, d) in q.iter_mut().zip(&dq) {
-                    *qi -= scale * d;
-                }
+                q.copy_from_slice(&self.q_save);
                 scale *= 0.5;
             }
-            self.dq = dq;
             it += 1;
         }
         // Velocity projection at the projected q.

@@ -96,11 +96,11 @@ fn applied_constraint_force(dynamics: Dynamics, scene: &Scene) -> Result<(DVecto
     let mut q_end = scene.q0.clone();
     match dynamics {
         Dynamics::Ode(mut ode) => {
-            let d = ode.dim();
-            let (mut x, mut xd, mut a) = (vec![0.0; d], vec![0.0; d], vec![0.0; d]);
+            let (nx, d) = (ode.position_dim(), ode.dim());
+            let (mut x, mut xd, mut a) = (vec![0.0; nx], vec![0.0; d], vec![0.0; d]);
             ode.initial(&mut x, &mut xd);
             ode.accel(&x, &xd, &mut a)?;
-            let (mut q, mut v, mut qdd) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut q, mut v, mut qdd) = (vec![0.0; sys.nq()], vec![0.0; n], vec![0.0; n]);
             ode.cartesian(&x, &xd, &mut q, &mut v);
             ode.cartesian_acceleration(&x, &xd, &a, &mut qdd);
             sys.applied_forces(&q, &v, &mut q_force);
@@ -294,7 +294,7 @@ impl TestOde {
 fn integrator(name: &str, h: f64) -> Option<Box<dyn Integrator>> {
     let e = integrators::find(name)?;
     let mut i = (e.build?)(Control::Fixed { h });
-    i.prepare(1);
+    i.prepare(1, 1);
     Some(i)
 }
 
@@ -445,7 +445,7 @@ pub fn baumgarte(sel: &Selection, out: &mut Vec<Check>) {
             return;
         };
         let Some(mut it) = integrator("symplectic_euler", h) else { return };
-        it.prepare(2);
+        it.prepare(2, 2);
         let (mut x, mut v) = (scene.q0.clone(), scene.v0.clone());
         let mut c = [0.0];
         scene.system.eval_constraints(&x, &mut c);
