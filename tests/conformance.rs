@@ -2,7 +2,9 @@
 //! registry covers it here without editing this file).
 //!
 //! - J matches central finite differences of C, and J̇v matches the finite difference of J(q)·v
-//!   along v, at random configurations and velocities;
+//!   along v, at random configurations and velocities. Differences are taken on the configuration
+//!   manifold: q ⊕ ε e_k moves along velocity coordinate k (`BodyKind::retract`, the exponential map
+//!   for the quaternion of a rigid-3D body), so J is checked as the velocity Jacobian Ċ = J v;
 //! - every scene's initial state is consistent: C(q0) = 0 and J(q0) v0 = 0 to rounding.
 //!
 //! Tolerance for the finite differences. The central difference D(ε) = (f(q+εe) − f(q−εe)) / 2ε has
@@ -16,7 +18,8 @@
 
 use proptest::prelude::*;
 use tinkertoy::constraint::registry::{CONSTRAINTS, SAMPLE_INPUTS};
-use tinkertoy::constraint::{Constraint, MAX_LOCAL_DOF, MAX_ROWS};
+use tinkertoy::constraint::{Constraint, MAX_LOCAL_DOF, MAX_LOCAL_NQ, MAX_ROWS};
+use tinkertoy::model::BodyKind;
 use tinkertoy::scene::registry::SCENES;
 
 const EPS: f64 = 1e-5;
@@ -25,14 +28,29 @@ fn tolerance(d1: f64, d2: f64) -> f64 {
     1e-8 + 3.0 * (d2 - d1).abs()
 }
 
-/// Central difference of `f` along `dir` at `q` with step `h`, all rows at once.
-fn central(f: &dyn Fn(&[f64], &mut [f64]), q: &[f64], dir: &[f64], h: f64, rows: usize) -> [f64; MAX_ROWS] {
-    let n = q.len();
-    let (mut qp, mut qm) = ([0.0; MAX_LOCAL_DOF], [0.0; MAX_LOCAL_DOF]);
-    for i in 0..n {
-        qp[i] = q[i] + h * dir[i];
-        qm[i] = q[i] - h * dir[i];
+/// q ⊕ h·dir for the local coordinates of bodies of `kinds` (dir is a local velocity vector).
+fn retract(kinds: &[BodyKind], q: &[f64], dir: &[f64], h: f64) -> [f64; MAX_LOCAL_NQ] {
+    let mut out = [0.0; MAX_LOCAL_NQ];
+    let (mut oq, mut ov) = (0, 0);
+    for k in kinds {
+        k.retract(&q[oq..oq + k.nq()], &dir[ov..ov + k.dof()], h, &mut out[oq..oq + k.nq()]);
+        oq += k.nq();
+        ov += k.dof();
     }
+    out
+}
+
+/// Central difference of `f` along the velocity direction `dir` at `q` with step `h`, all rows.
+fn central(
+    f: &dyn Fn(&[f64], &mut [f64]),
+    kinds: &[BodyKind],
+    q: &[f64],
+    dir: &[f64],
+    h: f64,
+    rows: usize,
+) -> [f64; MAX_ROWS] {
+    let n = q.len();
+    let (qp, qm) = (retract(kinds, q, dir, h), retract(kinds, q, dir, -h));
     let (mut fp, mut fm) = ([0.0; MAX_ROWS], [0.0; MAX_ROWS]);
     f(&qp[..n], &mut fp[..rows]);
     f(&qm[..n], &mut fm[..rows]);
@@ -43,9 +61,33 @@ fn central(f: &dyn Fn(&[f64], &mut [f64]), q: &[f64], dir: &[f64], h: f64, rows:
     out
 }
 
-fn check_constraint(c: &dyn Constraint, q: &[f64], v: &[f64]) -> Result<(), TestCaseError> {
-    let (rows, n) = (c.rows(), c.local_dof());
-    let (q, v) = (&q[..n], &v[..n]);
+/// A local configuration for the bodies of `kinds` from the uniforms `raw`: coordinates as drawn,
+/// except that a rigid-3D body's quaternion is normalized.
+fn configuration(kinds: &[BodyKind], raw: &[f64]) -> Option<[f64; MAX_LOCAL_NQ]> {
+    let mut q = [0.0; MAX_LOCAL_NQ];
+    q[..raw.len()].copy_from_slice(raw);
+    let mut o = 0;
+    for k in kinds {
+        if *k == BodyKind::Rigid3 {
+            let quat = &mut q[o + 3..o + 7];
+            let norm = quat.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm < 0.1 {
+                return None;
+            }
+            quat.iter_mut().for_each(|x| *x /= norm);
+        }
+        o += k.nq();
+    }
+    Some(q)
+}
+
+fn check_constraint(c: &dyn Constraint, raw_q: &[f64], v: &[f64]) -> Result<(), TestCaseError> {
+    let (rows, n, nq, kinds) = (c.rows(), c.local_dof(), c.local_nq(), c.body_kinds());
+    let Some(q) = configuration(kinds, &raw_q[..nq]) else {
+        prop_assume!(false, "quaternion too short to normalize");
+        unreachable!()
+    };
+    let (q, v) = (&q[..nq], &v[..n]);
     let mut j = vec![0.0; rows * n];
     c.jacobian(q, &mut j);
     let mut jdv = [0.0; MAX_ROWS];
@@ -57,8 +99,8 @@ fn check_constraint(c: &dyn Constraint, q: &[f64], v: &[f64]) -> Result<(), Test
     for k in 0..n {
         let mut e = [0.0; MAX_LOCAL_DOF];
         e[k] = 1.0;
-        let d1 = central(&eval, q, &e[..n], EPS, rows);
-        let d2 = central(&eval, q, &e[..n], 2.0 * EPS, rows);
+        let d1 = central(&eval, kinds, q, &e[..n], EPS, rows);
+        let d2 = central(&eval, kinds, q, &e[..n], 2.0 * EPS, rows);
         for r in 0..rows {
             let tol = tolerance(d1[r], d2[r]);
             prop_assert!(
@@ -78,8 +120,8 @@ fn check_constraint(c: &dyn Constraint, q: &[f64], v: &[f64]) -> Result<(), Test
             out[r] = (0..n).map(|i| jx[r * n + i] * v[i]).sum();
         }
     };
-    let d1 = central(&jv, q, v, EPS, rows);
-    let d2 = central(&jv, q, v, 2.0 * EPS, rows);
+    let d1 = central(&jv, kinds, q, v, EPS, rows);
+    let d2 = central(&jv, kinds, q, v, 2.0 * EPS, rows);
     for r in 0..rows {
         let tol = tolerance(d1[r], d2[r]);
         prop_assert!(
@@ -99,14 +141,14 @@ proptest! {
     #[test]
     fn every_constraint_jacobian_and_jdot_v_match_finite_differences(
         u in prop::array::uniform8(-1.0f64..1.0),
-        q in prop::array::uniform6(-2.0f64..2.0),
-        v in prop::array::uniform6(-2.0f64..2.0),
+        q in prop::array::uniform14(-2.0f64..2.0),
+        v in prop::array::uniform12(-2.0f64..2.0),
     ) {
         let u: [f64; SAMPLE_INPUTS] = u;
         for entry in CONSTRAINTS {
             let c = (entry.sample)(&u);
             prop_assert_eq!(c.kind(), entry.name, "registry name and Constraint::kind disagree");
-            prop_assert!(c.rows() <= MAX_ROWS && c.local_dof() <= MAX_LOCAL_DOF);
+            prop_assert!(c.rows() <= MAX_ROWS && c.local_dof() <= MAX_LOCAL_DOF && c.local_nq() <= MAX_LOCAL_NQ);
             check_constraint(c.as_ref(), &q, &v)?;
         }
     }
@@ -117,7 +159,7 @@ fn every_scene_starts_consistent() {
     for entry in SCENES {
         let scene = entry.build_with(&[]).unwrap_or_else(|e| panic!("scene {} (defaults): {e}", entry.name));
         let sys = &scene.system;
-        assert_eq!(scene.q0.len(), sys.ndof(), "{}: q0 length", entry.name);
+        assert_eq!(scene.q0.len(), sys.nq(), "{}: q0 length", entry.name);
         assert_eq!(scene.v0.len(), sys.ndof(), "{}: v0 length", entry.name);
         let scale = 1.0 + scene.q0.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         // Positions come from trigonometry and square roots of O(scale) numbers: a few ulps each.

@@ -47,6 +47,11 @@ proptest! {
         }
         let sys = &scene.system;
         let n = sys.ndof();
+        let velocity_dependent = sys.forces().iter().any(|f| match f {
+            Force::Gyroscopic => true,
+            Force::SpringDamper { damping, .. } => *damping != 0.0,
+            _ => false,
+        });
         let nul = null_space(&scene);
         let r = DVector::from_fn(nul.ncols(), |i, _| seed[(i + 7) % seed.len()]);
         scene.v0 = (&nul * r).as_slice().to_vec();
@@ -58,16 +63,22 @@ proptest! {
                 let mut q_end = scene.q0.clone();
                 match d {
                     Dynamics::Ode(mut ode) => {
-                        let dd = ode.dim();
-                        let (mut x, mut xd, mut a) = (vec![0.0; dd], vec![0.0; dd], vec![0.0; dd]);
+                        let (nx, dd) = (ode.position_dim(), ode.dim());
+                        let (mut x, mut xd, mut a) = (vec![0.0; nx], vec![0.0; dd], vec![0.0; dd]);
                         ode.initial(&mut x, &mut xd);
                         if ode.accel(&x, &xd, &mut a).is_err() { continue } // singular configuration drawn
-                        let (mut q, mut v, mut qdd) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                        let (mut q, mut v, mut qdd) = (vec![0.0; sys.nq()], vec![0.0; n], vec![0.0; n]);
                         ode.cartesian(&x, &xd, &mut q, &mut v);
                         ode.cartesian_acceleration(&x, &xd, &a, &mut qdd);
                         sys.applied_forces(&q, &v, &mut qf);
                         for i in 0..n { qhat[i] = sys.mass()[i] * qdd[i] - qf[i]; }
                     }
+                    // A stepper's implied constraint force M Δv / h − Q needs the Q it used; the
+                    // average of both ends is exact for position-dependent forces only, so
+                    // steppers are checked on scenes without velocity-dependent forces (the
+                    // gyroscopic term of rigid-3D scenes, dampers). The ODE formulations above
+                    // are checked on every scene.
+                    Dynamics::Stepper(_) if velocity_dependent => continue,
                     Dynamics::Stepper(mut st) => {
                         let h = 1e-3;
                         let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());

@@ -9,22 +9,34 @@
 
 use crate::model::BodyKind;
 
+mod ball;
 mod circle;
 mod distance;
 mod ground;
+mod hinge;
+pub mod joint3;
 mod line;
 mod pin;
 mod prismatic;
 pub mod registry;
 mod revolute;
+mod rigid_distance;
+mod slider;
+mod weld;
 
+pub use ball::Ball;
 pub use circle::Circle;
 pub use distance::Distance;
 pub use ground::Ground;
+pub use hinge::Hinge;
+pub use joint3::JointFrame;
 pub use line::Line;
 pub use pin::Pin;
 pub use prismatic::Prismatic;
 pub use revolute::Revolute;
+pub use rigid_distance::RigidDistance;
+pub use slider::Slider;
+pub use weld::Weld;
 
 /// Largest number of bodies one constraint touches.
 pub const MAX_BODIES: usize = 2;

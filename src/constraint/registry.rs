@@ -4,7 +4,11 @@
 //! tests see every type. Adding a constraint = one file + one line here; `tests/conformance.rs`
 //! then checks its J and J̇v against finite differences without being edited.
 
-use super::{Circle, Constraint, Distance, Ground, Line, Pin, Prismatic, Revolute};
+use super::{
+    Ball, Circle, Constraint, Distance, Ground, Hinge, JointFrame, Line, Pin, Prismatic, Revolute, RigidDistance,
+    Slider, Weld,
+};
+use nalgebra::{UnitQuaternion, Vector3};
 
 /// Number of uniform samples in \[−1, 1\] a [`ConstraintEntry::sample`] function may read.
 pub const SAMPLE_INPUTS: usize = 8;
@@ -24,6 +28,32 @@ pub struct ConstraintEntry {
 
 fn dim_of(u: f64) -> usize {
     if u < 0.0 { 2 } else { 3 }
+}
+
+/// The sides of a sampled 3D joint: body–body, body–world or world–body, chosen by `u`.
+fn sides3(u: f64) -> (Option<usize>, Option<usize>) {
+    if u < -1.0 / 3.0 {
+        (Some(0), Some(1))
+    } else if u < 1.0 / 3.0 {
+        (Some(0), None)
+    } else {
+        (None, Some(0))
+    }
+}
+
+/// Two sampled joint frames (anchors in \[−1, 1\]³, orientations from rotation vectors of length
+/// up to 2√3 rad).
+fn frames3(u: &[f64; SAMPLE_INPUTS]) -> (JointFrame, JointFrame) {
+    let rot = |a: f64, b: f64, c: f64| UnitQuaternion::from_scaled_axis(Vector3::new(a, b, c) * 2.0);
+    let fa = JointFrame {
+        anchor: Vector3::new(u[1], u[2], u[3]),
+        axes: *rot(u[2], u[5], u[7]).to_rotation_matrix().matrix(),
+    };
+    let fb = JointFrame {
+        anchor: Vector3::new(u[4], u[5], u[6]),
+        axes: *rot(u[7], u[1], u[4]).to_rotation_matrix().matrix(),
+    };
+    (fa, fb)
 }
 
 /// Every constraint type.
@@ -87,6 +117,56 @@ pub const CONSTRAINTS: &[ConstraintEntry] = &[
             } else {
                 Box::new(Prismatic::to_world([u[1], u[2]], axis, 0, [u[3], u[4]], u[5]))
             }
+        },
+    },
+    ConstraintEntry {
+        name: "ball",
+        summary: "ball-and-socket joint between two rigid-3D bodies or a body and the world (seed 001); 3 rows, m",
+        params: "anchor_a, anchor_b [m] (body frames; world point for the world side)",
+        sample: |u| {
+            let (a, b) = sides3(u[0]);
+            let (fa, fb) = frames3(u);
+            Box::new(Ball::new(a, fa.anchor.into(), b, fb.anchor.into()))
+        },
+    },
+    ConstraintEntry {
+        name: "rigid_distance",
+        summary: "rod between points of two rigid-3D bodies or a body and the world (seed 001 distance joint); 1 row, m",
+        params: "anchor_a, anchor_b [m], length [m]",
+        sample: |u| {
+            let (a, b) = sides3(u[0]);
+            let (fa, fb) = frames3(u);
+            Box::new(RigidDistance::new(a, fa.anchor.into(), b, fb.anchor.into(), 1.0 + u[7].abs()))
+        },
+    },
+    ConstraintEntry {
+        name: "hinge",
+        summary: "hinge between two rigid-3D bodies or a body and the world (seed 001); 5 rows: 3 m, 2 dimensionless",
+        params: "joint frames on a and b: anchor [m], axes (first = hinge axis)",
+        sample: |u| {
+            let (a, b) = sides3(u[0]);
+            let (fa, fb) = frames3(u);
+            Box::new(Hinge::new(a, fa, b, fb))
+        },
+    },
+    ConstraintEntry {
+        name: "slider",
+        summary: "slider between two rigid-3D bodies or a body and the world, no relative rotation (seed 001); 5 rows: 2 m, 3 dimensionless",
+        params: "joint frames on a (first axis = slide direction) and b: anchor [m], axes",
+        sample: |u| {
+            let (a, b) = sides3(u[0]);
+            let (fa, fb) = frames3(u);
+            Box::new(Slider::new(a, fa, b, fb))
+        },
+    },
+    ConstraintEntry {
+        name: "weld",
+        summary: "fixed joint: two rigid-3D bodies (or a body and the world) move as one (seed 001); 6 rows: 3 m, 3 dimensionless",
+        params: "joint frames on a and b: anchor [m], axes",
+        sample: |u| {
+            let (a, b) = sides3(u[0]);
+            let (fa, fb) = frames3(u);
+            Box::new(Weld::new(a, fa, b, fb))
         },
     },
 ];

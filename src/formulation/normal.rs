@@ -76,6 +76,9 @@ impl<'a> NormalSolve<'a> {
     /// Solves J W Jᵀ λ = rhs into λ (warm-started from its current value); `count` adds the solve
     /// to the cost counters (measurement solves pass false).
     pub fn solve(&mut self, count: bool) -> Result<(), SolveError> {
+        if self.rhs.is_empty() {
+            return Ok(()); // no constraints: nothing to solve
+        }
         let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg: self.reg };
         let info = self.solver.solve(&op, &self.rhs, &mut self.lambda)?;
         if count {
@@ -87,6 +90,9 @@ impl<'a> NormalSolve<'a> {
     /// Like [`NormalSolve::solve`] with the matrix of the last solve (J unchanged since): direct
     /// solvers reuse their factorization.
     pub fn solve_same(&mut self, count: bool) -> Result<(), SolveError> {
+        if self.rhs.is_empty() {
+            return Ok(());
+        }
         let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg: self.reg };
         let info = self.solver.solve_same(&op, &self.rhs, &mut self.lambda)?;
         if count {

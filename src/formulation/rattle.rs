@@ -9,8 +9,13 @@
 //! reusing one factorization of Jₙ W Jₙᵀ for every iteration (`solve_same`). The velocity
 //! projection at qₙ₊₁ factors Jₙ₊₁ W Jₙ₊₁ᵀ, which is exactly the next step's Jₙ W Jₙᵀ: one
 //! factorization per step. Newton failing to reach tol within max_iter ends the run as a failure.
+//! Every Newton iterate is rebuilt from qₙ, qₙ₊₁ = qₙ ⊕ h v½(Λ), so that with rigid-3D bodies
+//! (where ⊕ is the exponential map and does not compose additively) the converged qₙ₊₁ and v½
+//! still satisfy the first line exactly; for bodies with q̇ = v this equals q += (h²/2) W Jₙᵀ δ.
 //! DEVIATION: applied forces that depend on v are evaluated at the current velocity estimate, which
-//! keeps order 2 but not exact symplecticity (true of any damping anyway).
+//! keeps order 2 but not exact symplecticity (true of any damping anyway). With rigid-3D bodies
+//! the update is the exponential-map (Lie group) variant of RATTLE, which is symmetric and of
+//! order 2 but not the symplectic RATTLE of the rotation-matrix formulation (GNI §VII.5).
 
 use super::normal::StepperCore;
 use super::{NotApplicable, Stepper};
@@ -33,13 +38,22 @@ pub struct Rattle<'a> {
     opts: RattleOptions,
     factored_at: Vec<f64>,
     has_factor: bool,
+    q_base: Vec<f64>,
+    v_half: Vec<f64>,
 }
 
 impl<'a> Rattle<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: RattleOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let nq = scene.system.nq();
-        Ok(Rattle { core: StepperCore::new(scene, solver)?, opts, factored_at: vec![f64::NAN; nq], has_factor: false })
+        let (nq, n) = (scene.system.nq(), scene.system.ndof());
+        Ok(Rattle {
+            core: StepperCore::new(scene, solver)?,
+            opts,
+            factored_at: vec![f64::NAN; nq],
+            has_factor: false,
+            q_base: vec![0.0; nq],
+            v_half: vec![0.0; n],
+        })
     }
 }
 
@@ -57,6 +71,7 @@ impl Stepper for Rattle<'_> {
         for i in 0..v.len() {
             v[i] += 0.5 * h * w[i] * self.core.applied[i];
         }
+        self.q_base.copy_from_slice(q);
         sys.advance(q, v, h);
         self.core.lam.fill(0.0);
         let mut it = 0;
@@ -74,7 +89,7 @@ impl Stepper for Rattle<'_> {
                     tol: self.opts.tol,
                 });
             }
-            // (Jₙ W Jₙᵀ) δ = −(2/h²) C;  Λ += δ;  q += (h²/2) W Jₙᵀ δ
+            // (Jₙ W Jₙᵀ) δ = −(2/h²) C;  Λ += δ;  q = qₙ ⊕ h (v½* + (h/2) W Jₙᵀ Λ)
             for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {
                 *r = -2.0 / (h * h) * c;
             }
@@ -88,7 +103,10 @@ impl Stepper for Rattle<'_> {
             for (l, d) in self.core.lam.iter_mut().zip(&self.core.ns.lambda) {
                 *l += d;
             }
-            self.core.ns.displace(&self.core.ns.lambda, 0.5 * h * h, q, &mut self.core.tmp);
+            self.v_half.copy_from_slice(v);
+            self.core.ns.add_w_jt(&self.core.lam, 0.5 * h, &mut self.v_half, &mut self.core.tmp);
+            q.copy_from_slice(&self.q_base);
+            sys.advance(q, &self.v_half, h);
             it += 1;
         }
         // v½ gets the position constraint impulse: q = qₙ + h v½.

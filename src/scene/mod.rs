@@ -3,13 +3,18 @@
 
 mod bead;
 mod chain;
+mod chain_3d;
 mod cloth;
+mod door;
 mod double_pendulum;
 mod four_bar;
 pub mod parametrization;
 pub mod pendulum;
+mod piston;
 pub mod registry;
 mod slider_crank;
+pub mod torque_free;
+mod welded_pendulum;
 
 use crate::model::{ModelError, System};
 pub use parametrization::{AngleChain, Parametrization};
@@ -108,4 +113,18 @@ pub enum SceneError {
         /// Why (naming the parameters involved).
         reason: String,
     },
+}
+
+/// A rigid-3D pose: position \[m\] and unit quaternion (w, x, y, z), as stored in q.
+pub type Pose3 = ([f64; 3], [f64; 4]);
+
+/// The pose with position `x` \[m\] and orientation `r`.
+pub fn pose3(x: nalgebra::Vector3<f64>, r: nalgebra::UnitQuaternion<f64>) -> Pose3 {
+    ([x.x, x.y, x.z], [r.w, r.i, r.j, r.k])
+}
+
+/// Appends a rigid-3D pose to an initial position vector.
+pub fn push_pose(q0: &mut Vec<f64>, pose: Pose3) {
+    q0.extend_from_slice(&pose.0);
+    q0.extend_from_slice(&pose.1);
 }

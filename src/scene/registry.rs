@@ -1,7 +1,10 @@
 //! The scene registry: the only list of scenes. Adding a scene = one file + one line here; the
 //! conformance tests and `tinkertoy list` pick it up.
 
-use super::{Scene, SceneError, bead, chain, cloth, double_pendulum, four_bar, pendulum, slider_crank};
+use super::{
+    Scene, SceneError, bead, chain, chain_3d, cloth, door, double_pendulum, four_bar, pendulum, piston, slider_crank,
+    torque_free, welded_pendulum,
+};
 use crate::params::{self, ParamError, ParamSpec, ParamValues};
 
 /// One registered scene.
@@ -78,6 +81,36 @@ pub const SCENES: &[SceneEntry] = &[
         summary: "closed loop of three rigid bars between two world pivots",
         params: four_bar::PARAMS,
         build: four_bar::build,
+    },
+    SceneEntry {
+        name: "torque_free",
+        summary: "torque-free asymmetric rigid-3D body spun about its intermediate axis: it flips (seed 001)",
+        params: torque_free::PARAMS,
+        build: torque_free::build,
+    },
+    SceneEntry {
+        name: "chain_3d",
+        summary: "N rigid-3D links joined by ball joints, hung from the origin, released in a horizontal zig-zag (seed 001)",
+        params: chain_3d::PARAMS,
+        build: chain_3d::build,
+    },
+    SceneEntry {
+        name: "door",
+        summary: "rigid-3D door on a hinge tilted from vertical, swinging under gravity (seed 001)",
+        params: door::PARAMS,
+        build: door::build,
+    },
+    SceneEntry {
+        name: "piston",
+        summary: "crank on a hinge, rod (distance joint), piston on a slider (seed 001)",
+        params: piston::PARAMS,
+        build: piston::build,
+    },
+    SceneEntry {
+        name: "welded_pendulum",
+        summary: "bar on a ball joint with a cross bar welded to it: asymmetric 3D compound pendulum (seed 001)",
+        params: welded_pendulum::PARAMS,
+        build: welded_pendulum::build,
     },
 ];
 

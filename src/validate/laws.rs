@@ -64,6 +64,12 @@ fn dense_jacobian(scene: &Scene, q: &[f64]) -> DMatrix<f64> {
 /// q1 = q0 and this is ‖Nᵀ Q̂‖ with N a basis of null(J); for a stepper q1 is the end of its step,
 /// since a step may apply ideal forces at both ends (RATTLE: Jₙᵀ Λ, then Jₙ₊₁ᵀ μ).
 pub fn off_gradient_ratio(scene: &Scene, q1: &[f64], qhat: &DVector<f64>, scale: f64) -> f64 {
+    if qhat.norm() == 0.0 {
+        return 0.0; // no constraint force, no virtual work (also when the force scale is 0)
+    }
+    if scene.system.nrows() == 0 {
+        return qhat.norm() / scale; // no constraints: any constraint force is off range(Jᵀ) = {0}
+    }
     let (j0, j1) = (dense_jacobian(scene, &scene.q0), dense_jacobian(scene, q1));
     let g = if q1 == scene.q0.as_slice() {
         j0.transpose()

@@ -1,0 +1,67 @@
+//! Distance joint between points of two rigid-3D bodies, or a body point and a world point
+//! (seed 001, "distance joint"): a massless rod.
+//!
+//! With d = p_a − p_b, ℓ = |d|, n = d / ℓ and ḋ = ṗ_a − ṗ_b (see [`super::joint3`]):
+//!   C   = ℓ − L                                                   \[m\]  (1 row)
+//!   J   = point rows of n on side a, −n on side b
+//!   J̇v = n·(ω_a × (ω_a × ρ_a) − ω_b × (ω_b × ρ_b)) + (|ḋ|² − (n·ḋ)²) / ℓ
+//! (the particle rod of `distance` plus the rotational bias). Undefined at ℓ = 0.
+
+use super::joint3::{Ends, JointFrame};
+use super::{Attach, Constraint};
+use crate::model::rotation::vec3;
+use nalgebra::Matrix3;
+
+/// A rigid rod between two body points.
+#[derive(Clone, Debug)]
+pub struct RigidDistance {
+    ends: Ends,
+    frame_a: JointFrame,
+    frame_b: JointFrame,
+    /// Rest length L \[m\].
+    pub length: f64,
+}
+
+impl RigidDistance {
+    /// Rod of `length` \[m\] between anchor `anchor_a` of side `a` and `anchor_b` of side `b`
+    /// (None = the world; anchors in each side's frame \[m\]).
+    pub fn new(a: Option<usize>, anchor_a: [f64; 3], b: Option<usize>, anchor_b: [f64; 3], length: f64) -> Self {
+        let f = |p: [f64; 3]| JointFrame { anchor: vec3(&p), axes: Matrix3::identity() };
+        RigidDistance { ends: Ends::new(a, b), frame_a: f(anchor_a), frame_b: f(anchor_b), length }
+    }
+}
+
+impl Constraint for RigidDistance {
+    fn kind(&self) -> &'static str {
+        "rigid_distance"
+    }
+    fn rows(&self) -> usize {
+        1
+    }
+    fn attach(&self) -> &Attach {
+        &self.ends.attach
+    }
+    fn eval(&self, q: &[f64], c: &mut [f64]) {
+        let s = self.ends.sides(q, None);
+        let d = s[0].x + s[0].offset(&self.frame_a.anchor) - s[1].x - s[1].offset(&self.frame_b.anchor);
+        c[0] = d.norm() - self.length;
+    }
+    fn jacobian(&self, q: &[f64], j: &mut [f64]) {
+        j.fill(0.0);
+        let s = self.ends.sides(q, None);
+        let (ra, rb) = (s[0].offset(&self.frame_a.anchor), s[1].offset(&self.frame_b.anchor));
+        let n = (s[0].x + ra - s[1].x - rb).normalize();
+        s[0].point_row(j, &n, &ra, 1.0);
+        s[1].point_row(j, &n, &rb, -1.0);
+    }
+    fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        let s = self.ends.sides(q, Some(v));
+        let (ra, rb) = (s[0].offset(&self.frame_a.anchor), s[1].offset(&self.frame_b.anchor));
+        let d = s[0].x + ra - s[1].x - rb;
+        let len = d.norm();
+        let n = d / len;
+        let dd = s[0].point_velocity(&ra) - s[1].point_velocity(&rb);
+        let nd = n.dot(&dd);
+        out[0] = n.dot(&(s[0].bias(&ra) - s[1].bias(&rb))) + (dd.dot(&dd) - nd * nd) / len;
+    }
+}
