@@ -16,6 +16,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod constraint;
+pub mod contact;
 pub mod experiment;
 pub mod formulation;
 pub mod integrator;

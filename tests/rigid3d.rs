@@ -1,6 +1,7 @@
 //! Rigid-3D bodies (seed 001): the torque-free body's invariants and flip period, unit
 //! quaternions under every kind of integrator, and each 3D joint held to ≤ 1e-6 over a 10 s swing
-//! with post-step projection.
+//! with post-step projection; contact with friction: the box on the ramp sticks or slides as
+//! Coulomb's law says, and equality-only formulations refuse contact scenes.
 
 use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use tinkertoy::experiment::{CellSpec, RunResult, run};
@@ -14,8 +15,20 @@ use tinkertoy::scene::torque_free;
 use tinkertoy::stabilization::registry as stabilizers;
 
 fn cell(scene: &Scene, formulation: &str, integrator: &str, control: Control, stabilizer: &str) -> RunResult {
+    cell_with(scene, formulation, "sparse_cholesky", integrator, control, stabilizer, 10.0)
+}
+
+fn cell_with(
+    scene: &Scene,
+    formulation: &str,
+    solver: &str,
+    integrator: &str,
+    control: Control,
+    stabilizer: &str,
+    duration: f64,
+) -> RunResult {
     let f = formulations::find(formulation).unwrap();
-    let s = solvers::find("sparse_cholesky").unwrap();
+    let s = solvers::find(solver).unwrap();
     let st = stabilizers::find(stabilizer).unwrap();
     let given = if stabilizer == "projection" { vec![("tol".into(), 1e-9), ("max_iter".into(), 20.0)] } else { vec![] };
     let spec = CellSpec {
@@ -25,7 +38,7 @@ fn cell(scene: &Scene, formulation: &str, integrator: &str, control: Control, st
         solver_params: resolve("s", s.params, &[]).unwrap(),
         integrator: integrators::find(integrator).unwrap(),
         control,
-        duration: 10.0,
+        duration,
         sample_interval: 0.01,
         drift_bound: 100.0,
         record_state: true,
@@ -150,5 +163,58 @@ fn every_joint_type_holds_within_1e_6_over_a_10_second_swing_with_projection() {
             assert_eq!(held.summary.status.label(), "ok", "{name} {f}: {:?}", held.summary.status);
             assert!(held.summary.max_drift_position <= 1e-6, "{name} {f}: {:e}", held.summary.max_drift_position);
         }
+    }
+}
+
+fn ramp(mu: f64) -> Scene {
+    scenes::find("ramp").unwrap().build_with(&[("mu".into(), mu)]).unwrap()
+}
+
+/// Displacement down the slope \[m\] and downhill velocity \[m/s\] of the ramp's box at each sample.
+fn downhill_motion(scene: &Scene, r: &RunResult) -> Vec<(f64, f64, f64)> {
+    let d = tinkertoy::scene::ramp::downhill(std::f64::consts::PI / 6.0);
+    let x0 = Vector3::new(scene.q0[0], scene.q0[1], scene.q0[2]);
+    r.samples
+        .iter()
+        .map(|s| {
+            (s.t, (Vector3::new(s.q[0], s.q[1], s.q[2]) - x0).dot(&d), Vector3::new(s.v[0], s.v[1], s.v[2]).dot(&d))
+        })
+        .collect()
+}
+
+#[test]
+fn box_on_a_30_degree_ramp_sticks_when_mu_exceeds_tan_30() {
+    let scene = ramp(0.7); // tan 30° = 0.577
+    let r = cell_with(&scene, "pgs", "gauss_seidel", "stepper", Control::Fixed { h: 1.0 / 60.0 }, "none", 2.0);
+    assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
+    let slid = downhill_motion(&scene, &r).iter().fold(0.0f64, |m, x| m.max(x.1.abs()));
+    println!("mu = 0.7: largest displacement along the slope over 2 s: {slid:.2e} m");
+    assert!(slid < 1e-4, "{slid} m");
+}
+
+#[test]
+fn box_on_a_30_degree_ramp_slides_with_coulomb_acceleration() {
+    let mu = 0.3;
+    let scene = ramp(mu);
+    let r = cell_with(&scene, "pgs", "gauss_seidel", "stepper", Control::Fixed { h: 1.0 / 60.0 }, "none", 2.0);
+    assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
+    let a = std::f64::consts::PI / 6.0;
+    let expected = 9.81 * (a.sin() - mu * a.cos());
+    let motion = downhill_motion(&scene, &r);
+    let &(t, _, v) = motion.last().unwrap();
+    // Constant acceleration from rest: v(t) = a t (each step adds exactly h·a once friction saturates).
+    let measured = v / t;
+    let rel = (measured - expected).abs() / expected;
+    println!("mu = 0.3: acceleration {measured:.5} m/s^2, g (sin 30 - mu cos 30) = {expected:.5}, relative {rel:.1e}");
+    assert!(rel <= 0.01, "{measured} vs {expected}");
+}
+
+#[test]
+fn equality_formulations_report_contact_scenes_not_applicable() {
+    let scene = ramp(0.3);
+    for f in ["force", "impulse", "rattle", "xpbd", "soft_step"] {
+        let i = if f == "force" { "rk4" } else { "stepper" };
+        let r = cell_with(&scene, f, "gauss_seidel", i, Control::Fixed { h: 1.0 / 60.0 }, "none", 0.1);
+        assert_eq!(r.summary.status.label(), "n/a", "{f}");
     }
 }

@@ -32,11 +32,14 @@ pub(crate) struct Side {
 }
 
 impl Side {
-    fn world() -> Self {
+    /// The fixed world: identity frame at the origin, at rest.
+    pub fn world() -> Self {
         Side { r: Matrix3::identity(), x: Vector3::zeros(), v: Vector3::zeros(), w: Vector3::zeros(), col: None }
     }
 
-    fn body(q: &[f64], v: Option<&[f64]>, col: usize) -> Self {
+    /// A rigid-3D body with position slice `q` (7), optional velocity slice `v` (6), whose six
+    /// columns start at `col` of a local row.
+    pub fn body(q: &[f64], v: Option<&[f64]>, col: usize) -> Self {
         let r = rotation_matrix(&q[3..7]);
         let (lin, w) = match v {
             Some(v) => (vec3(&v[..3]), r * vec3(&v[3..6])),

@@ -8,6 +8,9 @@ use crate::model::System;
 use crate::scene::Scene;
 use crate::sparse::{BlockJacobian, NormalMatrix};
 
+/// Why the equality-only formulations do not run scenes with contact.
+pub const CONTACT_NOT_APPLICABLE: &str = "the scene has contacts (inequality rows λ_n ≥ 0, |λ_t| ≤ μ λ_n), which a linear solve of J W Jᵀ λ = b cannot enforce; use formulation `pgs`";
+
 /// Workspace for repeated solves of J W Jᵀ λ = b on one system; allocated once per run.
 pub struct NormalSolve<'a> {
     /// The system (its W = M⁻¹ is the diagonal used).
@@ -29,7 +32,16 @@ pub struct NormalSolve<'a> {
 impl<'a> NormalSolve<'a> {
     /// Lays out J and J W Jᵀ for `system` and prepares `solver` (symbolic analysis, workspaces);
     /// a solver that cannot take this system makes the cell not applicable.
-    pub fn new(system: &'a System, mut solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
+    pub fn new(system: &'a System, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
+        if system.contacts().is_some() {
+            return Err(NotApplicable(CONTACT_NOT_APPLICABLE.into()));
+        }
+        Self::with_contacts(system, solver)
+    }
+
+    /// Like [`NormalSolve::new`] but also on systems with contact, for formulations that handle
+    /// the contact rows themselves (`pgs`).
+    pub fn with_contacts(system: &'a System, mut solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
         let jac = system.jacobian_layout();
         let pattern = NormalMatrix::new(&jac);
         solver
@@ -126,9 +138,18 @@ pub struct StepperCore<'a> {
 impl<'a> StepperCore<'a> {
     /// Allocates the workspace for `scene` and prepares `solver`.
     pub fn new(scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
+        Self::build(NormalSolve::new(&scene.system, solver)?, scene)
+    }
+
+    /// Like [`StepperCore::new`] but also on scenes with contact (for `pgs`).
+    pub fn with_contacts(scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
+        Self::build(NormalSolve::with_contacts(&scene.system, solver)?, scene)
+    }
+
+    fn build(ns: NormalSolve<'a>, scene: &'a Scene) -> Result<Self, NotApplicable> {
         let (n, m) = (scene.system.ndof(), scene.system.nrows());
         Ok(StepperCore {
-            ns: NormalSolve::new(&scene.system, solver)?,
+            ns,
             applied: vec![0.0; n],
             c: vec![0.0; m],
             lam: vec![0.0; m],

@@ -3,8 +3,8 @@
 
 use super::impulse::ImpulseOptions;
 use super::{
-    Dynamics, Force, Gains, Impulse, Lagrangian, NotApplicable, Rattle, RattleOptions, SoftStep, SoftStepOptions, Xpbd,
-    XpbdOptions,
+    Dynamics, Force, Gains, Impulse, Lagrangian, NotApplicable, Pgs, PgsOptions, Rattle, RattleOptions, SoftStep,
+    SoftStepOptions, Xpbd, XpbdOptions,
 };
 use crate::linsolve::LinearSolver;
 use crate::params::{Domain, ParamSpec, ParamValues};
@@ -170,6 +170,37 @@ const SOFT_STEP_PARAMS: &[ParamSpec] = &[
     },
 ];
 
+const PGS_PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "beta",
+        default: 0.2,
+        unit: "1",
+        domain: Domain::NonNegative,
+        doc: "Baumgarte factor on C and on penetration, per step",
+    },
+    ParamSpec {
+        name: "slop",
+        default: 0.001,
+        unit: "m",
+        domain: Domain::NonNegative,
+        doc: "penetration left uncorrected",
+    },
+    ParamSpec {
+        name: "iterations",
+        default: 100.0,
+        unit: "1",
+        domain: Domain::Integer { min: 1, max: 1_000_000 },
+        doc: "projected Gauss-Seidel sweeps per step at most",
+    },
+    ParamSpec {
+        name: "tol",
+        default: 1e-10,
+        unit: "m/s",
+        domain: Domain::Positive,
+        doc: "sweeps stop when no row changes its velocity by more",
+    },
+];
+
 /// Every formulation.
 pub const FORMULATIONS: &[FormulationEntry] = &[
     FormulationEntry {
@@ -191,6 +222,29 @@ pub const FORMULATIONS: &[FormulationEntry] = &[
                 substeps: p.get_usize("substeps"),
             };
             Ok(Dynamics::Stepper(Box::new(Impulse::new(scene, opts, solver)?)))
+        },
+    },
+    FormulationEntry {
+        name: "pgs",
+        summary: "velocity level with contact and Coulomb friction (lambda_n >= 0, |lambda_t| <= mu lambda_n), projected Gauss-Seidel, warm-started (seed 001); a stepper, solver gauss_seidel",
+        params: PGS_PARAMS,
+        check: |p| {
+            if p.get("beta") > 1.0 {
+                return Err(format!(
+                    "formulation pgs: parameter `beta` = {} is invalid; expected a number in [0, 1]",
+                    p.get("beta")
+                ));
+            }
+            Ok(())
+        },
+        build: |p, scene, solver| {
+            let opts = PgsOptions {
+                beta: p.get("beta"),
+                slop: p.get("slop"),
+                iterations: p.get_usize("iterations"),
+                tol: p.get("tol"),
+            };
+            Ok(Dynamics::Stepper(Box::new(Pgs::new(scene, opts, solver)?)))
         },
     },
     FormulationEntry {

@@ -71,6 +71,7 @@ pub struct System {
     constraints: Vec<Box<dyn Constraint>>,
     row_offsets: Vec<usize>,
     nrows: usize,
+    contacts: Option<crate::contact::ContactSet>,
 }
 
 impl System {
@@ -140,6 +141,19 @@ impl System {
         self.nrows += c.rows();
         self.constraints.push(c);
         Ok(index)
+    }
+
+    /// Adds contact geometry and material (inequality rows, handled only by formulations that
+    /// support contact) after checking its bodies.
+    pub fn set_contacts(&mut self, contacts: crate::contact::ContactSet) -> Result<(), ModelError> {
+        contacts.validate(self)?;
+        self.contacts = Some(contacts);
+        Ok(())
+    }
+
+    /// The contact geometry, if the system has any.
+    pub fn contacts(&self) -> Option<&crate::contact::ContactSet> {
+        self.contacts.as_ref()
     }
 
     /// Number of degrees of freedom n: the length of v, of M's diagonal and of a row of J.

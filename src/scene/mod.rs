@@ -11,6 +11,7 @@ mod four_bar;
 pub mod parametrization;
 pub mod pendulum;
 mod piston;
+pub mod ramp;
 pub mod registry;
 mod slider_crank;
 pub mod torque_free;

@@ -2,8 +2,8 @@
 //! conformance tests and `tinkertoy list` pick it up.
 
 use super::{
-    Scene, SceneError, bead, chain, chain_3d, cloth, door, double_pendulum, four_bar, pendulum, piston, slider_crank,
-    torque_free, welded_pendulum,
+    Scene, SceneError, bead, chain, chain_3d, cloth, door, double_pendulum, four_bar, pendulum, piston, ramp,
+    slider_crank, torque_free, welded_pendulum,
 };
 use crate::params::{self, ParamError, ParamSpec, ParamValues};
 
@@ -111,6 +111,12 @@ pub const SCENES: &[SceneEntry] = &[
         summary: "bar on a ball joint with a cross bar welded to it: asymmetric 3D compound pendulum (seed 001)",
         params: welded_pendulum::PARAMS,
         build: welded_pendulum::build,
+    },
+    SceneEntry {
+        name: "ramp",
+        summary: "box on a 30 deg ramp with Coulomb friction: sticks for mu >= tan 30 deg, slides otherwise (seed 001)",
+        params: ramp::PARAMS,
+        build: ramp::build,
     },
 ];
 

@@ -1,0 +1,288 @@
+//! `pgs` — velocity-level impulses with contact and Coulomb friction, solved by projected
+//! Gauss–Seidel with warm starting (seed 001; Catto, "Iterative dynamics with temporal coherence",
+//! GDC 2005; Erleben 2004, §6). The only formulation that runs scenes with contact.
+//!
+//! One step of length h (W = M⁻¹):
+//!   v* = v + h W Q(q, v)
+//!   rows: every equality row i of J (bilateral, λ free) with target J_i v⁺ = −(β/h) C_i;
+//!         per contact a normal row n·(ṗ_b − ṗ_a) with λ_n ≥ 0 and two friction rows t_k·(ṗ_b − ṗ_a)
+//!         with |λ_t| ≤ μ λ_n (per-direction box: the friction pyramid of seed 001);
+//!   normal target: u_n⁺ ≥ −φ/h for a separated contact (φ > 0: speculative, it may close the gap
+//!         but not pass it), u_n⁺ ≥ (β/h) max(−φ − slop, 0) for a penetrating one, and
+//!         u_n⁺ ≥ −e u_n⁻ when it approaches faster than the restitution threshold;
+//!   warm start: λ of the same equality rows and of contacts with the same feature key last step;
+//!   sweeps: for each row, Δλ = (target − J_i v) / (J_i W J_iᵀ), clamp the accumulated λ to its
+//!         bounds, v += W J_iᵀ Δλ; stop when no row changes its velocity by more than tol;
+//!   q⁺ = q ⊕ h v⁺.
+//! The reported constraint force is Q̂ = Jᵀλ / h over all rows.
+
+use super::normal::StepperCore;
+use super::{NotApplicable, SolverCounters, Stepper};
+use crate::constraint::joint3::Side;
+use crate::contact::{Contact, ContactSet};
+use crate::linsolve::{LinearSolver, SolveError, SolveInfo};
+use crate::scene::Scene;
+use nalgebra::Vector3;
+
+/// Options of the PGS contact stepper.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PgsOptions {
+    /// Baumgarte factor β (fraction of C or penetration removed per step).
+    pub beta: f64,
+    /// Penetration \[m\] left uncorrected (keeps resting contacts from jittering).
+    pub slop: f64,
+    /// Gauss–Seidel sweeps per step at most.
+    pub iterations: usize,
+    /// Sweeps stop when no row changes its velocity by more than tol \[m/s or rad/s\].
+    pub tol: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Row {
+    cols: [(usize, usize); 2],
+    nb: usize,
+    j: [f64; 12],
+    wj: [f64; 12],
+    inv_d: f64,
+    target: f64,
+    lambda: f64,
+    /// For a friction row: index of its normal row and μ; for a normal row: lower bound 0.
+    kind: RowKind,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+enum RowKind {
+    #[default]
+    Bilateral,
+    Normal,
+    Friction {
+        normal: usize,
+        mu: f64,
+    },
+}
+
+impl Row {
+    fn velocity(&self, v: &[f64]) -> f64 {
+        let mut k = 0;
+        let mut s = 0.0;
+        for &(c0, d) in &self.cols[..self.nb] {
+            for i in 0..d {
+                s += self.j[k + i] * v[c0 + i];
+            }
+            k += d;
+        }
+        s
+    }
+
+    fn apply(&self, dl: f64, v: &mut [f64]) {
+        let mut k = 0;
+        for &(c0, d) in &self.cols[..self.nb] {
+            for i in 0..d {
+                v[c0 + i] += self.wj[k + i] * dl;
+            }
+            k += d;
+        }
+    }
+
+    /// Fills W Jᵀ and 1 / (J W Jᵀ) from J and the diagonal `w`.
+    fn finish(&mut self, w: &[f64]) {
+        let (mut k, mut d) = (0, 0.0);
+        for &(c0, dof) in &self.cols[..self.nb] {
+            for i in 0..dof {
+                self.wj[k + i] = w[c0 + i] * self.j[k + i];
+                d += self.j[k + i] * self.wj[k + i];
+            }
+            k += dof;
+        }
+        self.inv_d = if d > 0.0 { 1.0 / d } else { 0.0 };
+    }
+}
+
+/// The PGS contact stepper on one scene, with its workspaces.
+pub struct Pgs<'a> {
+    core: StepperCore<'a>,
+    contacts: &'a ContactSet,
+    opts: PgsOptions,
+    found: Vec<Contact>,
+    rows: Vec<Row>,
+    warm: Vec<(u64, [f64; 3])>,
+    warm_next: Vec<(u64, [f64; 3])>,
+    counters: SolverCounters,
+}
+
+impl<'a> Pgs<'a> {
+    /// Sets up the stepper for `scene`; `solver` must be `gauss_seidel` (the method it projects).
+    pub fn new(scene: &'a Scene, opts: PgsOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
+        if solver.name() != "gauss_seidel" {
+            return Err(NotApplicable(format!(
+                "pgs is projected Gauss-Seidel (clamped sequential impulses); its rows are solved by its own sweeps, so pair it with solver `gauss_seidel`, not `{}`",
+                solver.name()
+            )));
+        }
+        let Some(contacts) = scene.system.contacts() else {
+            return Err(NotApplicable(
+                "the scene has no contacts; pgs is for inequality rows (use impulse with gauss_seidel for equalities)"
+                    .into(),
+            ));
+        };
+        Ok(Pgs {
+            core: StepperCore::with_contacts(scene, solver)?,
+            contacts,
+            opts,
+            found: Vec::new(),
+            rows: Vec::new(),
+            warm: Vec::new(),
+            warm_next: Vec::new(),
+            counters: SolverCounters::default(),
+        })
+    }
+
+    fn build_rows(&mut self, h: f64, q: &[f64], v: &[f64]) {
+        let sys = self.core.ns.system;
+        let w = sys.inv_mass();
+        self.rows.clear();
+        // Equality rows: J at q, target −(β/h) C, warm-started from last step's λ.
+        self.core.ns.update_jacobian(q);
+        sys.eval_constraints(q, &mut self.core.c);
+        for blk in self.core.ns.jac.blocks() {
+            for r in 0..blk.rows {
+                let mut row = Row { nb: blk.cols.len(), ..Row::default() };
+                row.cols[..blk.cols.len()].copy_from_slice(blk.cols);
+                row.j[..blk.ldof].copy_from_slice(&blk.values[r * blk.ldof..(r + 1) * blk.ldof]);
+                row.target = -self.opts.beta / h * self.core.c[blk.row0 + r];
+                row.lambda = self.core.lam[blk.row0 + r];
+                row.finish(w);
+                self.rows.push(row);
+            }
+        }
+        // Contact rows.
+        self.contacts.detect(sys, q, &mut self.found);
+        let mat = self.contacts.material;
+        for c in &self.found {
+            let body_side = |b: usize, col: usize| {
+                let o = sys.q_offsets()[b];
+                Side::body(&q[o..o + 7], Some(&v[sys.offsets()[b]..sys.offsets()[b] + 6]), col)
+            };
+            let (sa, sb) = match c.a {
+                Some(a) => (body_side(a, 0), body_side(c.b, 6)),
+                None => (Side::world(), body_side(c.b, 0)),
+            };
+            let (ra, rb) = (c.point - sa.x, c.point - sb.x);
+            let cols = match c.a {
+                Some(a) => ([(sys.offsets()[a], 6), (sys.offsets()[c.b], 6)], 2),
+                None => ([(sys.offsets()[c.b], 6), (0, 0)], 1),
+            };
+            let frame = crate::constraint::joint3::frame_with_axis(c.normal.into());
+            let warm = self.warm.iter().find(|(k, _)| *k == c.key).map_or([0.0; 3], |(_, l)| *l);
+            let normal_index = self.rows.len();
+            for k in 0..3 {
+                let dir: Vector3<f64> = frame.column(k).into();
+                let mut row = Row { cols: cols.0, nb: cols.1, ..Row::default() };
+                sa.point_row(&mut row.j, &dir, &ra, -1.0);
+                sb.point_row(&mut row.j, &dir, &rb, 1.0);
+                row.finish(w);
+                row.lambda = warm[k];
+                if k == 0 {
+                    row.kind = RowKind::Normal;
+                    let un = row.velocity(v);
+                    let phi = c.separation;
+                    let mut target =
+                        if phi > 0.0 { -phi / h } else { self.opts.beta / h * (-phi - self.opts.slop).max(0.0) };
+                    if un < -mat.restitution_threshold {
+                        target = target.max(-mat.restitution * un);
+                    }
+                    row.target = target;
+                } else {
+                    row.kind = RowKind::Friction { normal: normal_index, mu: mat.friction };
+                }
+                self.rows.push(row);
+            }
+        }
+    }
+
+    fn bounds(&self, i: usize) -> (f64, f64) {
+        match self.rows[i].kind {
+            RowKind::Bilateral => (f64::NEG_INFINITY, f64::INFINITY),
+            RowKind::Normal => (0.0, f64::INFINITY),
+            RowKind::Friction { normal, mu } => {
+                let m = mu * self.rows[normal].lambda;
+                (-m, m)
+            }
+        }
+    }
+}
+
+impl Stepper for Pgs<'_> {
+    fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
+        let sys = self.core.ns.system;
+        let w = sys.inv_mass();
+        self.core.eval_forces(q, v);
+        for ((vi, qi), wi) in v.iter_mut().zip(&self.core.applied).zip(w) {
+            *vi += h * wi * qi;
+        }
+        self.build_rows(h, q, v);
+        // Warm start (friction clamped to the warm normal impulse).
+        for i in 0..self.rows.len() {
+            let (lo, hi) = self.bounds(i);
+            let l = self.rows[i].lambda.clamp(lo, hi);
+            self.rows[i].lambda = l;
+            self.rows[i].apply(l, v);
+        }
+        let mut sweeps = 0;
+        let mut change = 0.0;
+        while sweeps < self.opts.iterations {
+            change = 0.0f64;
+            for i in 0..self.rows.len() {
+                let row = self.rows[i];
+                let dl = (row.target - row.velocity(v)) * row.inv_d;
+                let (lo, hi) = self.bounds(i);
+                let new = (row.lambda + dl).clamp(lo, hi);
+                let dl = new - row.lambda;
+                self.rows[i].lambda = new;
+                row.apply(dl, v);
+                if row.inv_d > 0.0 {
+                    change = change.max((dl / row.inv_d).abs());
+                }
+            }
+            sweeps += 1;
+            if change <= self.opts.tol {
+                break;
+            }
+        }
+        if !change.is_finite() {
+            return Err(SolveError::Breakdown { solver: "pgs", iterations: sweeps, reason: "non-finite impulse" });
+        }
+        self.counters.record(SolveInfo { iterations: sweeps, residual: change });
+        // Keep λ for the next step's warm start; Q̂ = Jᵀλ / h.
+        let m = sys.nrows();
+        for (l, row) in self.core.lam.iter_mut().zip(&self.rows[..m]) {
+            *l = row.lambda;
+        }
+        self.warm_next.clear();
+        for (k, c) in self.found.iter().enumerate() {
+            let r = &self.rows[m + 3 * k..m + 3 * k + 3];
+            self.warm_next.push((c.key, [r[0].lambda, r[1].lambda, r[2].lambda]));
+        }
+        std::mem::swap(&mut self.warm, &mut self.warm_next);
+        self.core.qhat.fill(0.0);
+        for row in &self.rows {
+            let mut k = 0;
+            for &(c0, d) in &row.cols[..row.nb] {
+                for i in 0..d {
+                    self.core.qhat[c0 + i] += row.j[k + i] * row.lambda / h;
+                }
+                k += d;
+            }
+        }
+        sys.advance(q, v, h);
+        Ok(())
+    }
+
+    fn core(&self) -> &StepperCore<'_> {
+        &self.core
+    }
+
+    fn solver_counters(&self) -> SolverCounters {
+        self.counters
+    }
+}
