@@ -175,13 +175,13 @@ impl<'a> Pgs<'a> {
             let frame = crate::constraint::joint3::frame_with_axis(c.normal.into());
             let warm = self.warm.iter().find(|(k, _)| *k == c.key).map_or([0.0; 3], |(_, l)| *l);
             let normal_index = self.rows.len();
-            for k in 0..3 {
+            for (k, &warm_k) in warm.iter().enumerate() {
                 let dir: Vector3<f64> = frame.column(k).into();
                 let mut row = Row { cols: cols.0, nb: cols.1, ..Row::default() };
                 sa.point_row(&mut row.j, &dir, &ra, -1.0);
                 sb.point_row(&mut row.j, &dir, &rb, 1.0);
                 row.finish(w);
-                row.lambda = warm[k];
+                row.lambda = warm_k;
                 if k == 0 {
                     row.kind = RowKind::Normal;
                     let un = row.velocity(v);
