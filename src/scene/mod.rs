@@ -2,6 +2,8 @@
 //! reference solution (DESIGN.md §5). One file per scene; the list is in [`registry`].
 
 mod bead;
+mod bounce;
+mod box_stack;
 mod chain;
 mod chain_3d;
 mod cloth;

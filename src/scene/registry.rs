@@ -2,8 +2,8 @@
 //! conformance tests and `tinkertoy list` pick it up.
 
 use super::{
-    Scene, SceneError, bead, chain, chain_3d, cloth, door, double_pendulum, four_bar, pendulum, piston, ramp,
-    slider_crank, torque_free, welded_pendulum,
+    Scene, SceneError, bead, bounce, box_stack, chain, chain_3d, cloth, door, double_pendulum, four_bar, pendulum,
+    piston, ramp, slider_crank, torque_free, welded_pendulum,
 };
 use crate::params::{self, ParamError, ParamSpec, ParamValues};
 
@@ -117,6 +117,18 @@ pub const SCENES: &[SceneEntry] = &[
         summary: "box on a 30 deg ramp with Coulomb friction: sticks for mu >= tan 30 deg, slides otherwise (seed 001)",
         params: ramp::PARAMS,
         build: ramp::build,
+    },
+    SceneEntry {
+        name: "box_stack",
+        summary: "N cubes stacked on the ground, released at rest: contact and friction must hold it (seed 001)",
+        params: box_stack::PARAMS,
+        build: box_stack::build,
+    },
+    SceneEntry {
+        name: "bounce",
+        summary: "spheres dropped in an offset column onto the ground: restitution, sphere-sphere contact (seed 001)",
+        params: bounce::PARAMS,
+        build: bounce::build,
     },
 ];
 
