@@ -52,6 +52,11 @@ pub const STABILIZERS: &[StabilizerEntry] = &[
         summary: "after each step, Gauss-Newton projection onto C = 0 (M-metric), then onto J v = 0, with the cell's solver",
         params: PROJECTION_PARAMS,
         build: |p, scene, solver| {
+            if scene.system.contacts().is_some() {
+                return Err(NotApplicable(
+                    "projection moves bodies onto C = 0 without seeing the contact rows, so it could push them into each other; not applicable to scenes with contact".into(),
+                ));
+            }
             let ns = NormalSolve::new(&scene.system, solver)?;
             Ok(Some(Box::new(Projection::new(ns, p.get("tol"), p.get_usize("max_iter")))))
         },

@@ -138,6 +138,7 @@ pub fn run_all(sel: &Selection) -> Vec<Check> {
     cases::small_angle(sel, &mut out);
     cases::bead(sel, &mut out);
     cases::stored(sel, &mut out);
+    cases::rigid3d(sel, &mut out);
     laws::energy_laws(sel, &mut out);
     laws::baumgarte(sel, &mut out);
     out
