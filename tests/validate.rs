@@ -38,6 +38,18 @@ impl SecondOrderOde for SignError<'_> {
     fn dim(&self) -> usize {
         self.inner.dim()
     }
+    fn position_dim(&self) -> usize {
+        self.inner.position_dim()
+    }
+    fn advance(&self, x: &mut [f64], xd: &[f64], h: f64) {
+        self.inner.advance(x, xd, h)
+    }
+    fn position_rate(&self, x: &[f64], xd: &[f64], out: &mut [f64]) {
+        self.inner.position_rate(x, xd, out)
+    }
+    fn normalize(&self, x: &mut [f64]) -> bool {
+        self.inner.normalize(x)
+    }
     fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
         self.inner.initial(x, xd)
     }
