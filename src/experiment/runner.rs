@@ -72,7 +72,8 @@ pub struct Sample {
     pub energy: f64,
     /// |E − E₀| / E_scale.
     pub energy_error: f64,
-    /// ‖C(q)‖∞ (units of the constraint rows).
+    /// ‖C(q)‖∞ (units of the constraint rows), including the penetration max(0, −φ) of every
+    /// contact in scenes with contact \[m\].
     pub drift_position: f64,
     /// ‖J v‖∞.
     pub drift_velocity: f64,
@@ -258,6 +259,7 @@ struct Probe {
     jv: Vec<f64>,
     qhat: Vec<f64>,
     jac: crate::sparse::BlockJacobian,
+    contacts: Vec<crate::contact::Contact>,
 }
 
 /// The driver's counters plus the stabilizer's solves.
@@ -296,11 +298,16 @@ impl Probe {
         sys.eval_constraints(&self.q, &mut self.c);
         sys.fill_jacobian(&self.q, &mut self.jac);
         self.jac.mul(&self.v, &mut self.jv);
+        // Contact rows C = φ ≥ 0 are violated by the penetration max(0, −φ).
+        let penetration = sys.contacts().map_or(0.0, |set| {
+            set.detect(sys, &self.q, &mut self.contacts);
+            self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.separation))
+        });
         Sample {
             t,
             energy,
             energy_error: relative_energy_error(energy, e0, scene.energy_scale.joules),
-            drift_position: inf_norm(&self.c),
+            drift_position: inf_norm(&self.c).max(penetration),
             drift_velocity: inf_norm(&self.jv),
             power: if power_ok { constraint_power(&self.qhat, &self.v) } else { f64::NAN },
             reference_error: scene.reference.as_ref().map(|r| r.error(t, &self.q)),
@@ -351,6 +358,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         jv: vec![0.0; m],
         qhat: vec![0.0; n],
         jac: sys.jacobian_layout(),
+        contacts: Vec::new(),
     };
     // Stepping formulations advance the Cartesian state in place.
     let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
