@@ -122,3 +122,34 @@ fn impulse_rattle_and_force_steps_allocate_nothing() {
     });
     assert_eq!(n, 0, "force + sparse_cholesky: {n} allocations in 5 steps");
 }
+
+#[test]
+fn pgs_contact_steps_and_3d_steps_allocate_nothing_once_warm() {
+    // Contact rows are rebuilt every step into vectors that keep their capacity: once the contact
+    // set has been seen (a resting stack: the same contacts every step), stepping allocates nothing.
+    for (scene_name, name, solver) in [
+        ("box_stack", "pgs", "gauss_seidel"),
+        ("chain_3d", "impulse", "sparse_cholesky"),
+        ("door", "xpbd", "sparse_cholesky"),
+    ] {
+        let scene = tinkertoy::scene::registry::find(scene_name).unwrap().build_with(&[]).unwrap();
+        let f = formulations::find(name).unwrap();
+        let s = solvers::find(solver).unwrap();
+        let Dynamics::Stepper(mut st) =
+            (f.build)(&resolve("f", f.params, &[]).unwrap(), &scene, (s.build)(&resolve("s", s.params, &[]).unwrap()))
+                .unwrap()
+        else {
+            panic!()
+        };
+        let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+        for _ in 0..10 {
+            st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+        }
+        let n = allocations_during(|| {
+            for _ in 0..5 {
+                st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+            }
+        });
+        assert_eq!(n, 0, "{scene_name}: {name} + {solver}: {n} allocations in 5 steps");
+    }
+}
