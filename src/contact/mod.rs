@@ -79,8 +79,15 @@ pub struct ContactSet {
 }
 
 impl ContactSet {
-    /// Checks that every shape sits on a rigid-3D body of `system` and every plane normal is unit.
+    /// Checks that every shape sits on a rigid-3D body of `system` and that every plane normal is
+    /// a unit vector (to 1e-12).
     pub fn validate(&self, system: &System) -> Result<(), ModelError> {
+        for (index, p) in self.planes.iter().enumerate() {
+            let norm = p.normal.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if !((norm - 1.0).abs() <= 1e-12) {
+                return Err(ModelError::BadPlane { index, normal: p.normal });
+            }
+        }
         for &(body, _) in &self.shapes {
             let count = system.bodies().len();
             let Some(b) = system.bodies().get(body) else {

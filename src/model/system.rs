@@ -48,6 +48,14 @@ pub enum ModelError {
         /// Actual kind.
         found: &'static str,
     },
+    /// A contact plane whose normal is not a unit vector.
+    #[error("contact plane {index}: normal {normal:?} is not a unit vector")]
+    BadPlane {
+        /// Plane index.
+        index: usize,
+        /// The rejected normal.
+        normal: [f64; 3],
+    },
     /// A constraint attached twice to the same body.
     #[error("{owner} is attached twice to body {body}")]
     RepeatedBody {
