@@ -9,7 +9,8 @@
 //!         with |λ_t| ≤ μ λ_n (per-direction box: the friction pyramid of seed 001);
 //!   normal target: u_n⁺ ≥ −φ/h for a separated contact (φ > 0: speculative, it may close the gap
 //!         but not pass it), u_n⁺ ≥ (β/h) max(−φ − slop, 0) for a penetrating one, and
-//!         u_n⁺ ≥ −e u_n⁻ when it approaches faster than the restitution threshold;
+//!         u_n⁺ ≥ −e u_n⁻ when it approaches faster than the restitution threshold and the gap
+//!         closes within the step (φ + h u_n⁻ ≤ 0);
 //!   warm start: λ of the same equality rows and of contacts with the same feature key last step;
 //!   sweeps: for each row, Δλ = (target − J_i v) / (J_i W J_iᵀ), clamp the accumulated λ to its
 //!         bounds, v += W J_iᵀ Δλ; stop when no row changes its velocity by more than tol;
@@ -188,7 +189,8 @@ impl<'a> Pgs<'a> {
                     let phi = c.separation;
                     let mut target =
                         if phi > 0.0 { -phi / h } else { self.opts.beta / h * (-phi - self.opts.slop).max(0.0) };
-                    if un < -mat.restitution_threshold {
+                    // Restitution only for an impact within this step (the gap closes: φ + h u_n ≤ 0).
+                    if un < -mat.restitution_threshold && phi + h * un <= 0.0 {
                         target = target.max(-mat.restitution * un);
                     }
                     row.target = target;
