@@ -82,6 +82,17 @@ impl Constraint for Distance {
             }
         }
     }
+    fn eval_with_jacobian(&self, q: &[f64], c: &mut [f64], j: &mut [f64]) {
+        let d = self.delta(q, true);
+        let l = norm(d);
+        c[0] = l - self.length;
+        for i in 0..self.dim {
+            j[i] = d[i] / l;
+            if self.attach.bodies().len() == 2 {
+                j[self.dim + i] = -d[i] / l;
+            }
+        }
+    }
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         let d = self.delta(q, true);
         let dd = self.delta(v, false);

@@ -74,6 +74,12 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     fn jacobian(&self, q: &[f64], j: &mut [f64]);
     /// The velocity-product term J̇(q, v) v = d/ds [J(q ⊕ s v) v] at s = 0 (v held fixed).
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// C(q) and J(q) together (one pass for solvers that need both at every iterate); kernels whose
+    /// C and J share work override it.
+    fn eval_with_jacobian(&self, q: &[f64], c: &mut [f64], j: &mut [f64]) {
+        self.eval(q, c);
+        self.jacobian(q, j);
+    }
 
     /// Number of local velocity coordinates: the sum of the degrees of freedom of its bodies.
     fn local_dof(&self) -> usize {

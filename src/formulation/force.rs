@@ -50,8 +50,7 @@ impl<'a> Force<'a> {
     fn evaluate(&mut self, q: &[f64], v: &[f64], count: bool) -> Result<(), SolveError> {
         let sys = self.ns.system;
         sys.applied_forces(q, v, &mut self.applied);
-        self.ns.update_jacobian(q);
-        sys.eval_constraints(q, &mut self.c);
+        self.ns.update_constraints(q, &mut self.c);
         sys.jdot_v(q, v, &mut self.jdv);
         self.ns.jac.mul(v, &mut self.cdot);
         for ((wq, qi), wi) in self.wq.iter_mut().zip(&self.applied).zip(sys.inv_mass()) {

@@ -49,8 +49,7 @@ impl Stepper for Impulse<'_> {
                 *vi += hs * wi * qi;
             }
             // J W Jᵀ λ = −(J v* + (β/h_s) C)
-            self.core.ns.update_jacobian(q);
-            sys.eval_constraints(q, &mut self.core.c);
+            self.core.ns.update_constraints(q, &mut self.core.c);
             self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
             let bias = self.opts.beta / hs;
             for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {

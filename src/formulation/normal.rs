@@ -80,6 +80,11 @@ impl<'a> NormalSolve<'a> {
         self.system.advance(q, tmp, s);
     }
 
+    /// Evaluates C(q) into `c` and J(q) into [`NormalSolve::jac`] in one pass.
+    pub fn update_constraints(&mut self, q: &[f64], c: &mut [f64]) {
+        self.system.eval_constraints_and_jacobian(q, c, &mut self.jac);
+    }
+
     /// Evaluates J(q) into [`NormalSolve::jac`].
     pub fn update_jacobian(&mut self, q: &[f64]) {
         self.system.fill_jacobian(q, &mut self.jac);

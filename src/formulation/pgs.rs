@@ -143,8 +143,7 @@ impl<'a> Pgs<'a> {
         let w = sys.inv_mass();
         self.rows.clear();
         // Equality rows: J at q, target −(β/h) C, warm-started from last step's λ.
-        self.core.ns.update_jacobian(q);
-        sys.eval_constraints(q, &mut self.core.c);
+        self.core.ns.update_constraints(q, &mut self.core.c);
         for blk in self.core.ns.jac.blocks() {
             for r in 0..blk.rows {
                 let mut row = Row { nb: blk.cols.len(), ..Row::default() };

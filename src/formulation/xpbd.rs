@@ -64,8 +64,7 @@ impl Stepper for Xpbd<'_> {
             self.core.lam.fill(0.0);
             for _ in 0..self.opts.iterations {
                 // (J W Jᵀ + α̃ I) Δλ = −C − α̃ λ   (eq. 12)
-                self.core.ns.update_jacobian(q);
-                sys.eval_constraints(q, &mut self.core.c);
+                self.core.ns.update_constraints(q, &mut self.core.c);
                 for ((r, c), l) in self.core.ns.rhs.iter_mut().zip(&self.core.c).zip(&self.core.lam) {
                     *r = -c - alpha_t * l;
                 }

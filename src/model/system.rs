@@ -197,6 +197,13 @@ impl System {
     /// q ← q ⊕ h v for every body ([`BodyKind::retract`]): the position update of every integrator
     /// and stepper; `v` is any velocity-space vector (length n), `h` \[s\] (or 1 for a displacement).
     pub fn advance(&self, q: &mut [f64], v: &[f64], h: f64) {
+        if !self.has_orientations() {
+            // q and v share one layout: a single vectorizable loop.
+            for (qi, vi) in q.iter_mut().zip(v) {
+                *qi += h * vi;
+            }
+            return;
+        }
         let mut tmp = [0.0; 7];
         for (i, b) in self.bodies.iter().enumerate() {
             let (oq, ov, nq) = (self.q_offsets[i], self.offsets[i], b.kind.nq());
@@ -208,6 +215,12 @@ impl System {
 
     /// The velocity v with q1 = q0 ⊕ h v (the inverse of [`System::advance`]), into `v`.
     pub fn difference(&self, q0: &[f64], q1: &[f64], h: f64, v: &mut [f64]) {
+        if !self.has_orientations() {
+            for ((vi, a), b) in v.iter_mut().zip(q0).zip(q1) {
+                *vi = (b - a) / h;
+            }
+            return;
+        }
         for (i, b) in self.bodies.iter().enumerate() {
             let (oq, ov, nq) = (self.q_offsets[i], self.offsets[i], b.kind.nq());
             b.kind.difference(&q0[oq..oq + nq], &q1[oq..oq + nq], h, &mut v[ov..ov + b.kind.dof()]);
@@ -223,9 +236,10 @@ impl System {
         }
     }
 
-    /// Whether any body has coordinates with a unit-norm invariant (the quaternion of rigid-3D).
+    /// Whether any body has coordinates with a unit-norm invariant (the quaternion of rigid-3D);
+    /// without one, q and v share one layout.
     pub fn has_orientations(&self) -> bool {
-        self.bodies.iter().any(|b| b.kind == BodyKind::Rigid3)
+        self.nq != self.mass.len()
     }
 
     /// Rescales every quaternion in q to unit length (after a step taken in the embedding, e.g. by
@@ -279,7 +293,9 @@ impl System {
         let mut k = 0;
         for &b in c.bodies() {
             let (o, d) = (self.offsets[b], self.bodies[b].kind.dof());
-            buf[k..k + d].copy_from_slice(&x[o..o + d]);
+            for (b, xi) in buf[k..k + d].iter_mut().zip(&x[o..o + d]) {
+                *b = *xi; // element loop: these slices are 2–7 long, a memmove call costs more
+            }
             k += d;
         }
         k
@@ -293,7 +309,9 @@ impl System {
         let mut k = 0;
         for &b in c.bodies() {
             let (o, d) = (self.q_offsets[b], self.bodies[b].kind.nq());
-            buf[k..k + d].copy_from_slice(&q[o..o + d]);
+            for (b, qi) in buf[k..k + d].iter_mut().zip(&q[o..o + d]) {
+                *b = *qi;
+            }
             k += d;
         }
         k
@@ -348,6 +366,16 @@ impl System {
     /// Allocates the block-sparse Jacobian for this system (pattern only; values are zero).
     pub fn jacobian_layout(&self) -> BlockJacobian {
         BlockJacobian::new(self)
+    }
+
+    /// C(q) into `c` and J(q) into `jac` in one pass over the constraints (no allocation).
+    pub fn eval_constraints_and_jacobian(&self, q: &[f64], c: &mut [f64], jac: &mut BlockJacobian) {
+        let mut ql = [0.0; MAX_LOCAL_NQ];
+        for (ci, con) in self.constraints.iter().enumerate() {
+            let n = self.gather_q(ci, q, &mut ql);
+            let r0 = self.row_offsets[ci];
+            con.eval_with_jacobian(&ql[..n], &mut c[r0..r0 + con.rows()], jac.constraint_values_mut(ci));
+        }
     }
 
     /// Evaluates J(q) into the preallocated `jac` (no allocation).

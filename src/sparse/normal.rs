@@ -143,6 +143,20 @@ impl NormalMatrix {
         }
     }
 
+    /// y = A x for the symmetric A whose upper triangle `values` were assembled into this pattern.
+    pub fn mul_symmetric(&self, values: &[f64], x: &[f64], y: &mut [f64]) {
+        y.fill(0.0);
+        for c in 0..self.n {
+            let span = self.col_ptr[c]..self.col_ptr[c + 1];
+            for (&r, &a) in self.row_idx[span.clone()].iter().zip(&values[span]) {
+                y[r] += a * x[c];
+                if r != c {
+                    y[c] += a * x[r];
+                }
+            }
+        }
+    }
+
     /// Assembles the full symmetric J W Jᵀ as a dense column-major m × m matrix into `out`.
     pub fn assemble_dense(&self, jac: &BlockJacobian, w: &[f64], out: &mut [f64]) {
         out.fill(0.0);
