@@ -15,7 +15,8 @@
 //!   sweeps: for each row, Δλ = (target − J_i v) / (J_i W J_iᵀ), clamp the accumulated λ to its
 //!         bounds, v += W J_iᵀ Δλ; stop when no row changes its velocity by more than tol;
 //!   q⁺ = q ⊕ h v⁺.
-//! The reported constraint force is Q̂ = Jᵀλ / h over all rows.
+//! The reported constraint force is Q̂ = Jᵀλ / h over all rows. On a scene without contact it is
+//! `impulse` with its own projected sweeps (the same solution when the sweeps converge).
 
 use super::normal::StepperCore;
 use super::{NotApplicable, SolverCounters, Stepper};
@@ -102,7 +103,7 @@ impl Row {
 /// The PGS contact stepper on one scene, with its workspaces.
 pub struct Pgs<'a> {
     core: StepperCore<'a>,
-    contacts: &'a ContactSet,
+    contacts: Option<&'a ContactSet>,
     opts: PgsOptions,
     found: Vec<Contact>,
     rows: Vec<Row>,
@@ -120,12 +121,7 @@ impl<'a> Pgs<'a> {
                 solver.name()
             )));
         }
-        let Some(contacts) = scene.system.contacts() else {
-            return Err(NotApplicable(
-                "the scene has no contacts; pgs is for inequality rows (use impulse with gauss_seidel for equalities)"
-                    .into(),
-            ));
-        };
+        let contacts = scene.system.contacts();
         Ok(Pgs {
             core: StepperCore::with_contacts(scene, solver)?,
             contacts,
@@ -156,8 +152,9 @@ impl<'a> Pgs<'a> {
             }
         }
         // Contact rows.
-        self.contacts.detect(sys, q, &mut self.found);
-        let mat = self.contacts.material;
+        let Some(contacts) = self.contacts else { return };
+        contacts.detect(sys, q, &mut self.found);
+        let mat = contacts.material;
         for c in &self.found {
             let body_side = |b: usize, col: usize| {
                 let o = sys.q_offsets()[b];
