@@ -1,4 +1,5 @@
-//! Time per step on the hanging chain (10³, 10⁴, 10⁵ links), h = 1/60 s:
+//! Time per step on the hanging chain (10² … 10⁶ links) and on the cloth (about 10² … 10⁶
+//! constraint rows), h = 1/60 s:
 //! - `impulse` + `sparse_cholesky`: one stepper step (assembly + numeric refactor + solve);
 //! - `impulse` + `gauss_seidel`: one step with 20 sequential-impulse sweeps (fixed cost);
 //! - `force` + `cg`: one symplectic-Euler step = one right-hand-side evaluation (CG to 1e-8),
@@ -8,7 +9,9 @@
 //!   a cold solve at 10⁵ takes minutes.
 //!
 //! Run: `cargo bench --bench step`. The chain starts bent so the solves are not trivial; the
-//! impulse benchmarks restart from the same state so every sample measures the same work.
+//! impulse benchmarks restart from the same state so every sample measures the same work. The
+//! cloth (W × W particles, structural links, two pinned corners, rows ≈ 2 W²) starts from its
+//! sagging initial state.
 
 use divan::{Bencher, black_box, counter::ItemsCount};
 use tinkertoy::formulation::{Dynamics, registry as formulations};
@@ -21,7 +24,9 @@ fn main() {
     divan::main();
 }
 
-const LINKS: &[usize] = &[1_000, 10_000, 100_000];
+const LINKS: &[usize] = &[100, 1_000, 10_000, 100_000, 1_000_000];
+/// Cloth side W: 2 W² ≈ 10², 10³, 10⁴, 10⁵, 10⁶ rows.
+const CLOTH: &[usize] = &[7, 22, 71, 224, 707];
 
 fn chain(links: usize) -> (Scene, Vec<f64>, Vec<f64>) {
     let scene = scenes::find("chain").unwrap().build_with(&[("n".into(), (links + 1) as f64)]).unwrap();
@@ -40,8 +45,20 @@ fn params(specs: &'static [tinkertoy::params::ParamSpec], given: &[(&str, f64)])
     resolve("bench", specs, &g).unwrap()
 }
 
+fn cloth(w: usize) -> (Scene, Vec<f64>, Vec<f64>) {
+    let scene = scenes::find("cloth")
+        .unwrap()
+        .build_with(&[("width".into(), w as f64), ("height".into(), w as f64)])
+        .unwrap();
+    let (q, v) = (scene.q0.clone(), scene.v0.clone());
+    (scene, q, v)
+}
+
 fn impulse_step(bencher: Bencher, links: usize, solver: &str, sp: &[(&str, f64)]) {
-    let (scene, q0, v0) = chain(links);
+    step_on(bencher, chain(links), solver, sp);
+}
+
+fn step_on(bencher: Bencher, (scene, q0, v0): (Scene, Vec<f64>, Vec<f64>), solver: &str, sp: &[(&str, f64)]) {
     let f = formulations::find("impulse").unwrap();
     let s = solvers::find(solver).unwrap();
     let Dynamics::Stepper(mut st) =
@@ -65,6 +82,16 @@ fn impulse_sparse_cholesky(bencher: Bencher, links: usize) {
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn impulse_gauss_seidel_20_sweeps(bencher: Bencher, links: usize) {
     impulse_step(bencher, links, "gauss_seidel", &[("max_iter", 20.0), ("require_convergence", 0.0)]);
+}
+
+#[divan::bench(args = CLOTH, sample_count = 10)]
+fn cloth_impulse_sparse_cholesky(bencher: Bencher, w: usize) {
+    step_on(bencher, cloth(w), "sparse_cholesky", &[]);
+}
+
+#[divan::bench(args = CLOTH, sample_count = 10)]
+fn cloth_impulse_gauss_seidel_20_sweeps(bencher: Bencher, w: usize) {
+    step_on(bencher, cloth(w), "gauss_seidel", &[("max_iter", 20.0), ("require_convergence", 0.0)]);
 }
 
 #[divan::bench(args = [1_000, 10_000], sample_count = 20)]
