@@ -46,10 +46,8 @@ fn params(specs: &'static [tinkertoy::params::ParamSpec], given: &[(&str, f64)])
 }
 
 fn cloth(w: usize) -> (Scene, Vec<f64>, Vec<f64>) {
-    let scene = scenes::find("cloth")
-        .unwrap()
-        .build_with(&[("width".into(), w as f64), ("height".into(), w as f64)])
-        .unwrap();
+    let scene =
+        scenes::find("cloth").unwrap().build_with(&[("width".into(), w as f64), ("height".into(), w as f64)]).unwrap();
     let (q, v) = (scene.q0.clone(), scene.v0.clone());
     (scene, q, v)
 }
