@@ -2,6 +2,7 @@
 //! constraint rows), h = 1/60 s:
 //! - `impulse` + `sparse_cholesky`: one stepper step (assembly + numeric refactor + solve);
 //! - `impulse` + `gauss_seidel`: one step with 20 sequential-impulse sweeps (fixed cost);
+//! - `impulse` + `pcg_ic0`: one step, IC(0)-preconditioned CG to 1e-10 (one iteration on a chain);
 //! - `force` + `cg`: one symplectic-Euler step = one right-hand-side evaluation (CG to 1e-8),
 //!   advancing the simulation: each solve is warm-started from the previous step's λ, as in a run.
 //!   The first (cold, λ = 0) solve is far more expensive — κ(J W Jᵀ) grows like N² on a chain — and
@@ -80,6 +81,16 @@ fn impulse_sparse_cholesky(bencher: Bencher, links: usize) {
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn impulse_gauss_seidel_20_sweeps(bencher: Bencher, links: usize) {
     impulse_step(bencher, links, "gauss_seidel", &[("max_iter", 20.0), ("require_convergence", 0.0)]);
+}
+
+#[divan::bench(args = LINKS, sample_count = 10)]
+fn impulse_pcg_ic0(bencher: Bencher, links: usize) {
+    impulse_step(bencher, links, "pcg_ic0", &[("tol", 1e-10)]);
+}
+
+#[divan::bench(args = CLOTH, sample_count = 10)]
+fn cloth_impulse_pcg_ic0(bencher: Bencher, w: usize) {
+    step_on(bencher, cloth(w), "pcg_ic0", &[("tol", 1e-10), ("max_iter", 1e5)]);
 }
 
 #[divan::bench(args = CLOTH, sample_count = 10)]

@@ -107,3 +107,41 @@ proptest! {
         }
     }
 }
+
+/// IC(0) drops no fill where J W Jᵀ is tridiagonal (a chain in row order), so it is the exact
+/// Cholesky factor and preconditioned CG converges in one iteration at every size; unpreconditioned
+/// CG needs a number of iterations growing with the chain (κ ∝ N²).
+#[test]
+fn pcg_ic0_solves_a_chain_in_one_iteration() {
+    use tinkertoy::linsolve::{Cg, LinearSolver, Operator, PcgIc0, Stopping};
+    for links in [10usize, 100, 1000] {
+        let scene =
+            tinkertoy::scene::registry::find("chain").unwrap().build_with(&[("n".into(), (links + 1) as f64)]).unwrap();
+        let sys = &scene.system;
+        let mut q = scene.q0.clone();
+        for i in 1..=links {
+            let a = -0.3 * (i as f64 / links as f64);
+            q[2 * i] = q[2 * i - 2] + 0.1 * a.cos();
+            q[2 * i + 1] = q[2 * i - 1] + 0.1 * a.sin();
+        }
+        let mut jac = sys.jacobian_layout();
+        sys.fill_jacobian(&q, &mut jac);
+        let pattern = NormalMatrix::new(&jac);
+        let op = Operator::Normal { jac: &jac, w: sys.inv_mass(), pattern: &pattern, reg: 0.0 };
+        let m = op.dim();
+        let b: Vec<f64> = (0..m).map(|i| (0.7 * i as f64).sin()).collect();
+        let stop = Stopping { tol: 1e-10, max_iter: 100_000, require_convergence: true };
+        let (mut pcg, mut cg) = (PcgIc0::new(stop), Cg::new(stop));
+        pcg.prepare(&op).unwrap();
+        cg.prepare(&op).unwrap();
+        let (mut x, mut y) = (vec![0.0; m], vec![0.0; m]);
+        let ip = pcg.solve(&op, &b, &mut x).unwrap();
+        let ic = cg.solve(&op, &b, &mut y).unwrap();
+        println!("chain of {links}: pcg_ic0 {} iteration(s), cg {} iterations", ip.iterations, ic.iterations);
+        assert_eq!(ip.iterations, 1, "{links} links");
+        assert!(ip.residual <= 1e-10);
+        if links >= 100 {
+            assert!(ic.iterations > 10 * ip.iterations);
+        }
+    }
+}

@@ -12,6 +12,7 @@ mod dense_cholesky;
 mod dense_lu;
 mod gauss_seidel;
 mod jacobi;
+mod pcg_ic0;
 pub mod registry;
 mod sparse_cholesky;
 
@@ -20,6 +21,7 @@ pub use dense_cholesky::DenseCholesky;
 pub use dense_lu::DenseLu;
 pub use gauss_seidel::GaussSeidel;
 pub use jacobi::Jacobi;
+pub use pcg_ic0::PcgIc0;
 pub use sparse_cholesky::SparseCholesky;
 
 use crate::params::{Domain, ParamSpec, ParamValues};

@@ -1,7 +1,10 @@
 //! The linear-solver registry: the only list of solvers. Adding a solver = one file + one line here;
 //! the solver-agreement tests and `tinkertoy list` pick it up.
 
-use super::{Cg, DenseCholesky, DenseLu, GaussSeidel, Jacobi, LinearSolver, SparseCholesky, cg, gauss_seidel, jacobi};
+use super::{
+    Cg, DenseCholesky, DenseLu, GaussSeidel, Jacobi, LinearSolver, PcgIc0, SparseCholesky, cg, gauss_seidel, jacobi,
+    pcg_ic0,
+};
 use crate::params::{ParamSpec, ParamValues};
 
 /// Whether a solver is exact up to rounding or iterates to a tolerance.
@@ -56,6 +59,13 @@ pub const SOLVERS: &[SolverEntry] = &[
         kind: SolverKind::Iterative,
         params: cg::PARAMS,
         build: |p| Box::new(Cg::from_params(p)),
+    },
+    SolverEntry {
+        name: "pcg_ic0",
+        summary: "conjugate gradient preconditioned by incomplete Cholesky IC(0) of the assembled J W J^T; exact in one iteration on chains",
+        kind: SolverKind::Iterative,
+        params: pcg_ic0::PARAMS,
+        build: |p| Box::new(PcgIc0::from_params(p)),
     },
     SolverEntry {
         name: "gauss_seidel",

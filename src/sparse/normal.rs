@@ -123,6 +123,12 @@ impl NormalMatrix {
         SparseColMatRef::new(self.symbolic(), values)
     }
 
+    /// The compressed-column pattern of the upper triangle: (column pointers, sorted row indices);
+    /// the diagonal is the last entry of each column.
+    pub fn csc(&self) -> (&[usize], &[usize]) {
+        (&self.col_ptr, &self.row_idx)
+    }
+
     /// Position in the value array of each diagonal entry A_ii.
     pub fn diagonal_positions(&self) -> &[usize] {
         &self.diag_pos
