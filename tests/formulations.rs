@@ -4,7 +4,7 @@ use tinkertoy::constraint::{Line, Pin};
 use tinkertoy::experiment::{CellSpec, RunResult, run};
 use tinkertoy::formulation::Dynamics;
 use tinkertoy::formulation::registry as formulations;
-use tinkertoy::integrator::{Control, registry as integrators};
+use tinkertoy::integrator::Control;
 use tinkertoy::linsolve::registry as solvers;
 use tinkertoy::model::{Body, Force, System};
 use tinkertoy::params::resolve;
@@ -20,23 +20,16 @@ struct Cell<'a> {
     interval: f64,
 }
 
+fn named(v: &[(String, f64)]) -> Vec<(&str, f64)> {
+    v.iter().map(|(k, x)| (k.as_str(), *x)).collect()
+}
+
 fn go(scene: &Scene, c: Cell) -> RunResult {
-    let f = formulations::find(c.formulation.0).unwrap();
-    let s = solvers::find(c.solver.0).unwrap();
-    let spec = CellSpec {
-        formulation: f,
-        formulation_params: resolve("f", f.params, &c.formulation.1).unwrap(),
-        solver: s,
-        solver_params: resolve("s", s.params, &c.solver.1).unwrap(),
-        integrator: integrators::find(c.integrator).unwrap(),
-        control: c.control,
-        duration: c.duration,
-        sample_interval: c.interval,
-        drift_bound: 1e3,
-        record_state: true,
-        stabilizer: tinkertoy::stabilization::registry::find("none").expect("registered"),
-        stabilizer_params: Default::default(),
-    };
+    let (fp, sp) = (named(&c.formulation.1), named(&c.solver.1));
+    let spec = CellSpec::named(c.formulation.0, &fp, c.solver.0, &sp, c.integrator, c.control, c.duration)
+        .unwrap()
+        .sampled(c.interval)
+        .recording();
     run(scene, &spec)
 }
 

@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use tinkertoy::experiment::{CellSpec, run};
 use tinkertoy::formulation::registry as formulations;
 use tinkertoy::formulation::{Dynamics, SecondOrderOde};
+use tinkertoy::integrator::Control;
 use tinkertoy::integrator::registry::{INTEGRATORS, IntegratorKind};
-use tinkertoy::integrator::{Control, registry as integrators};
 use tinkertoy::linsolve::registry as solvers;
 use tinkertoy::metrics::observed_order;
 use tinkertoy::params::resolve;
@@ -20,22 +20,7 @@ fn pendulum() -> Scene {
 }
 
 fn cell(formulation: &str, integrator: &str, control: Control, duration: f64) -> CellSpec<'static> {
-    let f = formulations::find(formulation).unwrap();
-    let s = solvers::find("dense_lu").unwrap();
-    CellSpec {
-        formulation: f,
-        formulation_params: resolve("f", f.params, &[]).unwrap(),
-        solver: s,
-        solver_params: resolve("s", s.params, &[]).unwrap(),
-        integrator: integrators::find(integrator).unwrap(),
-        control,
-        duration,
-        sample_interval: duration,
-        drift_bound: 10.0,
-        record_state: false,
-        stabilizer: tinkertoy::stabilization::registry::find("none").expect("registered"),
-        stabilizer_params: Default::default(),
-    }
+    CellSpec::named(formulation, &[], "dense_lu", &[], integrator, control, duration).unwrap().bounded(10.0)
 }
 
 /// |θ(1) − θ_exact(1)| for one run.

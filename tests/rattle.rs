@@ -2,10 +2,7 @@
 //! energy error and no secular drift (symplectic), as Hairer, Lubich & Wanner (GNI §VII.1.4) predict.
 
 use tinkertoy::experiment::{CellSpec, RunResult, run};
-use tinkertoy::formulation::registry as formulations;
-use tinkertoy::integrator::{Control, registry as integrators};
-use tinkertoy::linsolve::registry as solvers;
-use tinkertoy::params::resolve;
+use tinkertoy::integrator::Control;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
 
@@ -15,22 +12,11 @@ fn pendulum() -> Scene {
 }
 
 fn rattle(scene: &Scene, h: f64, duration: f64) -> RunResult {
-    let f = formulations::find("rattle").unwrap();
-    let s = solvers::find("sparse_cholesky").unwrap();
-    let spec = CellSpec {
-        formulation: f,
-        formulation_params: resolve("f", f.params, &[("tol".into(), 1e-13)]).unwrap(),
-        solver: s,
-        solver_params: resolve("s", s.params, &[]).unwrap(),
-        integrator: integrators::find("stepper").unwrap(),
-        control: Control::Fixed { h },
-        duration,
-        sample_interval: h, // every step
-        drift_bound: 1.0,
-        record_state: false,
-        stabilizer: tinkertoy::stabilization::registry::find("none").expect("registered"),
-        stabilizer_params: Default::default(),
-    };
+    let spec =
+        CellSpec::named("rattle", &[("tol", 1e-13)], "sparse_cholesky", &[], "stepper", Control::Fixed { h }, duration)
+            .unwrap()
+            .sampled(h) // every step
+            .bounded(1.0);
     let r = run(scene, &spec);
     assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
     r

@@ -5,19 +5,16 @@
 
 use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use tinkertoy::experiment::{CellSpec, RunResult, run};
-use tinkertoy::formulation::registry as formulations;
-use tinkertoy::integrator::{Control, registry as integrators};
-use tinkertoy::linsolve::registry as solvers;
-use tinkertoy::params::resolve;
+use tinkertoy::integrator::Control;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::scene::torque_free;
-use tinkertoy::stabilization::registry as stabilizers;
 
 fn cell(scene: &Scene, formulation: &str, integrator: &str, control: Control, stabilizer: &str) -> RunResult {
     cell_with(scene, formulation, "sparse_cholesky", integrator, control, stabilizer, 10.0)
 }
 
+/// Samples every 0.01 s with q and v recorded; projection (if asked) to 1e-9 within 20 iterations.
 fn cell_with(
     scene: &Scene,
     formulation: &str,
@@ -27,24 +24,22 @@ fn cell_with(
     stabilizer: &str,
     duration: f64,
 ) -> RunResult {
-    let f = formulations::find(formulation).unwrap();
-    let s = solvers::find(solver).unwrap();
-    let st = stabilizers::find(stabilizer).unwrap();
-    let given = if stabilizer == "projection" { vec![("tol".into(), 1e-9), ("max_iter".into(), 20.0)] } else { vec![] };
-    let spec = CellSpec {
-        formulation: f,
-        formulation_params: resolve("f", f.params, &[]).unwrap(),
-        solver: s,
-        solver_params: resolve("s", s.params, &[]).unwrap(),
-        integrator: integrators::find(integrator).unwrap(),
-        control,
-        duration,
-        sample_interval: 0.01,
-        drift_bound: 100.0,
-        record_state: true,
-        stabilizer: st,
-        stabilizer_params: resolve("st", st.params, &given).unwrap(),
-    };
+    cell_params(scene, (formulation, &[]), solver, integrator, control, stabilizer, duration)
+}
+
+fn cell_params(
+    scene: &Scene,
+    (formulation, params): (&str, &[(&str, f64)]),
+    solver: &str,
+    integrator: &str,
+    control: Control,
+    stabilizer: &str,
+    duration: f64,
+) -> RunResult {
+    let st: &[(&str, f64)] = if stabilizer == "projection" { &[("tol", 1e-9), ("max_iter", 20.0)] } else { &[] };
+    let spec = CellSpec::named(formulation, params, solver, &[], integrator, control, duration)
+        .and_then(|c| c.sampled(0.01).bounded(100.0).recording().stabilized(stabilizer, st))
+        .unwrap();
     run(scene, &spec)
 }
 
@@ -264,25 +259,9 @@ fn pgs_without_contact_is_impulse_with_converged_sweeps() {
     // sweeps; converged to 1e-13 they reproduce the exact (sparse Cholesky) impulse step.
     for name in ["double_pendulum", "door", "welded_pendulum"] {
         let scene = scenes::find(name).unwrap().build_with(&[]).unwrap();
-        let f = formulations::find("pgs").unwrap();
-        let s = solvers::find("gauss_seidel").unwrap();
-        let st = stabilizers::find("none").unwrap();
-        let spec = CellSpec {
-            formulation: f,
-            formulation_params: resolve("f", f.params, &[("tol".into(), 1e-13), ("iterations".into(), 1e5)]).unwrap(),
-            solver: s,
-            solver_params: resolve("s", s.params, &[]).unwrap(),
-            integrator: integrators::find("stepper").unwrap(),
-            control: Control::Fixed { h: 1.0 / 60.0 },
-            duration: 1.0,
-            sample_interval: 0.01, // as in cell_with: the runner lands on every sample time
-
-            drift_bound: 100.0,
-            record_state: true,
-            stabilizer: st,
-            stabilizer_params: resolve("st", st.params, &[]).unwrap(),
-        };
-        let pgs = run(&scene, &spec);
+        let control = Control::Fixed { h: 1.0 / 60.0 };
+        let converged: &[(&str, f64)] = &[("tol", 1e-13), ("iterations", 1e5)];
+        let pgs = cell_params(&scene, ("pgs", converged), "gauss_seidel", "stepper", control, "none", 1.0);
         let exact =
             cell_with(&scene, "impulse", "sparse_cholesky", "stepper", Control::Fixed { h: 1.0 / 60.0 }, "none", 1.0);
         assert_eq!(pgs.summary.status.label(), "ok", "{name}: {:?}", pgs.summary.status);

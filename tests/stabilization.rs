@@ -2,36 +2,16 @@
 //! does not apply to reduced coordinates.
 
 use tinkertoy::experiment::{CellSpec, RunResult, run};
-use tinkertoy::formulation::registry as formulations;
-use tinkertoy::integrator::{Control, registry as integrators};
-use tinkertoy::linsolve::registry as solvers;
-use tinkertoy::params::resolve;
+use tinkertoy::integrator::Control;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
-use tinkertoy::stabilization::registry as stabilizers;
 
 fn cell(scene: &Scene, formulation: &str, integrator: &str, stabilizer: &str) -> RunResult {
-    let f = formulations::find(formulation).unwrap();
-    let s = solvers::find("sparse_cholesky").unwrap();
-    let st = stabilizers::find(stabilizer).unwrap();
-    let spec = CellSpec {
-        formulation: f,
-        formulation_params: resolve("f", f.params, &[]).unwrap(),
-        solver: s,
-        solver_params: resolve("s", s.params, &[]).unwrap(),
-        integrator: integrators::find(integrator).unwrap(),
-        control: Control::Fixed { h: 1.0 / 60.0 },
-        duration: 5.0,
-        sample_interval: 1.0 / 60.0,
-        drift_bound: 10.0,
-        record_state: false,
-        stabilizer: st,
-        stabilizer_params: {
-            let given =
-                if stabilizer == "projection" { vec![("tol".into(), 1e-9), ("max_iter".into(), 20.0)] } else { vec![] };
-            resolve("st", st.params, &given).unwrap()
-        },
-    };
+    let st: &[(&str, f64)] = if stabilizer == "projection" { &[("tol", 1e-9), ("max_iter", 20.0)] } else { &[] };
+    let spec =
+        CellSpec::named(formulation, &[], "sparse_cholesky", &[], integrator, Control::Fixed { h: 1.0 / 60.0 }, 5.0)
+            .and_then(|c| c.sampled(1.0 / 60.0).bounded(10.0).stabilized(stabilizer, st))
+            .unwrap();
     run(scene, &spec)
 }
 
@@ -65,30 +45,14 @@ fn projection_does_not_apply_to_reduced_coordinates() {
 #[test]
 fn xpbd_compliance_stretches_a_hanging_rod_by_alpha_m_g() {
     let scene = scenes::find("pendulum").unwrap().build_with(&[("theta0".into(), 0.0)]).unwrap();
-    let f = formulations::find("xpbd").unwrap();
-    let s = solvers::find("sparse_cholesky").unwrap();
-    let st = stabilizers::find("none").unwrap();
     let alpha = 1e-3;
     for iterations in [1.0, 3.0] {
-        let spec = CellSpec {
-            formulation: f,
-            formulation_params: resolve(
-                "f",
-                f.params,
-                &[("compliance".into(), alpha), ("iterations".into(), iterations)],
-            )
-            .unwrap(),
-            solver: s,
-            solver_params: resolve("s", s.params, &[]).unwrap(),
-            integrator: integrators::find("stepper").unwrap(),
-            control: Control::Fixed { h: 1.0 / 60.0 },
-            duration: 5.0,
-            sample_interval: 1.0 / 60.0,
-            drift_bound: 10.0,
-            record_state: false,
-            stabilizer: st,
-            stabilizer_params: resolve("st", st.params, &[]).unwrap(),
-        };
+        let xpbd: &[(&str, f64)] = &[("compliance", alpha), ("iterations", iterations)];
+        let spec =
+            CellSpec::named("xpbd", xpbd, "sparse_cholesky", &[], "stepper", Control::Fixed { h: 1.0 / 60.0 }, 5.0)
+                .unwrap()
+                .sampled(1.0 / 60.0)
+                .bounded(10.0);
         let r = run(&scene, &spec);
         assert_eq!(r.summary.status.label(), "ok");
         let mean = r.samples.iter().skip(1).map(|s| s.drift_position).sum::<f64>() / (r.samples.len() - 1) as f64;

@@ -46,6 +46,70 @@ pub struct CellSpec<'f> {
     pub stabilizer_params: ParamValues,
 }
 
+fn resolved(item: &str, specs: &[crate::params::ParamSpec], given: &[(&str, f64)]) -> Result<ParamValues, String> {
+    let g: Vec<(String, f64)> = given.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    crate::params::resolve(item, specs, &g).map_err(|e| e.to_string())
+}
+
+impl CellSpec<'static> {
+    /// A cell from registry names and parameter overrides, for tests, benchmarks and scripts:
+    /// sampled once at the end, drift bound 1e3, no recorded state, no stabilizer (change them
+    /// with the builder methods). Unknown names or parameters give the registry's error message.
+    #[allow(clippy::too_many_arguments)]
+    pub fn named(
+        formulation: &str,
+        formulation_params: &[(&str, f64)],
+        solver: &str,
+        solver_params: &[(&str, f64)],
+        integrator: &str,
+        control: Control,
+        duration: f64,
+    ) -> Result<Self, String> {
+        let f =
+            crate::formulation::registry::find(formulation).ok_or(format!("unknown formulation `{formulation}`"))?;
+        let s = crate::linsolve::registry::find(solver).ok_or(format!("unknown solver `{solver}`"))?;
+        let i = crate::integrator::registry::find(integrator).ok_or(format!("unknown integrator `{integrator}`"))?;
+        let none = crate::stabilization::registry::find("none").expect("`none` is registered");
+        Ok(CellSpec {
+            formulation: f,
+            formulation_params: resolved(formulation, f.params, formulation_params)?,
+            solver: s,
+            solver_params: resolved(solver, s.params, solver_params)?,
+            integrator: i,
+            control,
+            duration,
+            sample_interval: duration,
+            drift_bound: 1e3,
+            record_state: false,
+            stabilizer: none,
+            stabilizer_params: ParamValues::default(),
+        })
+    }
+}
+
+impl<'f> CellSpec<'f> {
+    /// The same cell sampled every `interval` \[s\].
+    pub fn sampled(self, interval: f64) -> Self {
+        CellSpec { sample_interval: interval, ..self }
+    }
+
+    /// The same cell stopped as diverged when ‖C‖∞ exceeds `bound` (units of C).
+    pub fn bounded(self, bound: f64) -> Self {
+        CellSpec { drift_bound: bound, ..self }
+    }
+
+    /// The same cell keeping q and v in every sample.
+    pub fn recording(self) -> Self {
+        CellSpec { record_state: true, ..self }
+    }
+
+    /// The same cell with the registered stabilizer `name` and parameter overrides.
+    pub fn stabilized(self, name: &str, params: &[(&str, f64)]) -> Result<Self, String> {
+        let st = crate::stabilization::registry::find(name).ok_or(format!("unknown stabilizer `{name}`"))?;
+        Ok(CellSpec { stabilizer: st, stabilizer_params: resolved(name, st.params, params)?, ..self })
+    }
+}
+
 /// Cumulative cost counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Counters {

@@ -289,28 +289,32 @@ impl System {
     /// (length n) into `buf`; returns their number (the constraint's local dof).
     #[inline]
     pub fn gather(&self, ci: usize, x: &[f64], buf: &mut [f64; MAX_LOCAL_DOF]) -> usize {
-        let c = &self.constraints[ci];
-        let mut k = 0;
-        for &b in c.bodies() {
-            let (o, d) = (self.offsets[b], self.bodies[b].kind.dof());
-            for (b, xi) in buf[k..k + d].iter_mut().zip(&x[o..o + d]) {
-                *b = *xi; // element loop: these slices are 2–7 long, a memmove call costs more
-            }
-            k += d;
-        }
-        k
+        self.gather_slices(ci, x, &self.offsets, BodyKind::dof, buf)
     }
 
     /// Copies the local position coordinates of constraint `ci` out of q into `buf`; returns their
     /// number.
     #[inline]
     pub fn gather_q(&self, ci: usize, q: &[f64], buf: &mut [f64; MAX_LOCAL_NQ]) -> usize {
-        let c = &self.constraints[ci];
+        self.gather_slices(ci, q, &self.q_offsets, BodyKind::nq, buf)
+    }
+
+    /// The slices of constraint `ci`'s bodies (at `offsets`, `len` long per body kind) of `x`,
+    /// concatenated into `buf`.
+    #[inline]
+    fn gather_slices(
+        &self,
+        ci: usize,
+        x: &[f64],
+        offsets: &[usize],
+        len: impl Fn(BodyKind) -> usize,
+        buf: &mut [f64],
+    ) -> usize {
         let mut k = 0;
-        for &b in c.bodies() {
-            let (o, d) = (self.q_offsets[b], self.bodies[b].kind.nq());
-            for (b, qi) in buf[k..k + d].iter_mut().zip(&q[o..o + d]) {
-                *b = *qi;
+        for &b in self.constraints[ci].bodies() {
+            let (o, d) = (offsets[b], len(self.bodies[b].kind));
+            for (dst, src) in buf[k..k + d].iter_mut().zip(&x[o..o + d]) {
+                *dst = *src; // element loop: these slices are 2–7 long, a memmove call costs more
             }
             k += d;
         }
