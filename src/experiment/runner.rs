@@ -125,6 +125,8 @@ pub struct Counters {
     pub solver_iterations: u64,
     /// Wall time spent stepping \[s\].
     pub wall_seconds: f64,
+    /// Median wall time of one accepted or failed step (stabilizer included) \[s\]; 0 before any step.
+    pub median_step_seconds: f64,
 }
 
 /// The metrics at one sample time.
@@ -258,6 +260,7 @@ impl Driver<'_> {
                     linear_solves: s.solves,
                     solver_iterations: s.iterations,
                     wall_seconds: 0.0,
+                    median_step_seconds: 0.0,
                 }
             }
             Driver::Stepper { stepper, steps, .. } => {
@@ -269,6 +272,7 @@ impl Driver<'_> {
                     linear_solves: s.solves,
                     solver_iterations: s.iterations,
                     wall_seconds: 0.0,
+                    median_step_seconds: 0.0,
                 }
             }
         }
@@ -382,6 +386,24 @@ impl Probe {
     }
 }
 
+/// Capacity for the per-step times: the step count of a fixed step (capped), a guess for adaptive.
+fn expected_steps(cell: &CellSpec) -> usize {
+    match cell.control {
+        Control::Fixed { h } => ((cell.duration / h).ceil() as usize + 1).min(1 << 24),
+        _ => 1024,
+    }
+}
+
+/// The median of `x` (mean of the two middle values for an even count); 0 for none.
+fn median(x: &mut [f64]) -> f64 {
+    if x.is_empty() {
+        return 0.0;
+    }
+    x.sort_unstable_by(f64::total_cmp);
+    let n = x.len();
+    if n % 2 == 1 { x[n / 2] } else { 0.5 * (x[n / 2 - 1] + x[n / 2]) }
+}
+
 fn all_finite(a: &[f64], b: &[f64]) -> bool {
     a.iter().chain(b).all(|x| x.is_finite())
 }
@@ -430,6 +452,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
     let mut samples = vec![probe.sample(scene, &mut driver, &stab, 0.0, e0, cell.record_state)];
     let mut status = Status::Ok;
     let mut wall = 0.0;
+    let mut step_seconds: Vec<f64> = Vec::with_capacity(expected_steps(cell));
     let mut t = 0.0;
     let n_samples = (cell.duration / cell.sample_interval - 1e-9).ceil().max(1.0) as u64;
     'outer: for k in 1..=n_samples {
@@ -437,6 +460,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         let start = Instant::now();
         while t < target {
             let h_max = target - t;
+            let step_start = Instant::now();
             let step = match &mut driver {
                 Driver::Ode { ode, integrator, x, xd } => {
                     let r = integrator.step(ode.as_mut(), x, xd, h_max).map_err(|e| e.to_string());
@@ -461,6 +485,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
                     r.map(|_| (hs, all_finite(&q, &v)))
                 }
             };
+            step_seconds.push(step_start.elapsed().as_secs_f64());
             match step {
                 Ok((h, finite)) => {
                     t = if h >= h_max { target } else { t + h };
@@ -496,6 +521,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
     }
     let mut counters = total_counters(&driver, &stab);
     counters.wall_seconds = wall;
+    counters.median_step_seconds = median(&mut step_seconds);
     let fold = |f: &dyn Fn(&Sample) -> f64| {
         samples.iter().map(f).fold(0.0f64, |m, x| if x.is_nan() || m.is_nan() { f64::NAN } else { m.max(x) })
     };

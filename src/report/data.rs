@@ -119,11 +119,12 @@ pub fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
 /// `timing.csv`: wall time per cell (not reproducible by nature).
 pub fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
-    w.write_record(["cell", "wall_seconds", "seconds_per_step"])?;
+    w.write_record(["cell", "wall_seconds", "seconds_per_step", "median_seconds_per_step"])?;
     for r in rows {
         let c = &r.result.summary.counters;
         let per = if c.steps > 0 { c.wall_seconds / c.steps as f64 } else { f64::NAN };
-        w.write_record([r.cell.id.to_string(), num(c.wall_seconds), num(per)])?;
+        let median = if c.steps > 0 { c.median_step_seconds } else { f64::NAN };
+        w.write_record([r.cell.id.to_string(), num(c.wall_seconds), num(per), num(median)])?;
     }
     w.flush()?;
     Ok(())

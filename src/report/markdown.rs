@@ -11,6 +11,10 @@ fn ms(x: f64) -> String {
     format!("{:.3}", x * 1e3)
 }
 
+fn us(x: f64) -> String {
+    format!("{:.1}", x * 1e6)
+}
+
 fn e(x: f64) -> String {
     if x.is_nan() { "—".into() } else { format!("{x:.2e}") }
 }
@@ -19,11 +23,11 @@ fn table(out: &mut String, rows: &[&Row], with_scene: bool, accuracy: &str) {
     let scene_col = if with_scene { "scene | " } else { "" };
     let _ = writeln!(
         out,
-        "| # | {scene_col}formulation | solver | integrator | h / tol | status | {accuracy} | max ‖C‖∞ | max ‖Jv‖∞ | max energy err | RHS evals | solves | solver its | wall [ms] |"
+        "| # | {scene_col}formulation | solver | integrator | h / tol | status | {accuracy} | max ‖C‖∞ | max ‖Jv‖∞ | max energy err | RHS evals | solves | solver its | wall [ms] | median step [µs] |"
     );
     let _ = writeln!(
         out,
-        "|---|{}---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|{}---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         if with_scene { "---|" } else { "" }
     );
     for r in rows {
@@ -32,7 +36,7 @@ fn table(out: &mut String, rows: &[&Row], with_scene: bool, accuracy: &str) {
         let scene = if with_scene { format!("{} | ", r.scene) } else { String::new() };
         let _ = writeln!(
             out,
-            "| {} | {scene}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {scene}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.cell.id,
             r.formulation,
             r.solver,
@@ -46,7 +50,8 @@ fn table(out: &mut String, rows: &[&Row], with_scene: bool, accuracy: &str) {
             c.rhs_evals,
             c.linear_solves,
             c.solver_iterations,
-            ms(c.wall_seconds)
+            ms(c.wall_seconds),
+            us(c.median_step_seconds)
         );
     }
 }
@@ -134,7 +139,7 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     });
     let _ = writeln!(
         out,
-        "\n## Cells by cost\n\nOk cells first, cheapest (wall time) first. Wall time counts stepping only, not sampling.\n"
+        "\n## Cells by cost\n\nOk cells first, cheapest (wall time) first. Wall time counts stepping only, not sampling; the median step time is over every step of the run.\n"
     );
     table(&mut out, &by_cost, with_scene, &accuracy);
 
@@ -187,7 +192,7 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     );
     let _ = writeln!(
         out,
-        "- cost: wall time of stepping, accepted steps, right-hand-side evaluations (one per applied-force + constraint evaluation; for steppers one per applied-force evaluation), linear solves (stabilizer included), solver iterations (1 per direct solve).\n"
+        "- cost: wall time of stepping, median wall time of one step, accepted steps, right-hand-side evaluations (one per applied-force + constraint evaluation; for steppers one per applied-force evaluation), linear solves (stabilizer included), solver iterations (1 per direct solve).\n"
     );
     let _ = writeln!(
         out,
