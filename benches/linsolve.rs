@@ -1,14 +1,16 @@
-//! Sparse Cholesky on the chain's J W Jᵀ, 10³ to 10⁶ rows, J fixed (a bent chain):
+//! The direct solvers `sparse_cholesky` and `envelope_ldlt` on the chain's J W Jᵀ, 10³ to 10⁶ rows,
+//! J fixed (a bent chain):
 //! - `refactor_and_solve`: `LinearSolver::solve` = assembly of J W Jᵀ into the fixed pattern,
 //!   numeric factorization into reused buffers, triangular solves, and the residual check;
 //! - `solve_same`: the triangular solves (and residual) with the existing factorization.
 //!
-//! The symbolic analysis (AMD, elimination tree) runs once in `prepare`, outside the timing.
+//! The symbolic analysis (ordering, elimination tree or envelope) runs once in `prepare`, outside
+//! the timing.
 //!
 //! Run: `cargo bench --bench linsolve`; ns per row = 1e9 / (rows per second).
 
 use divan::{Bencher, black_box, counter::ItemsCount};
-use tinkertoy::linsolve::{LinearSolver, Operator, SparseCholesky};
+use tinkertoy::linsolve::{LinearSolver, Operator, Reg};
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::NormalMatrix;
 
@@ -34,11 +36,9 @@ fn setup(rows: usize) -> (tinkertoy::scene::Scene, tinkertoy::sparse::BlockJacob
     (scene, jac, pattern)
 }
 
-#[divan::bench(args = ROWS, sample_count = 10)]
-fn refactor_and_solve(bencher: Bencher, rows: usize) {
+fn refactor_and_solve(bencher: Bencher, rows: usize, mut s: impl LinearSolver) {
     let (scene, jac, pattern) = setup(rows);
-    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: 0.0 };
-    let mut s = SparseCholesky::default();
+    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
     s.prepare(&op).unwrap();
     let m = op.dim();
     let b: Vec<f64> = (0..m).map(|i| (i as f64).sin()).collect();
@@ -48,11 +48,9 @@ fn refactor_and_solve(bencher: Bencher, rows: usize) {
     });
 }
 
-#[divan::bench(args = ROWS, sample_count = 10)]
-fn solve_same(bencher: Bencher, rows: usize) {
+fn solve_same(bencher: Bencher, rows: usize, mut s: impl LinearSolver) {
     let (scene, jac, pattern) = setup(rows);
-    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: 0.0 };
-    let mut s = SparseCholesky::default();
+    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
     s.prepare(&op).unwrap();
     let m = op.dim();
     let b: Vec<f64> = (0..m).map(|i| (i as f64).sin()).collect();
@@ -61,4 +59,36 @@ fn solve_same(bencher: Bencher, rows: usize) {
     bencher.counter(ItemsCount::new(m)).bench_local(|| {
         s.solve_same(&op, black_box(&b), &mut x).unwrap();
     });
+}
+
+/// faer's sparse Cholesky (simplicial on a chain).
+mod sparse_cholesky {
+    use super::*;
+    use tinkertoy::linsolve::SparseCholesky;
+
+    #[divan::bench(args = ROWS, sample_count = 10)]
+    fn refactor_and_solve(bencher: Bencher, rows: usize) {
+        super::refactor_and_solve(bencher, rows, SparseCholesky::default());
+    }
+
+    #[divan::bench(args = ROWS, sample_count = 10)]
+    fn solve_same(bencher: Bencher, rows: usize) {
+        super::solve_same(bencher, rows, SparseCholesky::default());
+    }
+}
+
+/// The envelope LDLᵀ (bandwidth 1 on a chain).
+mod envelope_ldlt {
+    use super::*;
+    use tinkertoy::linsolve::EnvelopeLdlt;
+
+    #[divan::bench(args = ROWS, sample_count = 10)]
+    fn refactor_and_solve(bencher: Bencher, rows: usize) {
+        super::refactor_and_solve(bencher, rows, EnvelopeLdlt::default());
+    }
+
+    #[divan::bench(args = ROWS, sample_count = 10)]
+    fn solve_same(bencher: Bencher, rows: usize) {
+        super::solve_same(bencher, rows, EnvelopeLdlt::default());
+    }
 }

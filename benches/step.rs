@@ -57,11 +57,20 @@ fn impulse_step(bencher: Bencher, links: usize, solver: &str, sp: &[(&str, f64)]
     step_on(bencher, chain(links), solver, sp);
 }
 
-fn step_on(bencher: Bencher, (scene, q0, v0): (Scene, Vec<f64>, Vec<f64>), solver: &str, sp: &[(&str, f64)]) {
-    let f = formulations::find("impulse").unwrap();
+fn step_on(bencher: Bencher, state: (Scene, Vec<f64>, Vec<f64>), solver: &str, sp: &[(&str, f64)]) {
+    stepper_on(bencher, state, ("impulse", &[]), solver, sp);
+}
+
+fn stepper_on(
+    bencher: Bencher,
+    (scene, q0, v0): (Scene, Vec<f64>, Vec<f64>),
+    (formulation, fp): (&str, &[(&str, f64)]),
+    solver: &str,
+    sp: &[(&str, f64)],
+) {
+    let f = formulations::find(formulation).unwrap();
     let s = solvers::find(solver).unwrap();
-    let Dynamics::Stepper(mut st) =
-        (f.build)(&params(f.params, &[]), &scene, (s.build)(&params(s.params, sp))).unwrap()
+    let Dynamics::Stepper(mut st) = (f.build)(&params(f.params, fp), &scene, (s.build)(&params(s.params, sp))).unwrap()
     else {
         unreachable!()
     };
@@ -86,6 +95,21 @@ fn impulse_gauss_seidel_20_sweeps(bencher: Bencher, links: usize) {
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn impulse_pcg_ic0(bencher: Bencher, links: usize) {
     impulse_step(bencher, links, "pcg_ic0", &[("tol", 1e-10)]);
+}
+
+/// XPBD with full Newton (geometric stiffness), one substep of two iterations: the cell that holds
+/// the 1000-link chain at h = 1/60 s. Rows counted: the chain's constraint rows (the Newton system
+/// has one more per link).
+#[divan::bench(args = LINKS, sample_count = 10)]
+fn xpbd_newton_1x2_envelope_ldlt(bencher: Bencher, links: usize) {
+    let fp: &[(&str, f64)] = &[("substeps", 1.0), ("iterations", 2.0), ("newton", 1.0)];
+    stepper_on(bencher, chain(links), ("xpbd", fp), "envelope_ldlt", &[]);
+}
+
+#[divan::bench(args = LINKS, sample_count = 10)]
+fn xpbd_newton_1x2_sparse_cholesky(bencher: Bencher, links: usize) {
+    let fp: &[(&str, f64)] = &[("substeps", 1.0), ("iterations", 2.0), ("newton", 1.0)];
+    stepper_on(bencher, chain(links), ("xpbd", fp), "sparse_cholesky", &[]);
 }
 
 #[divan::bench(args = CLOTH, sample_count = 10)]

@@ -47,7 +47,10 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("negative_h.yaml", &["steps[1]", "-0.01", "0 < h <= duration"]),
         ("zero_h.yaml", &["steps[0]", "= 0", "0 < h <= duration"]),
         ("negative_mass.yaml", &[":4:18:", "`mass` = -1", "> 0"]),
-        ("empty_solvers.yaml", &["`solvers` is an empty list", "dense_lu, dense_cholesky, sparse_cholesky, cg"]),
+        (
+            "empty_solvers.yaml",
+            &["`solvers` is an empty list", "dense_lu, dense_cholesky, sparse_cholesky, envelope_ldlt, cg"],
+        ),
         ("wrong_type.yaml", &[":8:11:", "`duration`", "`ten`"]),
         ("unknown_scene.yaml", &["`pendulumm`", "bead, pendulum, double_pendulum"]),
         ("unknown_solver_param.yaml", &["`tolerance`", "tol, max_iter, require_convergence"]),

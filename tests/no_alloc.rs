@@ -5,7 +5,7 @@ use std::alloc::{GlobalAlloc, Layout, System as SysAlloc};
 use std::cell::Cell;
 use tinkertoy::formulation::{Dynamics, registry as formulations};
 use tinkertoy::integrator::{Integrator, SymplecticEuler};
-use tinkertoy::linsolve::{LinearSolver, Operator, SparseCholesky, registry as solvers};
+use tinkertoy::linsolve::{LinearSolver, Operator, Reg, SparseCholesky, registry as solvers};
 use tinkertoy::params::resolve;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::NormalMatrix;
@@ -51,7 +51,7 @@ fn sparse_cholesky_refactor_and_solve_allocate_nothing() {
     let mut jac = scene.system.jacobian_layout();
     scene.system.fill_jacobian(&scene.q0, &mut jac);
     let pattern = NormalMatrix::new(&jac);
-    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: 0.0 };
+    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
     let mut s = SparseCholesky::default();
     s.prepare(&op).unwrap();
     let b = vec![1.0; op.dim()];

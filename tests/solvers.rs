@@ -9,8 +9,8 @@
 
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
-use tinkertoy::linsolve::Operator;
 use tinkertoy::linsolve::registry::{SOLVERS, SolverKind};
+use tinkertoy::linsolve::{Operator, Reg};
 use tinkertoy::params::resolve;
 use tinkertoy::scene::registry::SCENES;
 use tinkertoy::sparse::NormalMatrix;
@@ -56,7 +56,7 @@ proptest! {
         let pattern = NormalMatrix::new(&jac);
         // Half the cases add a compliance term (XPBD, soft constraints): A = J W Jᵀ + reg·I.
         let reg = if seed[0] > 0.0 { seed[1].abs() } else { 0.0 };
-        let op = Operator::Normal { jac: &jac, w: sys.inv_mass(), pattern: &pattern, reg };
+        let op = Operator::Normal { jac: &jac, w: sys.inv_mass(), pattern: &pattern, reg: Reg::Uniform(reg) };
 
         let mut dense = vec![0.0; m * m];
         op.to_dense(&mut dense);
@@ -113,7 +113,7 @@ proptest! {
 /// CG needs a number of iterations growing with the chain (κ ∝ N²).
 #[test]
 fn pcg_ic0_solves_a_chain_in_one_iteration() {
-    use tinkertoy::linsolve::{Cg, LinearSolver, Operator, PcgIc0, Stopping};
+    use tinkertoy::linsolve::{Cg, LinearSolver, Operator, PcgIc0, Reg, Stopping};
     for links in [10usize, 100, 1000] {
         let scene =
             tinkertoy::scene::registry::find("chain").unwrap().build_with(&[("n".into(), (links + 1) as f64)]).unwrap();
@@ -127,7 +127,7 @@ fn pcg_ic0_solves_a_chain_in_one_iteration() {
         let mut jac = sys.jacobian_layout();
         sys.fill_jacobian(&q, &mut jac);
         let pattern = NormalMatrix::new(&jac);
-        let op = Operator::Normal { jac: &jac, w: sys.inv_mass(), pattern: &pattern, reg: 0.0 };
+        let op = Operator::Normal { jac: &jac, w: sys.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
         let m = op.dim();
         let b: Vec<f64> = (0..m).map(|i| (0.7 * i as f64).sin()).collect();
         let stop = Stopping { tol: 1e-10, max_iter: 100_000, require_convergence: true };

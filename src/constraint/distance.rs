@@ -55,6 +55,35 @@ impl Distance {
     }
 }
 
+impl Distance {
+    /// ∇²C = (I − n nᵀ)/ℓ ⊗ [[1, −1], [−1, 1]] for d = x_a − x_b, ℓ = |d|, n = d/ℓ (the anchor
+    /// version keeps the first block). I − n nᵀ = Σ_t t tᵀ over unit t ⊥ n: one row g = (t, −t)
+    /// per t with s = −λ/ℓ, positive when the link is in tension (λ < 0 pulls the ends together).
+    fn stiffness_from(&self, d: [f64; 3], inv_l: f64, lambda: f64, g: &mut [f64], s: &mut [f64]) {
+        let n = [d[0] * inv_l, d[1] * inv_l, d[2] * inv_l];
+        let ts: [[f64; 3]; 2] = if self.dim == 2 {
+            [[-n[1], n[0], 0.0], [0.0; 3]]
+        } else {
+            // branchless orthonormal basis (Duff et al. 2017, "Building an orthonormal basis, revisited")
+            let sign = 1f64.copysign(n[2]);
+            let a = -1.0 / (sign + n[2]);
+            let b = n[0] * n[1] * a;
+            [[1.0 + sign * n[0] * n[0] * a, sign * b, -sign * n[0]], [b, sign + n[1] * n[1] * a, -n[1]]]
+        };
+        let ldof = self.attach.bodies().len() * self.dim;
+        for (k, t) in ts.iter().take(self.dim - 1).enumerate() {
+            let row = &mut g[k * ldof..(k + 1) * ldof];
+            row[..self.dim].copy_from_slice(&t[..self.dim]);
+            if ldof > self.dim {
+                for i in 0..self.dim {
+                    row[self.dim + i] = -t[i];
+                }
+            }
+            s[k] = -lambda * inv_l;
+        }
+    }
+}
+
 fn norm(d: [f64; 3]) -> f64 {
     (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
 }
@@ -92,6 +121,39 @@ impl Constraint for Distance {
                 j[self.dim + i] = -d[i] / l;
             }
         }
+    }
+    fn stiffness_rows(&self) -> usize {
+        self.dim - 1
+    }
+    /// See [`Distance::stiffness_from`].
+    fn geometric_stiffness(&self, q: &[f64], lambda: &[f64], g: &mut [f64], s: &mut [f64]) {
+        let d = self.delta(q, true);
+        let inv_l = 1.0 / norm(d);
+        self.stiffness_from(d, inv_l, lambda[0], g, s);
+    }
+    fn eval_with_stiffness(
+        &self,
+        q: &[f64],
+        lambda: &[f64],
+        c: &mut [f64],
+        j: &mut [f64],
+        g: &mut [f64],
+        s: &mut [f64],
+    ) {
+        let d = self.delta(q, true);
+        let l = norm(d);
+        let inv_l = 1.0 / l;
+        c[0] = l - self.length;
+        let dim = self.dim;
+        for i in 0..dim {
+            j[i] = d[i] * inv_l;
+        }
+        if self.attach.bodies().len() == 2 {
+            for i in 0..dim {
+                j[dim + i] = -d[i] * inv_l;
+            }
+        }
+        self.stiffness_from(d, inv_l, lambda[0], g, s);
     }
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         let d = self.delta(q, true);

@@ -81,6 +81,36 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
         self.jacobian(q, j);
     }
 
+    /// Number of rows g_k of its geometric-stiffness factor (see
+    /// [`Constraint::geometric_stiffness`]); 0 when it provides none, and Newton solvers then use
+    /// the Gauss–Newton matrix for it.
+    fn stiffness_rows(&self) -> usize {
+        0
+    }
+    /// The geometric stiffness K_g = −Σ_r λ_r ∇²C_r(q) (the second-order term Newton's method on
+    /// M(q − q̃) = Jᵀλ, C(q) = 0 needs; Tournier et al. 2015, "Stable constrained dynamics", §4) as
+    /// a sum of rank-one terms Σ_k s_k g_k g_kᵀ: the rows g_k into `g` (`stiffness_rows × local_dof`,
+    /// row-major) and the weights s_k \[N/m for a length row\] into `s`. `lambda` holds the
+    /// position-level multipliers of its rows (Macklin et al. 2016). Derivatives are taken in the
+    /// chart δ ↦ q ⊕ δ of the local velocity coordinates.
+    fn geometric_stiffness(&self, _q: &[f64], _lambda: &[f64], _g: &mut [f64], _s: &mut [f64]) {}
+    /// C, J and the geometric-stiffness factor in one pass (XPBD's Newton step); kernels whose
+    /// parts share work override it.
+    fn eval_with_stiffness(
+        &self,
+        q: &[f64],
+        lambda: &[f64],
+        c: &mut [f64],
+        j: &mut [f64],
+        g: &mut [f64],
+        s: &mut [f64],
+    ) {
+        self.eval_with_jacobian(q, c, j);
+        if self.stiffness_rows() > 0 {
+            self.geometric_stiffness(q, lambda, g, s);
+        }
+    }
+
     /// Number of local velocity coordinates: the sum of the degrees of freedom of its bodies.
     fn local_dof(&self) -> usize {
         self.body_kinds().iter().map(|k| k.dof()).sum()

@@ -3,7 +3,7 @@
 //! λ (kept between solves as the warm start) and the solve counters.
 
 use super::{NotApplicable, SolverCounters};
-use crate::linsolve::{LinearSolver, Operator, SolveError};
+use crate::linsolve::{LinearSolver, Operator, Reg, SolveError};
 use crate::model::System;
 use crate::scene::Scene;
 use crate::sparse::{BlockJacobian, NormalMatrix};
@@ -25,6 +25,8 @@ pub struct NormalSolve<'a> {
     pub counters: SolverCounters,
     /// Added to the diagonal of J W Jᵀ (scaled compliance α̃); 0 for rigid constraints.
     pub reg: f64,
+    /// When not empty: one diagonal value per row, used instead of `reg`.
+    pub reg_rows: Vec<f64>,
     pattern: NormalMatrix,
     solver: Box<dyn LinearSolver>,
 }
@@ -41,13 +43,22 @@ impl<'a> NormalSolve<'a> {
 
     /// Like [`NormalSolve::new`] but also on systems with contact, for formulations that handle
     /// the contact rows themselves (`pgs`).
-    pub fn with_contacts(system: &'a System, mut solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let jac = system.jacobian_layout();
+    pub fn with_contacts(system: &'a System, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
+        Self::with_layout(system, system.jacobian_layout(), solver)
+    }
+
+    /// Like [`NormalSolve::with_contacts`] for a Jacobian layout other than the system's own (e.g.
+    /// [`BlockJacobian::with_stiffness_rows`]); the vectors have its row count.
+    pub fn with_layout(
+        system: &'a System,
+        jac: BlockJacobian,
+        mut solver: Box<dyn LinearSolver>,
+    ) -> Result<Self, NotApplicable> {
         let pattern = NormalMatrix::new(&jac);
         solver
-            .prepare(&Operator::Normal { jac: &jac, w: system.inv_mass(), pattern: &pattern, reg: 0.0 })
+            .prepare(&Operator::Normal { jac: &jac, w: system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) })
             .map_err(|e| NotApplicable(e.to_string()))?;
-        let m = system.nrows();
+        let m = jac.nrows();
         Ok(NormalSolve {
             system,
             jac,
@@ -55,6 +66,7 @@ impl<'a> NormalSolve<'a> {
             lambda: vec![0.0; m],
             counters: SolverCounters::default(),
             reg: 0.0,
+            reg_rows: Vec::new(),
             pattern,
             solver,
         })
@@ -96,7 +108,8 @@ impl<'a> NormalSolve<'a> {
         if self.rhs.is_empty() {
             return Ok(()); // no constraints: nothing to solve
         }
-        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg: self.reg };
+        let reg = if self.reg_rows.is_empty() { Reg::Uniform(self.reg) } else { Reg::PerRow(&self.reg_rows) };
+        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg };
         let info = self.solver.solve(&op, &self.rhs, &mut self.lambda)?;
         if count {
             self.counters.record(info);
@@ -110,7 +123,8 @@ impl<'a> NormalSolve<'a> {
         if self.rhs.is_empty() {
             return Ok(());
         }
-        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg: self.reg };
+        let reg = if self.reg_rows.is_empty() { Reg::Uniform(self.reg) } else { Reg::PerRow(&self.reg_rows) };
+        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg };
         let info = self.solver.solve_same(&op, &self.rhs, &mut self.lambda)?;
         if count {
             self.counters.record(info);
@@ -151,8 +165,21 @@ impl<'a> StepperCore<'a> {
         Self::build(NormalSolve::with_contacts(&scene.system, solver)?, scene)
     }
 
+    /// Like [`StepperCore::new`] with another Jacobian layout (see [`NormalSolve::with_layout`]);
+    /// `c` and `lam` have its row count.
+    pub fn with_layout(
+        scene: &'a Scene,
+        jac: BlockJacobian,
+        solver: Box<dyn LinearSolver>,
+    ) -> Result<Self, NotApplicable> {
+        if scene.system.contacts().is_some() {
+            return Err(NotApplicable(CONTACT_NOT_APPLICABLE.into()));
+        }
+        Self::build(NormalSolve::with_layout(&scene.system, jac, solver)?, scene)
+    }
+
     fn build(ns: NormalSolve<'a>, scene: &'a Scene) -> Result<Self, NotApplicable> {
-        let (n, m) = (scene.system.ndof(), scene.system.nrows());
+        let (n, m) = (scene.system.ndof(), ns.jac.nrows());
         Ok(StepperCore {
             ns,
             applied: vec![0.0; n],

@@ -144,6 +144,20 @@ const XPBD_PARAMS: &[ParamSpec] = &[
         domain: Domain::NonNegative,
         doc: "compliance alpha of every constraint (0 = rigid)",
     },
+    ParamSpec {
+        name: "newton",
+        default: 0.0,
+        unit: "1",
+        domain: Domain::Integer { min: 0, max: 1 },
+        doc: "1: full Newton iterations (geometric stiffness, residual g, multipliers warm-started)",
+    },
+    ParamSpec {
+        name: "tol",
+        default: 0.0,
+        unit: "units of C",
+        domain: Domain::NonNegative,
+        doc: "newton only: stop a substep's iterations once max |C + alpha/h^2 lambda| <= tol (0: always `iterations`)",
+    },
 ];
 
 const SOFT_STEP_PARAMS: &[ParamSpec] = &[
@@ -261,12 +275,22 @@ pub const FORMULATIONS: &[FormulationEntry] = &[
         name: "xpbd",
         summary: "XPBD with substeps: compliant position projection (J W J^T + alpha/h^2) dlambda = -C - alpha/h^2 lambda; a stepper",
         params: XPBD_PARAMS,
-        check: |_| Ok(()),
+        check: |p| {
+            if p.get("tol") > 0.0 && p.get_usize("newton") == 0 {
+                return Err(format!(
+                    "formulation xpbd: parameter `tol` = {} applies only with `newton` = 1; set newton: 1 or remove tol",
+                    p.get("tol")
+                ));
+            }
+            Ok(())
+        },
         build: |p, scene, solver| {
             let opts = XpbdOptions {
                 substeps: p.get_usize("substeps"),
                 iterations: p.get_usize("iterations"),
                 compliance: p.get("compliance"),
+                newton: p.get_usize("newton") == 1,
+                tol: p.get("tol"),
             };
             Ok(Dynamics::Stepper(Box::new(Xpbd::new(scene, opts, solver)?)))
         },

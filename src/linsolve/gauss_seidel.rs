@@ -70,7 +70,6 @@ impl LinearSolver for GaussSeidel {
         let mut sweeps = 0;
         match op {
             Operator::Normal { jac, w, reg, .. } => {
-                let reg = *reg;
                 jac.mul_t(x, &mut self.u);
                 for (ui, wi) in self.u.iter_mut().zip(w.iter()) {
                     *ui *= wi;
@@ -78,8 +77,8 @@ impl LinearSolver for GaussSeidel {
                 // (A x)_r = J_r u + reg x_r
                 let ax_of = |u: &[f64], x: &[f64], ax: &mut [f64]| {
                     jac.mul(u, ax);
-                    for (a, xi) in ax.iter_mut().zip(x) {
-                        *a += reg * xi;
+                    for (i, (a, xi)) in ax.iter_mut().zip(x).enumerate() {
+                        *a += reg.at(i) * xi;
                     }
                 };
                 ax_of(&self.u, x, &mut self.ax);
@@ -92,7 +91,7 @@ impl LinearSolver for GaussSeidel {
                         for (r, row) in blk.values.chunks_exact(blk.ldof).enumerate() {
                             let i = blk.row0 + r;
                             let ju: f64 = row.iter().zip(&ul).map(|(j, u)| j * u).sum();
-                            let dx = omega * (b[i] - ju - reg * x[i]) / self.diag[i];
+                            let dx = omega * (b[i] - ju - reg.at(i) * x[i]) / self.diag[i];
                             x[i] += dx;
                             for k in 0..blk.ldof {
                                 ul[k] += wl[k] * row[k] * dx;

@@ -10,6 +10,7 @@
 mod cg;
 mod dense_cholesky;
 mod dense_lu;
+mod envelope_ldlt;
 mod gauss_seidel;
 mod jacobi;
 mod pcg_ic0;
@@ -19,6 +20,7 @@ mod sparse_cholesky;
 pub use cg::Cg;
 pub use dense_cholesky::DenseCholesky;
 pub use dense_lu::DenseLu;
+pub use envelope_ldlt::EnvelopeLdlt;
 pub use gauss_seidel::GaussSeidel;
 pub use jacobi::Jacobi;
 pub use pcg_ic0::PcgIc0;
@@ -27,10 +29,46 @@ pub use sparse_cholesky::SparseCholesky;
 use crate::params::{Domain, ParamSpec, ParamValues};
 use crate::sparse::{BlockJacobian, NormalMatrix};
 
+/// What is added to the diagonal of J W Jᵀ.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reg<'a> {
+    /// The same value on every row: the scaled compliance α̃ of XPBD and soft constraints
+    /// (Macklin et al. 2016, eq. 12); 0 for rigid constraints.
+    Uniform(f64),
+    /// One value per row, e.g. the inverse geometric stiffness 1/s of the extra rows of XPBD's
+    /// Newton step.
+    PerRow(&'a [f64]),
+}
+
+impl Reg<'_> {
+    /// The value added to diagonal entry `i`.
+    #[inline]
+    pub fn at(&self, i: usize) -> f64 {
+        match self {
+            Reg::Uniform(r) => *r,
+            Reg::PerRow(r) => r[i],
+        }
+    }
+
+    /// True when nothing is added (uniform zero).
+    pub fn is_zero(&self) -> bool {
+        matches!(self, Reg::Uniform(r) if *r == 0.0)
+    }
+
+    /// Adds this diagonal to the assembled values at `diagonal_positions` (one per row).
+    pub fn add_to(&self, values: &mut [f64], diagonal_positions: &[usize]) {
+        if !self.is_zero() {
+            for (i, &p) in diagonal_positions.iter().enumerate() {
+                values[p] += self.at(i);
+            }
+        }
+    }
+}
+
 /// The matrix of a linear system, in the form its producer has it.
 #[derive(Clone, Copy, Debug)]
 pub enum Operator<'a> {
-    /// A = J W Jᵀ + reg·I, never formed unless a solver assembles it (Witkin 1997, §4.3).
+    /// A = J W Jᵀ + diag(reg), never formed unless a solver assembles it (Witkin 1997, §4.3).
     Normal {
         /// The block-sparse Jacobian at the current configuration.
         jac: &'a BlockJacobian,
@@ -38,9 +76,8 @@ pub enum Operator<'a> {
         w: &'a [f64],
         /// The sparsity pattern and assembly plan of J W Jᵀ.
         pattern: &'a NormalMatrix,
-        /// Added to every diagonal entry: the scaled compliance α̃ of XPBD and soft constraints
-        /// (Macklin et al. 2016, eq. 12); 0 for rigid constraints.
-        reg: f64,
+        /// Added to the diagonal.
+        reg: Reg<'a>,
     },
     /// A dense symmetric matrix, column-major `n × n` (e.g. the reduced mass matrix Jᵀ M J).
     Dense {
@@ -77,9 +114,9 @@ impl Operator<'_> {
                     *s *= wi;
                 }
                 jac.mul(scratch, y);
-                if *reg != 0.0 {
-                    for (yi, xi) in y.iter_mut().zip(x) {
-                        *yi += reg * xi;
+                if !reg.is_zero() {
+                    for (i, (yi, xi)) in y.iter_mut().zip(x).enumerate() {
+                        *yi += reg.at(i) * xi;
                     }
                 }
             }
@@ -102,7 +139,8 @@ impl Operator<'_> {
                     let mut wl = [0.0; crate::constraint::MAX_LOCAL_DOF];
                     blk.gather(w, &mut wl);
                     for (r, row) in blk.values.chunks_exact(blk.ldof).enumerate() {
-                        out[blk.row0 + r] = row.iter().zip(&wl).map(|(j, wk)| j * j * wk).sum::<f64>() + reg;
+                        out[blk.row0 + r] =
+                            row.iter().zip(&wl).map(|(j, wk)| j * j * wk).sum::<f64>() + reg.at(blk.row0 + r);
                     }
                 }
             }
@@ -121,7 +159,7 @@ impl Operator<'_> {
                 pattern.assemble_dense(jac, w, out);
                 let n = jac.nrows();
                 for i in 0..n {
-                    out[i + i * n] += reg;
+                    out[i + i * n] += reg.at(i);
                 }
             }
             Operator::Dense { a, .. } => out.copy_from_slice(a),

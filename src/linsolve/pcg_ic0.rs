@@ -141,11 +141,7 @@ impl LinearSolver for PcgIc0 {
             return Ok(SolveInfo { iterations: 0, residual: 0.0 });
         }
         pattern.assemble(jac, w, &mut self.a);
-        if *reg != 0.0 {
-            for &p in pattern.diagonal_positions() {
-                self.a[p] += reg;
-            }
-        }
+        reg.add_to(&mut self.a, pattern.diagonal_positions());
         let (col_ptr, row_idx) = pattern.csc();
         let mut shift = 0.0;
         while !factor(col_ptr, row_idx, &self.a, shift, &mut self.u) {

@@ -2,8 +2,8 @@
 //! the solver-agreement tests and `tinkertoy list` pick it up.
 
 use super::{
-    Cg, DenseCholesky, DenseLu, GaussSeidel, Jacobi, LinearSolver, PcgIc0, SparseCholesky, cg, gauss_seidel, jacobi,
-    pcg_ic0,
+    Cg, DenseCholesky, DenseLu, EnvelopeLdlt, GaussSeidel, Jacobi, LinearSolver, PcgIc0, SparseCholesky, cg,
+    gauss_seidel, jacobi, pcg_ic0,
 };
 use crate::params::{ParamSpec, ParamValues};
 
@@ -52,6 +52,13 @@ pub const SOLVERS: &[SolverEntry] = &[
         kind: SolverKind::Direct,
         params: &[],
         build: |_| Box::new(SparseCholesky::default()),
+    },
+    SolverEntry {
+        name: "envelope_ldlt",
+        summary: "envelope (profile) LDL^T of J W J^T, natural or RCM order: linear cost on banded systems (chains), sqrt(m) wide on grids",
+        kind: SolverKind::Direct,
+        params: &[],
+        build: |_| Box::new(EnvelopeLdlt::default()),
     },
     SolverEntry {
         name: "cg",

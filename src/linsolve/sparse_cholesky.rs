@@ -68,11 +68,7 @@ impl LinearSolver for SparseCholesky {
         };
         let symbolic = self.symbolic.as_ref().expect("prepare() must run before solve()");
         pattern.assemble(jac, w, &mut self.a_values);
-        if *reg != 0.0 {
-            for &p in pattern.diagonal_positions() {
-                self.a_values[p] += reg;
-            }
-        }
+        reg.add_to(&mut self.a_values, pattern.diagonal_positions());
         let stack = MemStack::new(self.mem.as_mut().expect("prepare() must run before solve()"));
         let llt = symbolic
             .factorize_numeric_llt(
@@ -102,12 +98,7 @@ impl LinearSolver for SparseCholesky {
         // The residual with the assembled A (which includes reg on its diagonal): the same
         // quantity as the matrix-free J W Jᵀ x + reg x, at a third of the cost.
         let residual = match op {
-            Operator::Normal { pattern, .. } => {
-                pattern.mul_symmetric(&self.a_values, x, &mut self.ax);
-                let r = b.iter().zip(&self.ax).map(|(bi, ai)| (bi - ai) * (bi - ai)).sum::<f64>().sqrt();
-                let nb = b.iter().map(|v| v * v).sum::<f64>().sqrt();
-                if nb > 0.0 { r / nb } else { r }
-            }
+            Operator::Normal { pattern, .. } => pattern.relative_residual(&self.a_values, b, x, &mut self.ax),
             Operator::Dense { .. } => relative_residual(op, b, x, &mut self.ax, &mut self.scratch),
         };
         Ok(SolveInfo { iterations: 1, residual })

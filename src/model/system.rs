@@ -80,6 +80,22 @@ pub struct System {
     row_offsets: Vec<usize>,
     nrows: usize,
     contacts: Option<crate::contact::ContactSet>,
+    /// Per constraint, the global index of each local position coordinate (flattened; constraint
+    /// ci's are at `qmap[qmap_start[ci]..qmap_start[ci + 1]]`), so a gather is one indexed copy.
+    qmap: Vec<u32>,
+    qmap_start: Vec<usize>,
+    /// The same for the local velocity coordinates.
+    vmap: Vec<u32>,
+    vmap_start: Vec<usize>,
+}
+
+/// buf[k] = x[map[k]]; returns the count.
+#[inline]
+fn gather_mapped(map: &[u32], x: &[f64], buf: &mut [f64]) -> usize {
+    for (b, &i) in buf.iter_mut().zip(map) {
+        *b = x[i as usize];
+    }
+    map.len()
 }
 
 impl System {
@@ -147,6 +163,20 @@ impl System {
         }
         self.row_offsets.push(self.nrows);
         self.nrows += c.rows();
+        let coord = |x: usize| u32::try_from(x).expect("fewer than 2^32 coordinates");
+        for (map, start, offsets, len) in [
+            (&mut self.qmap, &mut self.qmap_start, &self.q_offsets, BodyKind::nq as fn(BodyKind) -> usize),
+            (&mut self.vmap, &mut self.vmap_start, &self.offsets, BodyKind::dof),
+        ] {
+            if start.is_empty() {
+                start.push(0);
+            }
+            for &b in c.bodies() {
+                let o = offsets[b];
+                map.extend((o..o + len(self.bodies[b].kind)).map(coord));
+            }
+            start.push(map.len());
+        }
         self.constraints.push(c);
         Ok(index)
     }
@@ -289,36 +319,14 @@ impl System {
     /// (length n) into `buf`; returns their number (the constraint's local dof).
     #[inline]
     pub fn gather(&self, ci: usize, x: &[f64], buf: &mut [f64; MAX_LOCAL_DOF]) -> usize {
-        self.gather_slices(ci, x, &self.offsets, BodyKind::dof, buf)
+        gather_mapped(&self.vmap[self.vmap_start[ci]..self.vmap_start[ci + 1]], x, buf)
     }
 
     /// Copies the local position coordinates of constraint `ci` out of q into `buf`; returns their
     /// number.
     #[inline]
     pub fn gather_q(&self, ci: usize, q: &[f64], buf: &mut [f64; MAX_LOCAL_NQ]) -> usize {
-        self.gather_slices(ci, q, &self.q_offsets, BodyKind::nq, buf)
-    }
-
-    /// The slices of constraint `ci`'s bodies (at `offsets`, `len` long per body kind) of `x`,
-    /// concatenated into `buf`.
-    #[inline]
-    fn gather_slices(
-        &self,
-        ci: usize,
-        x: &[f64],
-        offsets: &[usize],
-        len: impl Fn(BodyKind) -> usize,
-        buf: &mut [f64],
-    ) -> usize {
-        let mut k = 0;
-        for &b in self.constraints[ci].bodies() {
-            let (o, d) = (offsets[b], len(self.bodies[b].kind));
-            for (dst, src) in buf[k..k + d].iter_mut().zip(&x[o..o + d]) {
-                *dst = *src; // element loop: these slices are 2–7 long, a memmove call costs more
-            }
-            k += d;
-        }
-        k
+        gather_mapped(&self.qmap[self.qmap_start[ci]..self.qmap_start[ci + 1]], q, buf)
     }
 
     /// Q(q, v): the sum of all applied generalized forces, written into `out` (length n).
@@ -379,6 +387,39 @@ impl System {
             let n = self.gather_q(ci, q, &mut ql);
             let r0 = self.row_offsets[ci];
             con.eval_with_jacobian(&ql[..n], &mut c[r0..r0 + con.rows()], jac.constraint_values_mut(ci));
+        }
+    }
+
+    /// For XPBD's Newton step, in the layout of [`BlockJacobian::with_stiffness_rows`] (all vectors
+    /// have its row count): C(q) and J(q) on each constraint's first rows, and on its stiffness
+    /// rows the factor g_k, s_k of K_g = −Σ λ_r ∇²C_r (see
+    /// [`crate::constraint::Constraint::geometric_stiffness`]) at the multipliers `lambda`. Clamped to
+    /// keep the Newton matrix positive definite: a term with s_k ≤ 0 (compression) gets a zero row
+    /// and s_k = 0, i.e. the Gauss–Newton matrix for it. The stiffness rows of `c` are not written
+    /// (callers keep them 0). No allocation.
+    pub fn eval_with_stiffness(
+        &self,
+        q: &[f64],
+        lambda: &[f64],
+        c: &mut [f64],
+        s: &mut [f64],
+        jac: &mut BlockJacobian,
+    ) {
+        let mut ql = [0.0; MAX_LOCAL_NQ];
+        for (ci, con) in self.constraints.iter().enumerate() {
+            let n = self.gather_q(ci, q, &mut ql);
+            let (r0, rows, k, ldof) = (jac.constraint_row0(ci), con.rows(), con.stiffness_rows(), con.local_dof());
+            let (jv, gv) = jac.constraint_values_mut(ci).split_at_mut(rows * ldof);
+            let sk = &mut s[r0 + rows..r0 + rows + k];
+            con.eval_with_stiffness(&ql[..n], &lambda[r0..r0 + rows], &mut c[r0..r0 + rows], jv, gv, sk);
+            if k > 0 {
+                for (row, sv) in gv.chunks_exact_mut(ldof).zip(sk.iter_mut()) {
+                    if !(*sv > 0.0) {
+                        *sv = 0.0;
+                        row.fill(0.0);
+                    }
+                }
+            }
         }
     }
 

@@ -28,6 +28,8 @@ struct Slot {
     cols: [(usize, usize); MAX_BODIES],
     /// Number of bodies.
     nb: usize,
+    /// Offset of this slot's `ldof` global column indices in `colmap`.
+    cm0: usize,
 }
 
 /// One constraint's part of J: its rows and, for each body it touches, the columns of its block.
@@ -71,6 +73,8 @@ impl ConstraintBlock<'_> {
 #[derive(Clone, Debug)]
 pub struct BlockJacobian {
     slots: Vec<Slot>,
+    /// For each slot, the global column of each local column (flattened).
+    colmap: Vec<u32>,
     values: Vec<f64>,
     nrows: usize,
     ncols: usize,
@@ -79,18 +83,42 @@ pub struct BlockJacobian {
 impl BlockJacobian {
     /// Lays out J for `system`; values start at zero.
     pub fn new(system: &System) -> Self {
+        Self::layout(system, |_| 0)
+    }
+
+    /// Lays out B = [J; Gᵀ] for XPBD's Newton step: each constraint's `rows()` rows of J followed
+    /// by its [`Constraint::stiffness_rows`] rows g_k of the geometric stiffness (filled by
+    /// [`System::eval_with_stiffness`]). Rows stay grouped by constraint, so a chain's matrix stays banded.
+    ///
+    /// [`Constraint::stiffness_rows`]: crate::constraint::Constraint::stiffness_rows
+    pub fn with_stiffness_rows(system: &System) -> Self {
+        Self::layout(system, |c| c.stiffness_rows())
+    }
+
+    fn layout(system: &System, extra: impl Fn(&dyn crate::constraint::Constraint) -> usize) -> Self {
         let mut slots = Vec::with_capacity(system.constraints().len());
-        let mut val0 = 0;
-        for (ci, c) in system.constraints().iter().enumerate() {
+        let mut colmap = Vec::new();
+        let (mut val0, mut row0) = (0, 0);
+        for c in system.constraints() {
             let mut cols = [(0, 0); MAX_BODIES];
+            let cm0 = colmap.len();
             for (k, &b) in c.bodies().iter().enumerate() {
                 cols[k] = (system.offsets()[b], system.bodies()[b].kind.dof());
+                colmap.extend(
+                    (cols[k].0..cols[k].0 + cols[k].1).map(|x| u32::try_from(x).expect("fewer than 2^32 coordinates")),
+                );
             }
-            let ldof = c.local_dof();
-            slots.push(Slot { row0: system.row_offsets()[ci], rows: c.rows(), ldof, val0, cols, nb: c.bodies().len() });
-            val0 += c.rows() * ldof;
+            let (ldof, rows) = (c.local_dof(), c.rows() + extra(c.as_ref()));
+            slots.push(Slot { row0, rows, ldof, val0, cols, nb: c.bodies().len(), cm0 });
+            val0 += rows * ldof;
+            row0 += rows;
         }
-        BlockJacobian { slots, values: vec![0.0; val0], nrows: system.nrows(), ncols: system.ndof() }
+        BlockJacobian { slots, colmap, values: vec![0.0; val0], nrows: row0, ncols: system.ndof() }
+    }
+
+    /// First row of constraint `ci`.
+    pub fn constraint_row0(&self, ci: usize) -> usize {
+        self.slots[ci].row0
     }
 
     /// Number of rows m.
@@ -135,16 +163,11 @@ impl BlockJacobian {
     pub fn mul(&self, x: &[f64], y: &mut [f64]) {
         debug_assert_eq!(x.len(), self.ncols);
         debug_assert_eq!(y.len(), self.nrows);
-        let mut xl = [0.0; MAX_LOCAL_DOF];
         for s in &self.slots {
-            let mut k = 0;
-            for &(c0, d) in &s.cols[..s.nb] {
-                xl[k..k + d].copy_from_slice(&x[c0..c0 + d]);
-                k += d;
-            }
+            let cols = &self.colmap[s.cm0..s.cm0 + s.ldof];
             let vals = &self.values[s.val0..s.val0 + s.rows * s.ldof];
-            for (r, row) in vals.chunks_exact(s.ldof).enumerate() {
-                y[s.row0 + r] = row.iter().zip(&xl[..s.ldof]).map(|(a, b)| a * b).sum();
+            for (yr, row) in y[s.row0..s.row0 + s.rows].iter_mut().zip(vals.chunks_exact(s.ldof)) {
+                *yr = row.iter().zip(cols).map(|(a, &c)| a * x[c as usize]).sum();
             }
         }
     }
@@ -155,15 +178,11 @@ impl BlockJacobian {
         debug_assert_eq!(y.len(), self.nrows);
         x.fill(0.0);
         for s in &self.slots {
+            let cols = &self.colmap[s.cm0..s.cm0 + s.ldof];
             let vals = &self.values[s.val0..s.val0 + s.rows * s.ldof];
-            for (r, row) in vals.chunks_exact(s.ldof).enumerate() {
-                let yr = y[s.row0 + r];
-                let mut k = 0;
-                for &(c0, d) in &s.cols[..s.nb] {
-                    for (xi, a) in x[c0..c0 + d].iter_mut().zip(&row[k..k + d]) {
-                        *xi += a * yr;
-                    }
-                    k += d;
+            for (&yr, row) in y[s.row0..s.row0 + s.rows].iter().zip(vals.chunks_exact(s.ldof)) {
+                for (a, &c) in row.iter().zip(cols) {
+                    x[c as usize] += a * yr;
                 }
             }
         }

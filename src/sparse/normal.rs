@@ -140,27 +140,41 @@ impl NormalMatrix {
         values.fill(0.0);
         let j = &jac.values;
         for t in &self.terms {
-            let (ja, jb, w0) = (t.ja as usize, t.jb as usize, t.w0 as usize);
-            let mut acc = 0.0;
-            for d in 0..t.dof as usize {
-                acc += j[ja + d] * w[w0 + d] * j[jb + d];
-            }
+            let (ja, jb, w0, dof) = (t.ja as usize, t.jb as usize, t.w0 as usize, t.dof as usize);
+            let (a, b, wk) = (&j[ja..ja + dof], &j[jb..jb + dof], &w[w0..w0 + dof]);
+            let acc: f64 = match dof {
+                // the common particle blocks, unrolled
+                2 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1],
+                3 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1] + a[2] * wk[2] * b[2],
+                _ => a.iter().zip(wk).zip(b).map(|((x, y), z)| x * y * z).sum(),
+            };
             values[t.pos as usize] += acc;
         }
     }
 
     /// y = A x for the symmetric A whose upper triangle `values` were assembled into this pattern.
     pub fn mul_symmetric(&self, values: &[f64], x: &[f64], y: &mut [f64]) {
-        y.fill(0.0);
-        for c in 0..self.n {
-            let span = self.col_ptr[c]..self.col_ptr[c + 1];
-            for (&r, &a) in self.row_idx[span.clone()].iter().zip(&values[span]) {
-                y[r] += a * x[c];
-                if r != c {
-                    y[c] += a * x[r];
-                }
+        // Column c holds A_rc for r < c, then A_cc last: scatter the strict upper part into y[r]
+        // and gather its transpose (row c of the lower part) into y[c].
+        for (c, w) in self.col_ptr.windows(2).enumerate() {
+            let (start, diag) = (w[0], w[1] - 1);
+            let xc = x[c];
+            let mut acc = values[diag] * xc;
+            for (&r, &a) in self.row_idx[start..diag].iter().zip(&values[start..diag]) {
+                y[r] += a * xc;
+                acc += a * x[r];
             }
+            y[c] = acc;
         }
+    }
+
+    /// ‖b − A x‖₂ / ‖b‖₂ (or ‖b − A x‖₂ when b = 0) for the A whose upper triangle `values` were
+    /// assembled into this pattern; `ax` is a workspace of length m.
+    pub fn relative_residual(&self, values: &[f64], b: &[f64], x: &[f64], ax: &mut [f64]) -> f64 {
+        self.mul_symmetric(values, x, ax);
+        let r = b.iter().zip(ax.iter()).map(|(bi, ai)| (bi - ai) * (bi - ai)).sum::<f64>().sqrt();
+        let nb = b.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if nb > 0.0 { r / nb } else { r }
     }
 
     /// Assembles the full symmetric J W Jᵀ as a dense column-major m × m matrix into `out`.
