@@ -41,15 +41,16 @@ impl Distance {
     /// d = p_a − p_b and ḋ (when `v` is given), in a 3-vector (z = 0 in 2D).
     fn delta(&self, x: &[f64], anchor: bool) -> [f64; 3] {
         let mut d = [0.0; 3];
-        for i in 0..self.dim {
-            let other = if self.attach.bodies().len() == 2 {
-                x[self.dim + i]
-            } else if anchor {
-                self.anchor[i]
-            } else {
-                0.0
-            };
-            d[i] = x[i] - other;
+        let dim = self.dim;
+        if self.attach.bodies().len() == 2 {
+            for i in 0..dim {
+                d[i] = x[i] - x[dim + i];
+            }
+        } else {
+            let other = if anchor { self.anchor } else { [0.0; 3] };
+            for i in 0..dim {
+                d[i] = x[i] - other[i];
+            }
         }
         d
     }

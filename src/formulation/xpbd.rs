@@ -60,6 +60,8 @@ pub struct Xpbd<'a> {
     opts: XpbdOptions,
     q_prev: Vec<f64>,
     newton: Option<NewtonWork>,
+    /// Substep length of the last step \[s\] (for Q̂).
+    last_hs: f64,
 }
 
 /// Workspace of the Newton iterations (rows in the layout of [`BlockJacobian::with_stiffness_rows`]).
@@ -78,7 +80,13 @@ impl<'a> Xpbd<'a> {
         let sys = &scene.system;
         let nq = sys.nq();
         if !opts.newton {
-            return Ok(Xpbd { core: StepperCore::new(scene, solver)?, opts, q_prev: vec![0.0; nq], newton: None });
+            return Ok(Xpbd {
+                core: StepperCore::new(scene, solver)?,
+                opts,
+                q_prev: vec![0.0; nq],
+                newton: None,
+                last_hs: 1.0,
+            });
         }
         let jac = BlockJacobian::with_stiffness_rows(sys);
         let mut stiffness_row = vec![false; jac.nrows()];
@@ -90,7 +98,7 @@ impl<'a> Xpbd<'a> {
         let mut core = StepperCore::with_layout(scene, jac, solver)?;
         core.ns.reg_rows = vec![0.0; m];
         let work = NewtonWork { q_tilde: vec![0.0; nq], s: vec![0.0; m], stiffness_row };
-        Ok(Xpbd { core, opts, q_prev: vec![0.0; nq], newton: Some(work) })
+        Ok(Xpbd { core, opts, q_prev: vec![0.0; nq], newton: Some(work), last_hs: 1.0 })
     }
 
     /// One substep's Newton iterations from the prediction q = q̃ (see the module docs); λ comes in
@@ -153,6 +161,7 @@ impl<'a> Xpbd<'a> {
 impl Stepper for Xpbd<'_> {
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
         let hs = h / self.opts.substeps as f64;
+        self.last_hs = hs;
         let alpha_t = self.opts.compliance / (hs * hs);
         self.core.ns.reg = alpha_t;
         for _ in 0..self.opts.substeps {
@@ -167,7 +176,6 @@ impl Stepper for Xpbd<'_> {
             if self.newton.is_some() {
                 self.newton_iterations(q, alpha_t)?;
                 sys.difference(&self.q_prev, q, hs, v);
-                self.core.force_from_accumulated(1.0 / (hs * hs));
                 continue;
             }
             self.core.lam.fill(0.0);
@@ -187,12 +195,19 @@ impl Stepper for Xpbd<'_> {
             }
             // v = (q − q_prev) / h_s (the logarithm of the relative rotation for orientations)
             sys.difference(&self.q_prev, q, hs, v);
-            self.core.force_from_accumulated(1.0 / (hs * hs));
         }
         Ok(())
     }
 
     fn core(&self) -> &StepperCore<'_> {
         &self.core
+    }
+
+    /// Q̂ = Jᵀλ / h_s² of the last substep (eq. 9), computed when asked (at samples) rather than
+    /// at every substep: J of the last iteration is still in place.
+    fn constraint_force(&self, out: &mut [f64]) {
+        self.core.ns.jac.mul_t(&self.core.lam, out);
+        let s = 1.0 / (self.last_hs * self.last_hs);
+        out.iter_mut().for_each(|x| *x *= s);
     }
 }

@@ -32,11 +32,12 @@ pub struct EnvelopeLdlt {
     d: Vec<f64>,
     /// D⁻¹.
     d_inv: Vec<f64>,
-    /// For each stored entry of the assembled upper triangle: where it goes (index into `l`, or
-    /// `usize::MAX` for a diagonal entry, which goes to `d` at `diag_of`).
-    target: Vec<usize>,
-    /// Permuted row of each assembled entry that is diagonal.
-    diag_of: Vec<usize>,
+    /// (assembled entry, index into `l`) of each off-diagonal entry of A.
+    off_diagonal: Vec<(usize, usize)>,
+    /// (assembled entry, permuted row) of each diagonal entry of A.
+    diagonal: Vec<(usize, usize)>,
+    /// Positions of `l` that A leaves empty (fill inside the envelope), zeroed before each factorization.
+    fill: Vec<usize>,
     /// Assembled upper-triangle values of A (for the residual).
     a_values: Vec<f64>,
     /// Permuted right-hand side / solution.
@@ -152,14 +153,14 @@ impl EnvelopeLdlt {
     /// Factors the assembled A (in `a_values`) into L D Lᵀ (and D⁻¹, so that no division is left in
     /// the row loops but one per pivot).
     fn factor(&mut self) -> Result<(), SolveError> {
-        self.l.fill(0.0);
-        let mut diagonal = self.diag_of.iter();
-        for (&t, &a) in self.target.iter().zip(&self.a_values) {
-            if t == usize::MAX {
-                self.d[*diagonal.next().expect("one diagonal per row")] = a;
-            } else {
-                self.l[t] = a;
-            }
+        for &p in &self.fill {
+            self.l[p] = 0.0;
+        }
+        for &(src, dst) in &self.off_diagonal {
+            self.l[dst] = self.a_values[src];
+        }
+        for &(src, i) in &self.diagonal {
+            self.d[i] = self.a_values[src];
         }
         // Entry (i, k) of the envelope lives at l[base[i] + k], base[i] = row_start[i] − fᵢ (wrapping:
         // only k ≥ fᵢ is ever used). Plain index loops: the rows are a few entries long, too short
@@ -224,19 +225,24 @@ impl LinearSolver for EnvelopeLdlt {
             len += i - f;
         }
         let (col_ptr, row_idx) = pattern.csc();
-        let (mut target, mut diag_of) = (Vec::with_capacity(pattern.nnz()), Vec::with_capacity(n));
+        let (mut off_diagonal, mut diagonal) = (Vec::with_capacity(pattern.nnz()), Vec::with_capacity(n));
+        let mut covered = vec![false; len];
         for c in 0..n {
-            for &r in &row_idx[col_ptr[c]..col_ptr[c + 1]] {
+            for (p, &r) in row_idx[col_ptr[c]..col_ptr[c + 1]].iter().enumerate() {
+                let src = col_ptr[c] + p;
                 let (a, b) = (inv[r], inv[c]);
                 let (i, j) = (a.max(b), a.min(b));
                 if i == j {
-                    target.push(usize::MAX);
-                    diag_of.push(i);
+                    diagonal.push((src, i));
                 } else {
-                    target.push(row_start[i] + (j - first[i]));
+                    let dst = row_start[i] + (j - first[i]);
+                    off_diagonal.push((src, dst));
+                    covered[dst] = true;
                 }
             }
         }
+        off_diagonal.sort_unstable_by_key(|&(_, dst)| dst);
+        let fill = covered.iter().enumerate().filter(|(_, c)| !**c).map(|(p, _)| p).collect();
         *self = EnvelopeLdlt {
             perm,
             first,
@@ -244,8 +250,9 @@ impl LinearSolver for EnvelopeLdlt {
             l: vec![0.0; len],
             d: vec![0.0; n],
             d_inv: vec![0.0; n],
-            target,
-            diag_of,
+            off_diagonal,
+            diagonal,
+            fill,
             a_values: vec![0.0; pattern.nnz()],
             y: vec![0.0; n],
             ax: vec![0.0; n],

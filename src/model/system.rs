@@ -408,7 +408,11 @@ impl System {
         let mut ql = [0.0; MAX_LOCAL_NQ];
         for (ci, con) in self.constraints.iter().enumerate() {
             let n = self.gather_q(ci, q, &mut ql);
-            let (r0, rows, k, ldof) = (jac.constraint_row0(ci), con.rows(), con.stiffness_rows(), con.local_dof());
+            // shapes from the cached layouts, not from virtual calls
+            let r0 = jac.constraint_row0(ci);
+            let rows = self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci];
+            let k = jac.constraint_rows(ci) - rows;
+            let ldof = self.vmap_start[ci + 1] - self.vmap_start[ci];
             let (jv, gv) = jac.constraint_values_mut(ci).split_at_mut(rows * ldof);
             let sk = &mut s[r0 + rows..r0 + rows + k];
             con.eval_with_stiffness(&ql[..n], &lambda[r0..r0 + rows], &mut c[r0..r0 + rows], jv, gv, sk);

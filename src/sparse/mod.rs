@@ -32,6 +32,34 @@ struct Slot {
     cm0: usize,
 }
 
+/// y = B x for one slot's row-major block B (`L` local columns at global `cols`); `L` fixed so the
+/// short loops unroll (the particle blocks: 2, 4, 6).
+#[inline(always)]
+fn mul_slot<const L: usize>(cols: &[u32], vals: &[f64], x: &[f64], y: &mut [f64]) {
+    let cols: &[u32; L] = cols.try_into().expect("L columns");
+    let xl: [f64; L] = std::array::from_fn(|k| x[cols[k] as usize]);
+    for (yr, row) in y.iter_mut().zip(vals.chunks_exact(L)) {
+        let row: &[f64; L] = row.try_into().expect("L entries");
+        *yr = (0..L).map(|k| row[k] * xl[k]).sum();
+    }
+}
+
+/// x += Bᵀ y for one slot's block (see [`mul_slot`]): rows summed locally, scattered once.
+#[inline(always)]
+fn mul_t_slot<const L: usize>(cols: &[u32], vals: &[f64], y: &[f64], x: &mut [f64]) {
+    let cols: &[u32; L] = cols.try_into().expect("L columns");
+    let mut acc = [0.0; L];
+    for (&yr, row) in y.iter().zip(vals.chunks_exact(L)) {
+        let row: &[f64; L] = row.try_into().expect("L entries");
+        for k in 0..L {
+            acc[k] += row[k] * yr;
+        }
+    }
+    for k in 0..L {
+        x[cols[k] as usize] += acc[k];
+    }
+}
+
 /// One constraint's part of J: its rows and, for each body it touches, the columns of its block.
 #[derive(Clone, Copy, Debug)]
 pub struct ConstraintBlock<'a> {
@@ -116,6 +144,11 @@ impl BlockJacobian {
         BlockJacobian { slots, colmap, values: vec![0.0; val0], nrows: row0, ncols: system.ndof() }
     }
 
+    /// Number of rows of constraint `ci` in this layout.
+    pub fn constraint_rows(&self, ci: usize) -> usize {
+        self.slots[ci].rows
+    }
+
     /// First row of constraint `ci`.
     pub fn constraint_row0(&self, ci: usize) -> usize {
         self.slots[ci].row0
@@ -166,8 +199,16 @@ impl BlockJacobian {
         for s in &self.slots {
             let cols = &self.colmap[s.cm0..s.cm0 + s.ldof];
             let vals = &self.values[s.val0..s.val0 + s.rows * s.ldof];
-            for (yr, row) in y[s.row0..s.row0 + s.rows].iter_mut().zip(vals.chunks_exact(s.ldof)) {
-                *yr = row.iter().zip(cols).map(|(a, &c)| a * x[c as usize]).sum();
+            let y = &mut y[s.row0..s.row0 + s.rows];
+            match s.ldof {
+                4 => mul_slot::<4>(cols, vals, x, y),
+                6 => mul_slot::<6>(cols, vals, x, y),
+                2 => mul_slot::<2>(cols, vals, x, y),
+                _ => {
+                    for (yr, row) in y.iter_mut().zip(vals.chunks_exact(s.ldof)) {
+                        *yr = row.iter().zip(cols).map(|(a, &c)| a * x[c as usize]).sum();
+                    }
+                }
             }
         }
     }
@@ -180,9 +221,17 @@ impl BlockJacobian {
         for s in &self.slots {
             let cols = &self.colmap[s.cm0..s.cm0 + s.ldof];
             let vals = &self.values[s.val0..s.val0 + s.rows * s.ldof];
-            for (&yr, row) in y[s.row0..s.row0 + s.rows].iter().zip(vals.chunks_exact(s.ldof)) {
-                for (a, &c) in row.iter().zip(cols) {
-                    x[c as usize] += a * yr;
+            let y = &y[s.row0..s.row0 + s.rows];
+            match s.ldof {
+                4 => mul_t_slot::<4>(cols, vals, y, x),
+                6 => mul_t_slot::<6>(cols, vals, y, x),
+                2 => mul_t_slot::<2>(cols, vals, y, x),
+                _ => {
+                    for (&yr, row) in y.iter().zip(vals.chunks_exact(s.ldof)) {
+                        for (a, &c) in row.iter().zip(cols) {
+                            x[c as usize] += a * yr;
+                        }
+                    }
                 }
             }
         }
