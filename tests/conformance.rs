@@ -5,6 +5,9 @@
 //!   along v, at random configurations and velocities. Differences are taken on the configuration
 //!   manifold: q ⊕ ε e_k moves along velocity coordinate k (`BodyKind::retract`, the exponential map
 //!   for the quaternion of a rigid-3D body), so J is checked as the velocity Jacobian Ċ = J v;
+//! - a constraint that gives a geometric stiffness K_g = −Σ λ_r ∇²C_r = Σ s_k g_k g_kᵀ (for XPBD's
+//!   Newton step) matches the second differences of −λᵀC(q ⊕ δ), and its fused
+//!   `eval_with_stiffness` returns the same C and J as `eval` and `jacobian`;
 //! - every scene's initial state is consistent: C(q0) = 0 and J(q0) v0 = 0 to rounding.
 //!
 //! Tolerance for the finite differences. The central difference D(ε) = (f(q+εe) − f(q−εe)) / 2ε has
@@ -131,6 +134,58 @@ fn check_constraint(c: &dyn Constraint, raw_q: &[f64], v: &[f64]) -> Result<(), 
             jdv[r],
             d1[r]
         );
+    }
+    check_stiffness(c, q, v)
+}
+
+/// K_g = Σ s_k g_k g_kᵀ against ∂²/∂δ_a∂δ_b [−λᵀ C(q ⊕ δ)] by central second differences with
+/// multipliers λ taken from `v`. The second difference has truncation ≈ h² and rounding ≈ u|C|/h²
+/// (≈ 1e-8 at h = 1e-4), so the base tolerance is 1e-6 plus the measured truncation (Richardson, as
+/// above). Dropping the sign of s or using (I − n nᵀ)·ℓ instead of /ℓ fails it.
+fn check_stiffness(c: &dyn Constraint, q: &[f64], v: &[f64]) -> Result<(), TestCaseError> {
+    let (rows, n, k, kinds) = (c.rows(), c.local_dof(), c.stiffness_rows(), c.body_kinds());
+    if k == 0 {
+        return Ok(());
+    }
+    let lambda = &v[..rows];
+    let (mut c1, mut c2) = ([0.0; MAX_ROWS], [0.0; MAX_ROWS]);
+    let (mut j1, mut j2) = (vec![0.0; rows * n], vec![0.0; rows * n]);
+    let (mut g, mut s) = (vec![0.0; k * n], vec![0.0; k]);
+    c.eval(q, &mut c1[..rows]);
+    c.jacobian(q, &mut j1);
+    c.eval_with_stiffness(q, lambda, &mut c2[..rows], &mut j2, &mut g, &mut s);
+    // the same quantities, possibly rounded differently (d·(1/ℓ) against d/ℓ)
+    let close = |x: &[f64], y: &[f64]| x.iter().zip(y).all(|(a, b)| (a - b).abs() <= 1e-14 * (1.0 + a.abs()));
+    prop_assert!(
+        close(&c1[..rows], &c2[..rows]) && close(&j1, &j2),
+        "{}: eval_with_stiffness differs from eval/jacobian",
+        c.kind()
+    );
+    let phi = |x: &[f64]| {
+        let mut cx = [0.0; MAX_ROWS];
+        c.eval(x, &mut cx[..rows]);
+        -(0..rows).map(|r| lambda[r] * cx[r]).sum::<f64>()
+    };
+    let second = |a: usize, b: usize, h: f64| {
+        let at = |sa: f64, sb: f64| {
+            let mut dir = [0.0; MAX_LOCAL_DOF];
+            dir[a] += sa;
+            dir[b] += sb;
+            phi(&retract(kinds, q, &dir[..n], h)[..q.len()])
+        };
+        (at(1.0, 1.0) - at(1.0, -1.0) - at(-1.0, 1.0) + at(-1.0, -1.0)) / (4.0 * h * h)
+    };
+    for a in 0..n {
+        for b in 0..n {
+            let kg: f64 = (0..k).map(|i| s[i] * g[i * n + a] * g[i * n + b]).sum();
+            let (d1, d2) = (second(a, b, 1e-4), second(a, b, 2e-4));
+            let tol = 1e-6 + 3.0 * (d2 - d1).abs();
+            prop_assert!(
+                (kg - d1).abs() <= tol,
+                "{}: K_g[{a},{b}] = {kg} but second differences give {d1} (tol {tol:e}) at q = {q:?}, λ = {lambda:?}",
+                c.kind()
+            );
+        }
     }
     Ok(())
 }

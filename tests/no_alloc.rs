@@ -124,6 +124,30 @@ fn impulse_rattle_and_force_steps_allocate_nothing() {
 }
 
 #[test]
+fn xpbd_newton_steps_allocate_nothing() {
+    let scene = chain();
+    let f = formulations::find("xpbd").unwrap();
+    let fp = [("substeps".into(), 2.0), ("iterations".into(), 3.0), ("newton".into(), 1.0), ("tol".into(), 1e-9)];
+    for solver in ["envelope_ldlt", "sparse_cholesky"] {
+        let s = solvers::find(solver).unwrap();
+        let Dynamics::Stepper(mut st) =
+            (f.build)(&resolve("f", f.params, &fp).unwrap(), &scene, (s.build)(&resolve("s", s.params, &[]).unwrap()))
+                .unwrap()
+        else {
+            panic!()
+        };
+        let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+        st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+        let n = allocations_during(|| {
+            for _ in 0..5 {
+                st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+            }
+        });
+        assert_eq!(n, 0, "xpbd newton + {solver}: {n} allocations in 5 steps");
+    }
+}
+
+#[test]
 fn pgs_contact_steps_and_3d_steps_allocate_nothing_once_warm() {
     // Contact rows are rebuilt every step into vectors that keep their capacity: once the contact
     // set has been seen (a resting stack: the same contacts every step), stepping allocates nothing.
