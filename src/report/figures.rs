@@ -51,11 +51,12 @@ fn facet(rows: &[Row], series: Vec<Series>, with_scene: bool) -> Vec<Panel> {
     let mut groups: Vec<(String, Vec<Series>)> = Vec::new();
     for (row, mut s) in rows.iter().zip(series) {
         let k = key(row);
-        // The panel title names the group; the legend keeps only what differs inside it.
-        for part in k.split(" · ") {
-            if let Some(rest) = s.label.strip_prefix(&format!("{part} · ")) {
-                s.label = rest.to_string();
-            }
+        // The panel title names the group; the legend keeps only what differs inside it (the
+        // group's fields are dropped wherever they stand in the label).
+        let parts: Vec<&str> = k.split(" · ").collect();
+        let kept: Vec<&str> = s.label.split(" · ").filter(|field| !parts.contains(field)).collect();
+        if !kept.is_empty() {
+            s.label = kept.join(" · ");
         }
         match groups.iter_mut().find(|g| g.0 == k) {
             Some(g) => g.1.push(s),
