@@ -5,8 +5,10 @@
 //!   C   = (x_a + ρ_a) − (x_b + ρ_b)                              \[m\]  (3 rows)
 //!   J   = [ I, −R_a [u_a]× | −I, R_b [u_b]× ]  (point rows with n = e₁, e₂, e₃)
 //!   J̇v = ω_a × (ω_a × ρ_a) − ω_b × (ω_b × ρ_b)
+//! and the geometric stiffness of XPBD's Newton step, three rows per rotating side
+//! ([`super::joint3::ball_stiffness`]).
 
-use super::joint3::{Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows};
+use super::joint3::{Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, ball_stiffness};
 use super::{Attach, Constraint};
 use nalgebra::Matrix3;
 
@@ -56,6 +58,13 @@ impl Constraint for Ball {
         j.fill(0.0);
         let ldof = self.local_dof();
         ball_jacobian(&self.ends.sides(q, None), &self.frame_a, &self.frame_b, j, ldof);
+    }
+    fn stiffness_rows(&self) -> usize {
+        3 * self.ends.attach.bodies().len()
+    }
+    fn geometric_stiffness(&self, q: &[f64], lambda: &[f64], g: &mut [f64], s: &mut [f64]) {
+        let ldof = self.local_dof();
+        ball_stiffness(&self.ends.sides(q, None), &self.frame_a, &self.frame_b, lambda, g, s, ldof);
     }
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         ball_jdot_v(&self.ends.sides(q, Some(v)), &self.frame_a, &self.frame_b, out);

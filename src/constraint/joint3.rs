@@ -179,6 +179,41 @@ pub(crate) fn ball_jacobian(s: &[Side; 2], fa: &JointFrame, fb: &JointFrame, j: 
     }
 }
 
+/// Geometric stiffness K_g = −Σ λ_r ∇²C_r of [`ball_rows`] in the chart Q ⊗ exp(δ/2) of each side:
+/// C is a sum of one term ±R e^{[δ]×} u per side, whose second-order part is ±½ R (δ (δ·u) − u |δ|²),
+/// so each rotating side contributes the 3 × 3 block
+///   H = (μ·u) I − ½ (μ uᵀ + u μᵀ),   μ = ±Rᵀλ (+ for side a, − for side b),
+/// on its Ω columns (no cross terms). Its eigenvalues are ½(μ·u ± |μ||u|) and μ·u (one is never
+/// positive; the system clamps negative weights); each eigenpair (s, e) gives a row g = e on that
+/// side's Ω columns: three rows per rotating side, into `g` (row length `ldof`), weights into `s`.
+pub(crate) fn ball_stiffness(
+    sides: &[Side; 2],
+    fa: &JointFrame,
+    fb: &JointFrame,
+    lambda: &[f64],
+    g: &mut [f64],
+    s: &mut [f64],
+    ldof: usize,
+) {
+    g.fill(0.0);
+    let lam = vec3(lambda);
+    let mut k = 0;
+    for (side, frame, sign) in [(&sides[0], fa, 1.0), (&sides[1], fb, -1.0)] {
+        let Some(c) = side.col else { continue };
+        let mu = sign * side.r.transpose() * lam;
+        let u = frame.anchor;
+        let h = Matrix3::identity() * mu.dot(&u) - 0.5 * (mu * u.transpose() + u * mu.transpose());
+        let eig = h.symmetric_eigen();
+        for i in 0..3 {
+            let e = eig.eigenvectors.column(i);
+            let row = &mut g[k * ldof..(k + 1) * ldof];
+            row[c + 3..c + 6].copy_from_slice(&[e[0], e[1], e[2]]);
+            s[k] = eig.eigenvalues[i];
+            k += 1;
+        }
+    }
+}
+
 /// J̇v of [`ball_rows`]: ω_a × (ω_a × ρ_a) − ω_b × (ω_b × ρ_b).
 pub(crate) fn ball_jdot_v(s: &[Side; 2], fa: &JointFrame, fb: &JointFrame, out: &mut [f64]) {
     let d = s[0].bias(&s[0].offset(&fa.anchor)) - s[1].bias(&s[1].offset(&fb.anchor));
