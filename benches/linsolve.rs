@@ -10,7 +10,7 @@
 //! Run: `cargo bench --bench linsolve`; ns per row = 1e9 / (rows per second).
 
 use divan::{Bencher, black_box, counter::ItemsCount};
-use tinkertoy::linsolve::{LinearSolver, Operator, Reg};
+use tinkertoy::linsolve::{EnvelopeLdlt, LinearSolver, Operator, Reg, SparseCholesky};
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::NormalMatrix;
 
@@ -36,59 +36,31 @@ fn setup(rows: usize) -> (tinkertoy::scene::Scene, tinkertoy::sparse::BlockJacob
     (scene, jac, pattern)
 }
 
-fn refactor_and_solve(bencher: Bencher, rows: usize, mut s: impl LinearSolver) {
+/// Times `LinearSolver::solve` (`refactor` = true) or `solve_same` after one factorization.
+fn bench_solver<S: LinearSolver + Default>(bencher: Bencher, rows: usize, refactor: bool) {
     let (scene, jac, pattern) = setup(rows);
     let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
-    s.prepare(&op).unwrap();
-    let m = op.dim();
-    let b: Vec<f64> = (0..m).map(|i| (i as f64).sin()).collect();
-    let mut x = vec![0.0; m];
-    bencher.counter(ItemsCount::new(m)).bench_local(|| {
-        s.solve(&op, black_box(&b), &mut x).unwrap();
-    });
-}
-
-fn solve_same(bencher: Bencher, rows: usize, mut s: impl LinearSolver) {
-    let (scene, jac, pattern) = setup(rows);
-    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
+    let mut s = S::default();
     s.prepare(&op).unwrap();
     let m = op.dim();
     let b: Vec<f64> = (0..m).map(|i| (i as f64).sin()).collect();
     let mut x = vec![0.0; m];
     s.solve(&op, &b, &mut x).unwrap();
     bencher.counter(ItemsCount::new(m)).bench_local(|| {
-        s.solve_same(&op, black_box(&b), &mut x).unwrap();
+        if refactor {
+            s.solve(&op, black_box(&b), &mut x).unwrap();
+        } else {
+            s.solve_same(&op, black_box(&b), &mut x).unwrap();
+        }
     });
 }
 
-/// faer's sparse Cholesky (simplicial on a chain).
-mod sparse_cholesky {
-    use super::*;
-    use tinkertoy::linsolve::SparseCholesky;
-
-    #[divan::bench(args = ROWS, sample_count = 10)]
-    fn refactor_and_solve(bencher: Bencher, rows: usize) {
-        super::refactor_and_solve(bencher, rows, SparseCholesky::default());
-    }
-
-    #[divan::bench(args = ROWS, sample_count = 10)]
-    fn solve_same(bencher: Bencher, rows: usize) {
-        super::solve_same(bencher, rows, SparseCholesky::default());
-    }
+#[divan::bench(types = [SparseCholesky, EnvelopeLdlt], args = ROWS, sample_count = 10)]
+fn refactor_and_solve<S: LinearSolver + Default>(bencher: Bencher, rows: usize) {
+    bench_solver::<S>(bencher, rows, true);
 }
 
-/// The envelope LDLᵀ (bandwidth 1 on a chain).
-mod envelope_ldlt {
-    use super::*;
-    use tinkertoy::linsolve::EnvelopeLdlt;
-
-    #[divan::bench(args = ROWS, sample_count = 10)]
-    fn refactor_and_solve(bencher: Bencher, rows: usize) {
-        super::refactor_and_solve(bencher, rows, EnvelopeLdlt::default());
-    }
-
-    #[divan::bench(args = ROWS, sample_count = 10)]
-    fn solve_same(bencher: Bencher, rows: usize) {
-        super::solve_same(bencher, rows, EnvelopeLdlt::default());
-    }
+#[divan::bench(types = [SparseCholesky, EnvelopeLdlt], args = ROWS, sample_count = 10)]
+fn solve_same<S: LinearSolver + Default>(bencher: Bencher, rows: usize) {
+    bench_solver::<S>(bencher, rows, false);
 }
