@@ -5,6 +5,7 @@
 //! rows per second; ns per row = 1e9 / (rows per second).
 
 use divan::{Bencher, black_box, counter::ItemsCount};
+use tinkertoy::params::Scalar;
 use tinkertoy::scene::registry;
 use tinkertoy::sparse::BlockJacobian;
 
@@ -15,7 +16,7 @@ fn main() {
 const LINKS: &[usize] = &[1_000, 10_000, 100_000, 1_000_000];
 
 fn chain(links: usize) -> (BlockJacobian, usize, usize) {
-    let scene = registry::find("chain").unwrap().build_with(&[("n".into(), (links + 1) as f64)]).unwrap();
+    let scene = registry::find("chain").unwrap().build_default(&[("n", Scalar::Num((links + 1) as f64))]).unwrap();
     let sys = &scene.system;
     let mut q = scene.q0.clone();
     // Bend the chain so the link directions differ (values do not affect the cost, only realism).
@@ -51,7 +52,7 @@ fn jt_times_y(bencher: Bencher, links: usize) {
 
 #[divan::bench(args = LINKS, sample_count = 20)]
 fn fill_jacobian(bencher: Bencher, links: usize) {
-    let scene = registry::find("chain").unwrap().build_with(&[("n".into(), (links + 1) as f64)]).unwrap();
+    let scene = registry::find("chain").unwrap().build_default(&[("n", Scalar::Num((links + 1) as f64))]).unwrap();
     let mut jac = scene.system.jacobian_layout();
     bencher.counter(ItemsCount::new(scene.system.nrows())).bench_local(|| {
         scene.system.fill_jacobian(black_box(&scene.q0), &mut jac);

@@ -11,6 +11,7 @@
 
 use divan::{Bencher, black_box, counter::ItemsCount};
 use tinkertoy::linsolve::{EnvelopeLdlt, LinearSolver, Operator, Reg, SparseCholesky};
+use tinkertoy::params::Scalar;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::NormalMatrix;
 
@@ -22,7 +23,7 @@ const ROWS: &[usize] = &[1_000, 10_000, 100_000, 1_000_000];
 
 fn setup(rows: usize) -> (tinkertoy::scene::Scene, tinkertoy::sparse::BlockJacobian, NormalMatrix) {
     // n particles give n + 1 rows (2 pin rows + n − 1 links).
-    let scene = scenes::find("chain").unwrap().build_with(&[("n".into(), (rows - 1) as f64)]).unwrap();
+    let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num((rows - 1) as f64))]).unwrap();
     let mut q = scene.q0.clone();
     let n = q.len() / 2;
     for i in 1..n {

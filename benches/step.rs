@@ -18,7 +18,7 @@ use divan::{Bencher, black_box, counter::ItemsCount};
 use tinkertoy::formulation::{Dynamics, registry as formulations};
 use tinkertoy::integrator::{Integrator, SymplecticEuler};
 use tinkertoy::linsolve::registry as solvers;
-use tinkertoy::params::resolve;
+use tinkertoy::params::{ParamTable, Resolved, Scalar};
 use tinkertoy::scene::{Scene, registry as scenes};
 
 fn main() {
@@ -30,7 +30,7 @@ const LINKS: &[usize] = &[100, 1_000, 10_000, 100_000, 1_000_000];
 const CLOTH: &[usize] = &[7, 22, 71, 224, 707];
 
 fn chain(links: usize) -> (Scene, Vec<f64>, Vec<f64>) {
-    let scene = scenes::find("chain").unwrap().build_with(&[("n".into(), (links + 1) as f64)]).unwrap();
+    let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num((links + 1) as f64))]).unwrap();
     let mut q = scene.q0.clone();
     for i in 1..=links {
         let a = -0.3 * (i as f64 / links as f64);
@@ -41,32 +41,33 @@ fn chain(links: usize) -> (Scene, Vec<f64>, Vec<f64>) {
     (scene, q, v)
 }
 
-fn params(specs: &'static [tinkertoy::params::ParamSpec], given: &[(&str, f64)]) -> tinkertoy::params::ParamValues {
-    let g: Vec<(String, f64)> = given.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    resolve("bench", specs, &g).unwrap()
+fn params(table: ParamTable, given: &[(&str, Scalar)]) -> Resolved {
+    table.with("bench", given).unwrap()
 }
 
 fn cloth(w: usize) -> (Scene, Vec<f64>, Vec<f64>) {
-    let scene =
-        scenes::find("cloth").unwrap().build_with(&[("width".into(), w as f64), ("height".into(), w as f64)]).unwrap();
+    let scene = scenes::find("cloth")
+        .unwrap()
+        .build_default(&[("width", Scalar::Num(w as f64)), ("height", Scalar::Num(w as f64))])
+        .unwrap();
     let (q, v) = (scene.q0.clone(), scene.v0.clone());
     (scene, q, v)
 }
 
-fn impulse_step(bencher: Bencher, links: usize, solver: &str, sp: &[(&str, f64)]) {
+fn impulse_step(bencher: Bencher, links: usize, solver: &str, sp: &[(&str, Scalar)]) {
     step_on(bencher, chain(links), solver, sp);
 }
 
-fn step_on(bencher: Bencher, state: (Scene, Vec<f64>, Vec<f64>), solver: &str, sp: &[(&str, f64)]) {
+fn step_on(bencher: Bencher, state: (Scene, Vec<f64>, Vec<f64>), solver: &str, sp: &[(&str, Scalar)]) {
     stepper_on(bencher, state, ("impulse", &[]), solver, sp);
 }
 
 fn stepper_on(
     bencher: Bencher,
     (scene, q0, v0): (Scene, Vec<f64>, Vec<f64>),
-    (formulation, fp): (&str, &[(&str, f64)]),
+    (formulation, fp): (&str, &[(&str, Scalar)]),
     solver: &str,
-    sp: &[(&str, f64)],
+    sp: &[(&str, Scalar)],
 ) {
     let f = formulations::find(formulation).unwrap();
     let s = solvers::find(solver).unwrap();
@@ -89,12 +90,17 @@ fn impulse_sparse_cholesky(bencher: Bencher, links: usize) {
 
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn impulse_gauss_seidel_20_sweeps(bencher: Bencher, links: usize) {
-    impulse_step(bencher, links, "gauss_seidel", &[("max_iter", 20.0), ("require_convergence", 0.0)]);
+    impulse_step(
+        bencher,
+        links,
+        "gauss_seidel",
+        &[("max_iter", Scalar::Num(20.0)), ("require_convergence", Scalar::Bool(false))],
+    );
 }
 
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn impulse_pcg_ic0(bencher: Bencher, links: usize) {
-    impulse_step(bencher, links, "pcg_ic0", &[("tol", 1e-10)]);
+    impulse_step(bencher, links, "pcg_ic0", &[("tol", Scalar::Num(1e-10))]);
 }
 
 /// XPBD with full Newton (geometric stiffness), one substep of two iterations: the cell that holds
@@ -102,19 +108,21 @@ fn impulse_pcg_ic0(bencher: Bencher, links: usize) {
 /// has one more per link).
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn xpbd_newton_1x2_envelope_ldlt(bencher: Bencher, links: usize) {
-    let fp: &[(&str, f64)] = &[("substeps", 1.0), ("iterations", 2.0), ("newton", 1.0)];
+    let fp: &[(&str, Scalar)] =
+        &[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(2.0)), ("newton", Scalar::Bool(true))];
     stepper_on(bencher, chain(links), ("xpbd", fp), "envelope_ldlt", &[]);
 }
 
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn xpbd_newton_1x2_sparse_cholesky(bencher: Bencher, links: usize) {
-    let fp: &[(&str, f64)] = &[("substeps", 1.0), ("iterations", 2.0), ("newton", 1.0)];
+    let fp: &[(&str, Scalar)] =
+        &[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(2.0)), ("newton", Scalar::Bool(true))];
     stepper_on(bencher, chain(links), ("xpbd", fp), "sparse_cholesky", &[]);
 }
 
 #[divan::bench(args = CLOTH, sample_count = 10)]
 fn cloth_impulse_pcg_ic0(bencher: Bencher, w: usize) {
-    step_on(bencher, cloth(w), "pcg_ic0", &[("tol", 1e-10), ("max_iter", 1e5)]);
+    step_on(bencher, cloth(w), "pcg_ic0", &[("tol", Scalar::Num(1e-10)), ("max_iter", Scalar::Num(1e5))]);
 }
 
 #[divan::bench(args = CLOTH, sample_count = 10)]
@@ -124,7 +132,12 @@ fn cloth_impulse_sparse_cholesky(bencher: Bencher, w: usize) {
 
 #[divan::bench(args = CLOTH, sample_count = 10)]
 fn cloth_impulse_gauss_seidel_20_sweeps(bencher: Bencher, w: usize) {
-    step_on(bencher, cloth(w), "gauss_seidel", &[("max_iter", 20.0), ("require_convergence", 0.0)]);
+    step_on(
+        bencher,
+        cloth(w),
+        "gauss_seidel",
+        &[("max_iter", Scalar::Num(20.0)), ("require_convergence", Scalar::Bool(false))],
+    );
 }
 
 #[divan::bench(args = [1_000, 10_000], sample_count = 20)]
@@ -133,9 +146,9 @@ fn force_cg_symplectic_euler(bencher: Bencher, links: usize) {
     let f = formulations::find("force").unwrap();
     let s = solvers::find("cg").unwrap();
     let Dynamics::Ode(mut ode) = (f.build)(
-        &params(f.params, &[("omega", 20.0)]),
+        &params(f.params, &[("omega", Scalar::Num(20.0))]),
         &scene,
-        (s.build)(&params(s.params, &[("tol", 1e-8), ("max_iter", 1e6)])),
+        (s.build)(&params(s.params, &[("tol", Scalar::Num(1e-8)), ("max_iter", Scalar::Num(1e6))])),
     )
     .unwrap() else {
         unreachable!()

@@ -68,7 +68,7 @@ fn list() -> String {
         out.push_str(&format!("  {:<16} {}\n    params: {}\n", c.name, c.summary, c.params));
     }
     // (name, summary, parameters) of every registry that declares parameter tables.
-    type Rows = Vec<(&'static str, &'static str, &'static [params::ParamSpec])>;
+    type Rows = Vec<(&'static str, &'static str, params::ParamTable)>;
     let sections: [(&str, Rows); 4] = [
         ("Scenes", SCENES.iter().map(|e| (e.name, e.summary, e.params)).collect()),
         ("Formulations", FORMULATIONS.iter().map(|e| (e.name, e.summary, e.params)).collect()),
@@ -79,7 +79,7 @@ fn list() -> String {
         out.push_str(&format!("\n{title}\n"));
         for (name, summary, specs) in rows {
             out.push_str(&format!("  {name:<16} {summary}\n"));
-            out.push_str(&params::describe(specs));
+            out.push_str(&params::describe(&(specs.specs)()));
         }
     }
     out.push_str("\nIntegrators\n");

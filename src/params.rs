@@ -1,14 +1,85 @@
-//! Named numeric parameters shared by every registry (scenes today; formulations, solvers and
-//! integrators use the same description).
+//! Typed parameters, one struct per registry item.
 //!
-//! A registry item declares its parameters as a static table of [`ParamSpec`]; user input is a list
-//! of `(name, value)` pairs that [`resolve`] checks against that table. Errors name the field, the bad
-//! value and the valid choices, so the command line can print them as one line.
+//! Each scene, formulation, linear solver and stabilizer declares its parameters once, as a struct
+//! that derives serde's `Deserialize`/`Serialize` and schemars' `JsonSchema`, with its defaults in
+//! `Default`. Everything else is derived from that one declaration:
+//!
+//! - the doc comment of a field is its description; `#[schemars(extend("unit" = "m"))]` its unit;
+//!   `#[schemars(range(min = …, max = …))]` or `extend("exclusiveMinimum" = 0)` its domain;
+//! - the table `tinkertoy list` prints ([`specs`]) and the JSON Schema of a config are read off the
+//!   generated schema;
+//! - user input, `(name, value)` pairs from a config, is checked against that schema ([`resolve`]):
+//!   an unknown name, a value outside its domain or of the wrong kind is one [`ParamError`] naming
+//!   the field, the bad value and the valid choices, before anything runs;
+//! - the checked values are deserialized into the struct, so the item's code reads typed fields
+//!   (`p.length`, `p.substeps: usize`, `p.warm_start: bool`), never a string key.
+//!
+//! Cross-field rules (two mutually exclusive ways of giving the same quantity) live in
+//! [`Params::check`], next to the struct.
 
-use std::collections::BTreeMap;
+use schemars::JsonSchema;
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use std::any::Any;
 use std::fmt;
+use std::sync::Arc;
 
-/// The admissible values of one parameter.
+/// A value as written in a config: a number (integers included) or a boolean.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    /// A number.
+    Num(f64),
+    /// `true` or `false`.
+    Bool(bool),
+}
+
+impl From<f64> for Scalar {
+    fn from(x: f64) -> Self {
+        Scalar::Num(x)
+    }
+}
+
+impl From<bool> for Scalar {
+    fn from(b: bool) -> Self {
+        Scalar::Bool(b)
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Num(x) => f.write_str(&fmt_num(*x)),
+            Scalar::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or true/false")
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Bool(b))
+            }
+            fn visit_f64<E: de::Error>(self, x: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Num(x))
+            }
+            fn visit_i64<E: de::Error>(self, x: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Num(x as f64))
+            }
+            fn visit_u64<E: de::Error>(self, x: u64) -> Result<Scalar, E> {
+                Ok(Scalar::Num(x as f64))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The admissible values of one parameter, as read off its schema.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Domain {
     /// Any finite real number.
@@ -17,6 +88,17 @@ pub enum Domain {
     Positive,
     /// A finite real number greater than or equal to zero.
     NonNegative,
+    /// A finite real number between two bounds.
+    Interval {
+        /// Lower bound.
+        lo: f64,
+        /// Whether the lower bound itself is excluded.
+        lo_open: bool,
+        /// Upper bound.
+        hi: f64,
+        /// Whether the upper bound itself is excluded.
+        hi_open: bool,
+    },
     /// An integer in `[min, max]`.
     Integer {
         /// Smallest admissible value.
@@ -24,10 +106,18 @@ pub enum Domain {
         /// Largest admissible value.
         max: i64,
     },
+    /// `true` or `false`.
+    Bool,
 }
 
 impl Domain {
-    fn admits(self, x: f64) -> bool {
+    /// Whether `x` lies in the domain.
+    pub fn admits(self, x: Scalar) -> bool {
+        let x = match (self, x) {
+            (Domain::Bool, Scalar::Bool(_)) => return true,
+            (Domain::Bool, _) | (_, Scalar::Bool(_)) => return false,
+            (_, Scalar::Num(x)) => x,
+        };
         if !x.is_finite() {
             return false;
         }
@@ -35,7 +125,43 @@ impl Domain {
             Domain::Real => true,
             Domain::Positive => x > 0.0,
             Domain::NonNegative => x >= 0.0,
+            Domain::Interval { lo, lo_open, hi, hi_open } => {
+                (if lo_open { x > lo } else { x >= lo }) && (if hi_open { x < hi } else { x <= hi })
+            }
             Domain::Integer { min, max } => x.fract() == 0.0 && x >= min as f64 && x <= max as f64,
+            Domain::Bool => false,
+        }
+    }
+
+    /// The domain of a property schema (`type`, `minimum`, `maximum`, `exclusiveMinimum`,
+    /// `exclusiveMaximum`).
+    fn of_schema(p: &serde_json::Value) -> Domain {
+        let num = |k: &str| p.get(k).and_then(|v| v.as_f64());
+        match p.get("type").and_then(|t| t.as_str()) {
+            Some("boolean") => Domain::Bool,
+            Some("integer") => Domain::Integer {
+                min: num("minimum").map_or(i64::MIN, |x| x as i64),
+                max: num("maximum").map_or(i64::MAX, |x| x as i64),
+            },
+            _ => {
+                let (lo, lo_open) = match (num("exclusiveMinimum"), num("minimum")) {
+                    (Some(x), _) => (x, true),
+                    (None, Some(x)) => (x, false),
+                    (None, None) => (f64::NEG_INFINITY, true),
+                };
+                let (hi, hi_open) = match (num("exclusiveMaximum"), num("maximum")) {
+                    (Some(x), _) => (x, true),
+                    (None, Some(x)) => (x, false),
+                    (None, None) => (f64::INFINITY, true),
+                };
+                match (lo, lo_open, hi.is_finite()) {
+                    (_, _, true) => Domain::Interval { lo, lo_open, hi, hi_open },
+                    (x, _, false) if x == f64::NEG_INFINITY => Domain::Real,
+                    (0.0, true, false) => Domain::Positive,
+                    (0.0, false, false) => Domain::NonNegative,
+                    _ => Domain::Interval { lo, lo_open, hi, hi_open },
+                }
+            }
         }
     }
 }
@@ -46,24 +172,75 @@ impl fmt::Display for Domain {
             Domain::Real => write!(f, "a finite number"),
             Domain::Positive => write!(f, "a finite number > 0"),
             Domain::NonNegative => write!(f, "a finite number >= 0"),
+            Domain::Interval { lo, lo_open, hi, hi_open } => {
+                let (l, r) = (if *lo_open { '(' } else { '[' }, if *hi_open { ')' } else { ']' });
+                let show = |x: f64| if x.is_finite() { fmt_num(x) } else { format!("{x}") };
+                write!(f, "a finite number in {l}{}, {}{r}", show(*lo), show(*hi))
+            }
             Domain::Integer { min, max } => write!(f, "an integer in [{min}, {max}]"),
+            Domain::Bool => write!(f, "true or false"),
         }
     }
 }
 
-/// Declaration of one parameter of a registry item.
-#[derive(Clone, Copy, Debug)]
+/// Description of one parameter, derived from its item's schema (for listings and messages).
+#[derive(Clone, Debug, PartialEq)]
 pub struct ParamSpec {
     /// Key used in configs and listings.
-    pub name: &'static str,
+    pub name: String,
     /// Value used when the user gives none.
-    pub default: f64,
+    pub default: Scalar,
     /// Physical unit (`"m"`, `"rad"`, `"1"` for dimensionless, …).
-    pub unit: &'static str,
+    pub unit: String,
     /// Admissible values.
     pub domain: Domain,
     /// One line saying what the parameter does.
-    pub doc: &'static str,
+    pub doc: String,
+}
+
+/// The parameters of one registry item: a struct that is its own schema, with defaults.
+pub trait Params:
+    DeserializeOwned + Serialize + JsonSchema + Default + Clone + fmt::Debug + Send + Sync + 'static
+{
+    /// Rules between fields, checked after every field is in its domain; `given` lists the keys
+    /// the user wrote. The message names the fields.
+    fn check(&self, _given: &[&str]) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The parameters of an item that has none.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
+impl Params for NoParams {}
+
+/// The parameter table of `P`, in declaration order, read off its JSON Schema.
+pub fn specs<P: Params>() -> Vec<ParamSpec> {
+    let schema = schemars::schema_for!(P);
+    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return vec![];
+    };
+    props
+        .iter()
+        .map(|(name, p)| {
+            let domain = Domain::of_schema(p);
+            let default = match p.get("default") {
+                Some(serde_json::Value::Bool(b)) => Scalar::Bool(*b),
+                Some(v) => Scalar::Num(v.as_f64().unwrap_or(f64::NAN)),
+                None => Scalar::Num(f64::NAN),
+            };
+            let text = |k: &str| p.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+            ParamSpec {
+                name: name.clone(),
+                default,
+                unit: if domain == Domain::Bool { "1".into() } else { text("unit") },
+                domain,
+                doc: text("description"),
+            }
+        })
+        .collect()
 }
 
 /// A parameter value that [`resolve`] rejected.
@@ -87,7 +264,7 @@ pub enum ParamError {
         /// The parameter.
         name: String,
         /// The rejected value.
-        value: f64,
+        value: Scalar,
         /// Description of the admissible values.
         domain: String,
     },
@@ -99,60 +276,35 @@ pub enum ParamError {
         /// The repeated key.
         name: String,
     },
+    /// The values break a rule between fields.
+    #[error("{item}: {message}")]
+    Rule {
+        /// The registry item.
+        item: String,
+        /// What is wrong, naming the fields.
+        message: String,
+    },
 }
 
-/// Resolved parameter values: every declared parameter has a value (given or default).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ParamValues {
-    values: BTreeMap<&'static str, f64>,
-    given: Vec<&'static str>,
-}
-
-impl ParamValues {
-    /// The value of `name`.
-    ///
-    /// # Panics
-    /// If `name` was not declared: that is a bug in the item's own code, not a user error.
-    pub fn get(&self, name: &str) -> f64 {
-        match self.values.get(name) {
-            Some(v) => *v,
-            None => panic!("parameter `{name}` is not declared by this item"),
-        }
-    }
-
-    /// The value of an integer parameter (its domain guarantees it is integral and in range).
-    pub fn get_usize(&self, name: &str) -> usize {
-        self.get(name) as usize
-    }
-
-    /// Whether the user gave `name` explicitly (rather than taking the default).
-    pub fn given(&self, name: &str) -> bool {
-        self.given.contains(&name)
-    }
-
-    /// Iterates over `(name, value)` in name order (for provenance and listings).
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
-        self.values.iter().map(|(k, v)| (*k, *v))
-    }
-}
-
-/// Checks `given` against `specs` and fills defaults. `item` names the owner in error messages.
-pub fn resolve(item: &str, specs: &[ParamSpec], given: &[(String, f64)]) -> Result<ParamValues, ParamError> {
-    let mut values: BTreeMap<&'static str, f64> = specs.iter().map(|s| (s.name, s.default)).collect();
-    let mut seen: Vec<&'static str> = Vec::new();
+/// Checks `given` against `P`'s schema and returns the typed parameters (defaults for the rest).
+/// `item` names the owner in error messages.
+pub fn resolve<P: Params>(item: &str, given: &[(String, Scalar)]) -> Result<P, ParamError> {
+    let table = specs::<P>();
+    let mut object = serde_json::Map::new();
+    let mut seen: Vec<&str> = Vec::new();
     for (name, value) in given {
-        let Some(spec) = specs.iter().find(|s| s.name == name) else {
-            let choices = if specs.is_empty() {
+        let Some(spec) = table.iter().find(|s| &s.name == name) else {
+            let choices = if table.is_empty() {
                 "(this item has no parameters)".to_string()
             } else {
-                specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+                table.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
             };
             return Err(ParamError::Unknown { item: item.into(), name: name.clone(), choices });
         };
-        if seen.contains(&spec.name) {
+        if seen.contains(&spec.name.as_str()) {
             return Err(ParamError::Duplicate { item: item.into(), name: name.clone() });
         }
-        seen.push(spec.name);
+        seen.push(spec.name.as_str());
         if !spec.domain.admits(*value) {
             return Err(ParamError::OutOfDomain {
                 item: item.into(),
@@ -161,9 +313,99 @@ pub fn resolve(item: &str, specs: &[ParamSpec], given: &[(String, f64)]) -> Resu
                 domain: spec.domain.to_string(),
             });
         }
-        values.insert(spec.name, *value);
+        let json = match (*value, spec.domain) {
+            (Scalar::Bool(b), _) => serde_json::Value::Bool(b),
+            // In the domain, so integral and in range.
+            (Scalar::Num(x), Domain::Integer { .. }) => serde_json::Value::from(x as i64),
+            (Scalar::Num(x), _) => serde_json::Value::from(x),
+        };
+        object.insert(name.clone(), json);
     }
-    Ok(ParamValues { values, given: seen })
+    let p: P = serde_json::from_value(serde_json::Value::Object(object))
+        .map_err(|e| ParamError::Rule { item: item.into(), message: e.to_string() })?;
+    p.check(&seen).map_err(|message| ParamError::Rule { item: item.into(), message })?;
+    Ok(p)
+}
+
+/// Typed parameters behind a type-erased handle, with the values the user gave (for labels and
+/// provenance).
+#[derive(Clone)]
+pub struct Resolved {
+    value: Arc<dyn Any + Send + Sync>,
+    given: Vec<(String, Scalar)>,
+}
+
+impl fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resolved").field("given", &self.given).finish()
+    }
+}
+
+impl Resolved {
+    /// Wraps typed parameters (given: the keys and values the user wrote).
+    pub fn new<P: Params>(p: P, given: Vec<(String, Scalar)>) -> Self {
+        Resolved { value: Arc::new(p), given }
+    }
+
+    /// The typed parameters.
+    ///
+    /// # Panics
+    /// If `P` is not the type this was resolved as: a registry entry built with one parameter
+    /// type and read with another, a bug in that entry rather than a user error.
+    pub fn get<P: Params>(&self) -> &P {
+        match self.value.downcast_ref::<P>() {
+            Some(p) => p,
+            None => panic!("parameters read as {} but resolved as another type", std::any::type_name::<P>()),
+        }
+    }
+
+    /// The keys and values the user gave, in the order given.
+    pub fn given(&self) -> &[(String, Scalar)] {
+        &self.given
+    }
+}
+
+/// Checks user values (`item` names the owner in messages) and returns typed parameters.
+pub type ResolveFn = fn(item: &str, given: &[(String, Scalar)]) -> Result<Resolved, ParamError>;
+
+/// The parameter declaration of a registry entry: its table and its resolver, for one type.
+#[derive(Clone, Copy)]
+pub struct ParamTable {
+    /// The parameter table (for listings).
+    pub specs: fn() -> Vec<ParamSpec>,
+    /// Checks user values and returns the typed parameters behind a [`Resolved`].
+    pub resolve: ResolveFn,
+    /// The JSON Schema of the parameters (for editors).
+    pub schema: fn() -> serde_json::Value,
+}
+
+fn resolve_erased<P: Params>(item: &str, given: &[(String, Scalar)]) -> Result<Resolved, ParamError> {
+    Ok(Resolved::new(resolve::<P>(item, given)?, given.to_vec()))
+}
+
+fn schema_of<P: Params>() -> serde_json::Value {
+    schemars::schema_for!(P).to_value()
+}
+
+impl ParamTable {
+    /// The table of parameter type `P`.
+    pub const fn of<P: Params>() -> Self {
+        ParamTable { specs: specs::<P>, resolve: resolve_erased::<P>, schema: schema_of::<P> }
+    }
+
+    /// Resolves numeric overrides given as `(&str, value)` pairs (tests, benchmarks, scripts).
+    pub fn with(&self, item: &str, given: &[(&str, Scalar)]) -> Result<Resolved, ParamError> {
+        let g: Vec<(String, Scalar)> = given.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        (self.resolve)(item, &g)
+    }
+
+    /// Every parameter at its default.
+    pub fn defaults(&self) -> Resolved {
+        match (self.resolve)("defaults", &[]) {
+            Ok(r) => r,
+            Err(e) => panic!("the defaults of a parameter table must resolve: {e}"),
+        }
+    }
 }
 
 /// Formats a number for people: plain for moderate magnitudes, scientific otherwise.
@@ -179,8 +421,8 @@ pub fn fmt_num(x: f64) -> String {
 pub fn describe(specs: &[ParamSpec]) -> String {
     let mut out = String::new();
     for s in specs {
-        let unit = if s.unit == "1" { String::new() } else { format!(" {}", s.unit) };
-        out.push_str(&format!("    {:<20} = {}{}  ({}) {}\n", s.name, fmt_num(s.default), unit, s.domain, s.doc));
+        let unit = if s.unit == "1" || s.unit.is_empty() { String::new() } else { format!(" {}", s.unit) };
+        out.push_str(&format!("    {:<20} = {}{}  ({}) {}\n", s.name, s.default, unit, s.domain, s.doc));
     }
     out
 }
@@ -189,30 +431,79 @@ pub fn describe(specs: &[ParamSpec]) -> String {
 mod tests {
     use super::*;
 
-    const SPECS: &[ParamSpec] = &[
-        ParamSpec { name: "length", default: 1.0, unit: "m", domain: Domain::Positive, doc: "rod length" },
-        ParamSpec { name: "n", default: 10.0, unit: "1", domain: Domain::Integer { min: 2, max: 100 }, doc: "count" },
-    ];
+    /// A two-parameter item for the tests.
+    #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields, default)]
+    struct Item {
+        /// rod length
+        #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+        length: f64,
+        /// count
+        #[schemars(range(min = 2, max = 100))]
+        n: usize,
+        /// a switch
+        on: bool,
+        /// a factor
+        #[schemars(range(min = 0, max = 1))]
+        beta: f64,
+    }
+
+    impl Default for Item {
+        fn default() -> Self {
+            Item { length: 1.0, n: 10, on: true, beta: 0.5 }
+        }
+    }
+
+    impl Params for Item {}
+
+    fn given(pairs: &[(&str, Scalar)]) -> Vec<(String, Scalar)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn the_table_is_read_off_the_schema_in_declaration_order() {
+        let t = specs::<Item>();
+        let names: Vec<&str> = t.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["length", "n", "on", "beta"]);
+        assert_eq!(t[0].domain, Domain::Positive);
+        assert_eq!((t[0].unit.as_str(), t[0].doc.as_str()), ("m", "rod length"));
+        assert_eq!(t[1].domain, Domain::Integer { min: 2, max: 100 });
+        assert_eq!(t[1].default, Scalar::Num(10.0));
+        assert_eq!(t[2].domain, Domain::Bool);
+        assert_eq!(t[3].domain.to_string(), "a finite number in [0, 1]");
+    }
 
     #[test]
     fn defaults_fill_missing_values() {
-        let p = resolve("scene x", SPECS, &[("n".into(), 3.0)]).unwrap();
-        assert_eq!(p.get("length"), 1.0);
-        assert_eq!(p.get_usize("n"), 3);
+        let p: Item = resolve("scene x", &given(&[("n", 3.0.into())])).unwrap();
+        assert_eq!((p.length, p.n, p.on), (1.0, 3, true));
     }
 
     #[test]
     fn unknown_names_list_the_valid_choices() {
-        let e = resolve("scene x", SPECS, &[("lenght".into(), 3.0)]).unwrap_err();
-        assert_eq!(e.to_string(), "unknown parameter `lenght` of scene x; expected one of: length, n");
+        let e = resolve::<Item>("scene x", &given(&[("lenght", 3.0.into())])).unwrap_err();
+        assert_eq!(e.to_string(), "unknown parameter `lenght` of scene x; expected one of: length, n, on, beta");
     }
 
     #[test]
     fn out_of_domain_values_name_the_domain() {
-        let e = resolve("scene x", SPECS, &[("length".into(), -1.0)]).unwrap_err();
+        let e = resolve::<Item>("scene x", &given(&[("length", (-1.0).into())])).unwrap_err();
         assert!(e.to_string().contains("`length` = -1 is invalid; expected a finite number > 0"));
-        let e = resolve("scene x", SPECS, &[("n".into(), 2.5)]).unwrap_err();
+        let e = resolve::<Item>("scene x", &given(&[("n", 2.5.into())])).unwrap_err();
         assert!(e.to_string().contains("an integer in [2, 100]"));
-        assert!(resolve("scene x", SPECS, &[("length".into(), f64::NAN)]).is_err());
+        let e = resolve::<Item>("scene x", &given(&[("on", 1.0.into())])).unwrap_err();
+        assert!(e.to_string().contains("`on` = 1 is invalid; expected true or false"), "{e}");
+        let e = resolve::<Item>("scene x", &given(&[("n", true.into())])).unwrap_err();
+        assert!(e.to_string().contains("`n` = true is invalid"), "{e}");
+        assert!(resolve::<Item>("scene x", &given(&[("beta", 1.5.into())])).is_err());
+        assert!(resolve::<Item>("scene x", &given(&[("length", f64::NAN.into())])).is_err());
+        assert!(resolve::<Item>("scene x", &given(&[("length", f64::INFINITY.into())])).is_err());
+    }
+
+    #[test]
+    fn resolved_handles_return_the_typed_value() {
+        let r = ParamTable::of::<Item>().with("x", &[("on", false.into())]).unwrap();
+        assert!(!r.get::<Item>().on);
+        assert_eq!(r.given(), &[("on".to_string(), Scalar::Bool(false))]);
     }
 }

@@ -212,7 +212,7 @@ proptest! {
 #[test]
 fn every_scene_starts_consistent() {
     for entry in SCENES {
-        let scene = entry.build_with(&[]).unwrap_or_else(|e| panic!("scene {} (defaults): {e}", entry.name));
+        let scene = entry.build_default(&[]).unwrap_or_else(|e| panic!("scene {} (defaults): {e}", entry.name));
         let sys = &scene.system;
         assert_eq!(scene.q0.len(), sys.nq(), "{}: q0 length", entry.name);
         assert_eq!(scene.v0.len(), sys.ndof(), "{}: v0 length", entry.name);

@@ -7,20 +7,20 @@ use tinkertoy::formulation::registry as formulations;
 use tinkertoy::integrator::Control;
 use tinkertoy::linsolve::registry as solvers;
 use tinkertoy::model::{Body, Force, System};
-use tinkertoy::params::resolve;
+use tinkertoy::params::Scalar;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::scene::{EnergyScale, Scene};
 
 struct Cell<'a> {
-    formulation: (&'a str, Vec<(String, f64)>),
-    solver: (&'a str, Vec<(String, f64)>),
+    formulation: (&'a str, Vec<(String, Scalar)>),
+    solver: (&'a str, Vec<(String, Scalar)>),
     integrator: &'a str,
     control: Control,
     duration: f64,
     interval: f64,
 }
 
-fn named(v: &[(String, f64)]) -> Vec<(&str, f64)> {
+fn named(v: &[(String, Scalar)]) -> Vec<(&str, Scalar)> {
     v.iter().map(|(k, x)| (k.as_str(), *x)).collect()
 }
 
@@ -33,8 +33,9 @@ fn go(scene: &Scene, c: Cell) -> RunResult {
     run(scene, &spec)
 }
 
-fn p(pairs: &[(&str, f64)]) -> Vec<(String, f64)> {
-    pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+/// Numeric parameter overrides.
+fn p(pairs: &[(&str, f64)]) -> Vec<(String, Scalar)> {
+    pairs.iter().map(|(k, v)| (k.to_string(), Scalar::Num(*v))).collect()
 }
 
 fn radius(q: &[f64]) -> f64 {
@@ -45,7 +46,7 @@ fn radius(q: &[f64]) -> f64 {
 fn seed_002_force_without_feedback_drifts_outward_at_h_1_60() {
     // Seed 002: unit bead on the unit circle, symplectic Euler, dt = 1/60, no feedback: "the
     // distance sadly stretches away". The radius must grow, and keep growing.
-    let scene = scenes::find("bead").unwrap().build_with(&[]).unwrap();
+    let scene = scenes::find("bead").unwrap().build_default(&[]).unwrap();
     let r = go(
         &scene,
         Cell {
@@ -66,7 +67,7 @@ fn seed_002_force_without_feedback_drifts_outward_at_h_1_60() {
 #[test]
 fn seed_002_feedback_keeps_the_bead_within_1e_2_of_the_circle_at_h_1_600() {
     // Seed 002: ks = 1e2, kd = 1e-2 at dt = 1/600 over 10 s: "stays in the vicinity of 1".
-    let scene = scenes::find("bead").unwrap().build_with(&[]).unwrap();
+    let scene = scenes::find("bead").unwrap().build_default(&[]).unwrap();
     let r = go(
         &scene,
         Cell {
@@ -127,9 +128,9 @@ fn impulse_on_a_linear_constraint_obeys_c_next_equals_one_minus_beta_times_c() {
         let f = formulations::find("impulse").unwrap();
         let s = solvers::find("dense_lu").unwrap();
         let Dynamics::Stepper(mut stepper) = (f.build)(
-            &resolve("f", f.params, &p(&[("beta", beta)])).unwrap(),
+            &f.params.with("f", &[("beta", Scalar::Num(beta))]).unwrap(),
             &scene,
-            (s.build)(&resolve("s", s.params, &[]).unwrap()),
+            (s.build)(&s.params.defaults()),
         )
         .unwrap() else {
             panic!()
@@ -153,7 +154,7 @@ fn impulse_on_a_linear_constraint_obeys_c_next_equals_one_minus_beta_times_c() {
 fn force_and_lagrangian_agree_on_the_double_pendulum_with_dop853() {
     // Both solve the same mechanics exactly (eq. 11 on the constraint manifold, eq. 13 in angles);
     // with Dop853 at tol 1e-13 each is accurate to ~1e-11 over 1 s, so they agree to 1e-8.
-    let scene = scenes::find("double_pendulum").unwrap().build_with(&[]).unwrap();
+    let scene = scenes::find("double_pendulum").unwrap().build_default(&[]).unwrap();
     let runs: Vec<RunResult> = ["force", "lagrangian"]
         .iter()
         .map(|f| {
@@ -192,13 +193,13 @@ fn impulse_gauss_seidel_converges_to_the_sparse_cholesky_step_as_iterations_grow
         q0[2 * i + 1] = q0[2 * i - 1] + 0.1 * a.sin();
         v0[2 * i + 1] = -0.3 * i as f64 / 30.0;
     }
-    let one_step = |solver: &str, params: Vec<(String, f64)>| {
+    let one_step = |solver: &str, params: Vec<(String, Scalar)>| {
         let f = formulations::find("impulse").unwrap();
         let s = solvers::find(solver).unwrap();
         let Dynamics::Stepper(mut st) = (f.build)(
-            &resolve("f", f.params, &p(&[("warm_start", 0.0)])).unwrap(),
+            &f.params.with("f", &[("warm_start", Scalar::Bool(false))]).unwrap(),
             &scene,
-            (s.build)(&resolve("s", s.params, &params).unwrap()),
+            (s.build)(&(s.params.resolve)("s", &params).unwrap()),
         )
         .unwrap() else {
             panic!()
@@ -211,7 +212,9 @@ fn impulse_gauss_seidel_converges_to_the_sparse_cholesky_step_as_iterations_grow
     let mut last = f64::INFINITY;
     let mut errs = vec![];
     for sweeps in [1.0, 4.0, 16.0, 64.0, 256.0, 4096.0] {
-        let v = one_step("gauss_seidel", p(&[("max_iter", sweeps), ("tol", 1e-15), ("require_convergence", 0.0)]));
+        let mut params = p(&[("max_iter", sweeps), ("tol", 1e-15)]);
+        params.push(("require_convergence".into(), Scalar::Bool(false)));
+        let v = one_step("gauss_seidel", params);
         let err = v.iter().zip(&exact).map(|(a, b)| (a - b).abs()).fold(0.0f64, f64::max);
         errs.push(err);
         assert!(err <= last, "error grew with more sweeps: {errs:?}");

@@ -10,13 +10,13 @@ use tinkertoy::integrator::Control;
 use tinkertoy::integrator::registry::{INTEGRATORS, IntegratorKind};
 use tinkertoy::linsolve::registry as solvers;
 use tinkertoy::metrics::observed_order;
-use tinkertoy::params::resolve;
+use tinkertoy::params::{NoParams, ParamTable, Scalar};
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::scene::{Reference, Scene};
 
 fn pendulum() -> Scene {
     // θ₀ = 1 rad: clearly nonlinear (T is 6.6 % longer than 2π√(L/g)).
-    scenes::find("pendulum").unwrap().build_with(&[("theta0".into(), 1.0)]).unwrap()
+    scenes::find("pendulum").unwrap().build_default(&[("theta0", Scalar::Num(1.0))]).unwrap()
 }
 
 fn cell(formulation: &str, integrator: &str, control: Control, duration: f64) -> CellSpec<'static> {
@@ -97,10 +97,8 @@ impl ode_solvers::System<f64, ode_solvers::DVector<f64>> for AsOdeSolvers<'_> {
 /// step, avoiding its extrapolated dense end point, see CRATES.md).
 fn reference_end_state(scene: &Scene, method: &str, tol: f64, t_end: f64) -> Vec<f64> {
     let f = formulations::find("force").unwrap();
-    let solver = (solvers::find("dense_lu").unwrap().build)(&resolve("s", &[], &[]).unwrap());
-    let Dynamics::Ode(ode) = (f.build)(&resolve("f", f.params, &[]).unwrap(), scene, solver).unwrap() else {
-        unreachable!()
-    };
+    let solver = (solvers::find("dense_lu").unwrap().build)(&ParamTable::of::<NoParams>().defaults());
+    let Dynamics::Ode(ode) = (f.build)(&f.params.defaults(), scene, solver).unwrap() else { unreachable!() };
     let d = ode.dim();
     let (mut x, mut xd) = (vec![0.0; d], vec![0.0; d]);
     ode.initial(&mut x, &mut xd);
@@ -164,7 +162,7 @@ fn our_adaptive_integrators_agree_with_ode_solvers() {
     // so they agree far below the tolerance (measured: 0.14·tol for dopri5, 0.21·tol for dop853);
     // 10·tol leaves room for a different step sequence, while a wrong coefficient gives O(tol^(1/2))
     // or worse.
-    let scene = scenes::find("double_pendulum").unwrap().build_with(&[]).unwrap();
+    let scene = scenes::find("double_pendulum").unwrap().build_default(&[]).unwrap();
     for (name, tol) in [("dopri5", 1e-10), ("dop853", 1e-12)] {
         let mut c = cell("force", name, Control::Adaptive { rtol: tol, atol: tol }, 1.0);
         c.record_state = true;

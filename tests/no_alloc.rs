@@ -6,7 +6,7 @@ use std::cell::Cell;
 use tinkertoy::formulation::{Dynamics, registry as formulations};
 use tinkertoy::integrator::{Integrator, SymplecticEuler};
 use tinkertoy::linsolve::{LinearSolver, Operator, Reg, SparseCholesky, registry as solvers};
-use tinkertoy::params::resolve;
+use tinkertoy::params::Scalar;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::NormalMatrix;
 
@@ -40,7 +40,7 @@ fn allocations_during(f: impl FnOnce()) -> u64 {
 }
 
 fn chain() -> tinkertoy::scene::Scene {
-    scenes::find("chain").unwrap().build_with(&[("n".into(), 200.0)]).unwrap()
+    scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(200.0))]).unwrap()
 }
 
 #[test]
@@ -75,18 +75,18 @@ fn impulse_rattle_and_force_steps_allocate_nothing() {
         let f = formulations::find(name).unwrap();
         let s = solvers::find(solver).unwrap();
         let Dynamics::Stepper(mut st) = (f.build)(
-            &resolve("f", f.params, &[]).unwrap(),
+            &f.params.defaults(),
             &scene,
             (s.build)(
-                &resolve(
-                    "s",
-                    s.params,
-                    &[("max_iter".into(), 50.0), ("require_convergence".into(), 0.0)]
-                        .into_iter()
-                        .filter(|(k, _)| s.params.iter().any(|p| p.name == k))
-                        .collect::<Vec<_>>(),
-                )
-                .unwrap(),
+                &s.params
+                    .with(
+                        "s",
+                        &[("max_iter", Scalar::Num(50.0)), ("require_convergence", Scalar::Bool(false))]
+                            .into_iter()
+                            .filter(|(k, _)| (s.params.specs)().iter().any(|p| p.name == *k))
+                            .collect::<Vec<_>>(),
+                    )
+                    .unwrap(),
             ),
         )
         .unwrap() else {
@@ -104,9 +104,9 @@ fn impulse_rattle_and_force_steps_allocate_nothing() {
     let f = formulations::find("force").unwrap();
     let s = solvers::find("sparse_cholesky").unwrap();
     let Dynamics::Ode(mut ode) = (f.build)(
-        &resolve("f", f.params, &[("omega".into(), 10.0)]).unwrap(),
+        &f.params.with("f", &[("omega", Scalar::Num(10.0))]).unwrap(),
         &scene,
-        (s.build)(&resolve("s", s.params, &[]).unwrap()),
+        (s.build)(&s.params.defaults()),
     )
     .unwrap() else {
         panic!()
@@ -127,12 +127,16 @@ fn impulse_rattle_and_force_steps_allocate_nothing() {
 fn xpbd_newton_steps_allocate_nothing() {
     let scene = chain();
     let f = formulations::find("xpbd").unwrap();
-    let fp = [("substeps".into(), 2.0), ("iterations".into(), 3.0), ("newton".into(), 1.0), ("tol".into(), 1e-9)];
+    let fp = [
+        ("substeps", Scalar::Num(2.0)),
+        ("iterations", Scalar::Num(3.0)),
+        ("newton", Scalar::Bool(true)),
+        ("tol", Scalar::Num(1e-9)),
+    ];
     for solver in ["envelope_ldlt", "sparse_cholesky"] {
         let s = solvers::find(solver).unwrap();
         let Dynamics::Stepper(mut st) =
-            (f.build)(&resolve("f", f.params, &fp).unwrap(), &scene, (s.build)(&resolve("s", s.params, &[]).unwrap()))
-                .unwrap()
+            (f.build)(&f.params.with("f", &fp).unwrap(), &scene, (s.build)(&s.params.defaults())).unwrap()
         else {
             panic!()
         };
@@ -156,12 +160,11 @@ fn pgs_contact_steps_and_3d_steps_allocate_nothing_once_warm() {
         ("chain_3d", "impulse", "sparse_cholesky"),
         ("door", "xpbd", "sparse_cholesky"),
     ] {
-        let scene = tinkertoy::scene::registry::find(scene_name).unwrap().build_with(&[]).unwrap();
+        let scene = tinkertoy::scene::registry::find(scene_name).unwrap().build_default(&[]).unwrap();
         let f = formulations::find(name).unwrap();
         let s = solvers::find(solver).unwrap();
         let Dynamics::Stepper(mut st) =
-            (f.build)(&resolve("f", f.params, &[]).unwrap(), &scene, (s.build)(&resolve("s", s.params, &[]).unwrap()))
-                .unwrap()
+            (f.build)(&f.params.defaults(), &scene, (s.build)(&s.params.defaults())).unwrap()
         else {
             panic!()
         };

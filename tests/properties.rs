@@ -10,18 +10,10 @@ use tinkertoy::integrator::registry::{self as integrators, INTEGRATORS};
 use tinkertoy::integrator::{Control, SymplecticEuler};
 use tinkertoy::linsolve::registry::{self as solvers, SOLVERS, SolverKind};
 use tinkertoy::model::{Body, Force, System};
-use tinkertoy::params::resolve;
+use tinkertoy::params::{NoParams, ParamTable, Scalar};
 use tinkertoy::scene::registry::SCENES;
 use tinkertoy::scene::{EnergyScale, Scene};
 use tinkertoy::validate::{Outcome, Selection, null_space, off_gradient_ratio, run_all};
-
-fn small(name: &str) -> Vec<(String, f64)> {
-    match name {
-        "chain" => vec![("n".into(), 6.0)],
-        "cloth" => vec![("width".into(), 4.0), ("height".into(), 3.0)],
-        _ => vec![],
-    }
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
@@ -37,7 +29,7 @@ proptest! {
         seed in prop::collection::vec(-1.0f64..1.0, 40),
     ) {
         let entry = &SCENES[scene_index];
-        let mut scene = entry.build_with(&small(entry.name)).unwrap();
+        let mut scene = entry.build_small().unwrap();
         if let Some(p) = scene.parametrization.as_ref() {
             let k = p.dim();
             let (mut u, mut ud) = (vec![0.0; k], vec![0.0; k]);
@@ -57,7 +49,7 @@ proptest! {
         scene.v0 = (&nul * r).as_slice().to_vec();
         for f in FORMULATIONS {
             for s in SOLVERS.iter().filter(|s| s.kind == SolverKind::Direct) {
-                let Ok(d) = (f.build)(&resolve("f", f.params, &[]).unwrap(), &scene, (s.build)(&resolve("s", s.params, &[]).unwrap())) else { continue };
+                let Ok(d) = (f.build)(&f.params.defaults(), &scene, (s.build)(&s.params.defaults())) else { continue };
                 let mut qf = vec![0.0; n];
                 let mut qhat = vec![0.0; n];
                 let mut q_end = scene.q0.clone();
@@ -144,9 +136,9 @@ proptest! {
         system.add_constraint(Box::new(Line::new(0, 2, [0.0; 3], [1.0, 0.3, 0.0]))).unwrap();
         let scene = Scene { name: "line", system, q0: vec![-0.03, 0.1], v0: vec![0.0, 0.0], reference: None, energy_scale: EnergyScale { joules: 1.0, definition: "1 J" }, parametrization: None };
         let f = tinkertoy::formulation::registry::find("force").unwrap();
-        let params = resolve("f", f.params, &[("ks".into(), w * w), ("kd".into(), 2.0 * w)]).unwrap();
+        let params = f.params.with("f", &[("ks", Scalar::Num(w * w)), ("kd", Scalar::Num(2.0 * w))]).unwrap();
         let s = solvers::find("dense_lu").unwrap();
-        let Dynamics::Ode(mut ode) = (f.build)(&params, &scene, (s.build)(&resolve("s", &[], &[]).unwrap())).unwrap() else { panic!() };
+        let Dynamics::Ode(mut ode) = (f.build)(&params, &scene, (s.build)(&ParamTable::of::<NoParams>().defaults())).unwrap() else { panic!() };
         let mut it = SymplecticEuler::new(h);
         it.prepare(2, 2);
         let (mut x, mut v) = (scene.q0.clone(), scene.v0.clone());

@@ -3,20 +3,28 @@
 
 use tinkertoy::experiment::{CellSpec, RunResult, run};
 use tinkertoy::integrator::Control;
+use tinkertoy::params::Scalar;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
 
 fn pendulum() -> Scene {
     let p = [("length", 1.0), ("mass", 1.0), ("gravity", 9.81), ("theta0", std::f64::consts::FRAC_PI_2)];
-    scenes::find("pendulum").unwrap().build_with(&p.map(|(k, v)| (k.to_string(), v))).unwrap()
+    scenes::find("pendulum").unwrap().build_default(&p.map(|(k, v)| (k, Scalar::Num(v)))).unwrap()
 }
 
 fn rattle(scene: &Scene, h: f64, duration: f64) -> RunResult {
-    let spec =
-        CellSpec::named("rattle", &[("tol", 1e-13)], "sparse_cholesky", &[], "stepper", Control::Fixed { h }, duration)
-            .unwrap()
-            .sampled(h) // every step
-            .bounded(1.0);
+    let spec = CellSpec::named(
+        "rattle",
+        &[("tol", Scalar::Num(1e-13))],
+        "sparse_cholesky",
+        &[],
+        "stepper",
+        Control::Fixed { h },
+        duration,
+    )
+    .unwrap()
+    .sampled(h) // every step
+    .bounded(1.0);
     let r = run(scene, &spec);
     assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
     r

@@ -6,6 +6,7 @@
 use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use tinkertoy::experiment::{CellSpec, RunResult, run};
 use tinkertoy::integrator::Control;
+use tinkertoy::params::Scalar;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::scene::torque_free;
@@ -29,14 +30,15 @@ fn cell_with(
 
 fn cell_params(
     scene: &Scene,
-    (formulation, params): (&str, &[(&str, f64)]),
+    (formulation, params): (&str, &[(&str, Scalar)]),
     solver: &str,
     integrator: &str,
     control: Control,
     stabilizer: &str,
     duration: f64,
 ) -> RunResult {
-    let st: &[(&str, f64)] = if stabilizer == "projection" { &[("tol", 1e-9), ("max_iter", 20.0)] } else { &[] };
+    let st: &[(&str, Scalar)] =
+        if stabilizer == "projection" { &[("tol", Scalar::Num(1e-9)), ("max_iter", Scalar::Num(20.0))] } else { &[] };
     let spec = CellSpec::named(formulation, params, solver, &[], integrator, control, duration)
         .and_then(|c| c.sampled(0.01).bounded(100.0).recording().stabilized(stabilizer, st))
         .unwrap();
@@ -44,8 +46,8 @@ fn cell_params(
 }
 
 fn torque_free(gyroscopic: bool) -> Scene {
-    let given = vec![("omega".into(), 6.0), ("gyroscopic".into(), if gyroscopic { 1.0 } else { 0.0 })];
-    scenes::find("torque_free").unwrap().build_with(&given).unwrap()
+    let given = [("omega", Scalar::Num(6.0)), ("gyroscopic", Scalar::Bool(gyroscopic))];
+    scenes::find("torque_free").unwrap().build_default(&given).unwrap()
 }
 
 /// World angular momentum L = R I Ω of the single body of the torque-free scene.
@@ -112,7 +114,7 @@ fn dropping_the_gyroscopic_term_loses_the_flip_and_angular_momentum_but_not_ener
 
 #[test]
 fn quaternions_stay_unit_under_every_integrator_kind() {
-    let scene = scenes::find("chain_3d").unwrap().build_with(&[]).unwrap();
+    let scene = scenes::find("chain_3d").unwrap().build_default(&[]).unwrap();
     let h = Control::Fixed { h: 1.0 / 100.0 };
     for (f, i, c) in [
         ("force", "symplectic_euler", h),
@@ -144,7 +146,7 @@ fn every_joint_type_holds_within_1e_6_over_a_10_second_swing_with_projection() {
         ("welded_pendulum", "weld, ball"),
     ];
     for (name, joints) in cases {
-        let scene = scenes::find(name).unwrap().build_with(&[]).unwrap();
+        let scene = scenes::find(name).unwrap().build_default(&[]).unwrap();
         for (f, i, c) in [
             ("impulse", "stepper", Control::Fixed { h: 1.0 / 60.0 }),
             ("force", "rk4", Control::Fixed { h: 1.0 / 60.0 }),
@@ -162,7 +164,7 @@ fn every_joint_type_holds_within_1e_6_over_a_10_second_swing_with_projection() {
 }
 
 fn ramp(mu: f64) -> Scene {
-    scenes::find("ramp").unwrap().build_with(&[("mu".into(), mu)]).unwrap()
+    scenes::find("ramp").unwrap().build_default(&[("mu", Scalar::Num(mu))]).unwrap()
 }
 
 /// Displacement down the slope \[m\] and downhill velocity \[m/s\] of the ramp's box at each sample.
@@ -216,7 +218,7 @@ fn equality_formulations_report_contact_scenes_not_applicable() {
 
 #[test]
 fn a_stack_of_three_cubes_stays_standing() {
-    let scene = scenes::find("box_stack").unwrap().build_with(&[]).unwrap();
+    let scene = scenes::find("box_stack").unwrap().build_default(&[]).unwrap();
     let r = cell_with(&scene, "pgs", "gauss_seidel", "stepper", Control::Fixed { h: 1.0 / 60.0 }, "none", 5.0);
     assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
     let (mut sideways, mut sink, mut tilt) = (0.0f64, 0.0f64, 0.0f64);
@@ -239,7 +241,7 @@ fn a_stack_of_three_cubes_stays_standing() {
 #[test]
 fn a_dropped_sphere_rebounds_with_the_restitution_coefficient() {
     let e = 0.5;
-    let scene = scenes::find("bounce").unwrap().build_with(&[("restitution".into(), e)]).unwrap();
+    let scene = scenes::find("bounce").unwrap().build_default(&[("restitution", Scalar::Num(e))]).unwrap();
     let r = cell_with(&scene, "pgs", "gauss_seidel", "stepper", Control::Fixed { h: 1.0 / 600.0 }, "none", 0.6);
     assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
     // Impact speed from the last falling sample, rebound speed from the first rising one.
@@ -258,9 +260,9 @@ fn pgs_without_contact_is_impulse_with_converged_sweeps() {
     // On equality rows alone pgs solves the impulse formulation's J W Jᵀ λ = −(J v* + β/h C) by
     // sweeps; converged to 1e-13 they reproduce the exact (sparse Cholesky) impulse step.
     for name in ["double_pendulum", "door", "welded_pendulum"] {
-        let scene = scenes::find(name).unwrap().build_with(&[]).unwrap();
+        let scene = scenes::find(name).unwrap().build_default(&[]).unwrap();
         let control = Control::Fixed { h: 1.0 / 60.0 };
-        let converged: &[(&str, f64)] = &[("tol", 1e-13), ("iterations", 1e5)];
+        let converged: &[(&str, Scalar)] = &[("tol", Scalar::Num(1e-13)), ("iterations", Scalar::Num(1e5))];
         let pgs = cell_params(&scene, ("pgs", converged), "gauss_seidel", "stepper", control, "none", 1.0);
         let exact =
             cell_with(&scene, "impulse", "sparse_cholesky", "stepper", Control::Fixed { h: 1.0 / 60.0 }, "none", 1.0);

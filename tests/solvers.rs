@@ -11,19 +11,11 @@ use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
 use tinkertoy::linsolve::registry::{SOLVERS, SolverKind};
 use tinkertoy::linsolve::{Operator, Reg};
-use tinkertoy::params::resolve;
+use tinkertoy::params::Scalar;
 use tinkertoy::scene::registry::SCENES;
 use tinkertoy::sparse::NormalMatrix;
 
 const TOL: f64 = 1e-12;
-
-fn small_params(name: &str) -> Vec<(String, f64)> {
-    match name {
-        "chain" => vec![("n".into(), 9.0)],
-        "cloth" => vec![("width".into(), 4.0), ("height".into(), 3.0)],
-        _ => vec![],
-    }
-}
 
 /// ‖a − b‖ / ‖b‖, or ‖a − b‖ when b = 0.
 fn rel(a: &[f64], b: &[f64]) -> f64 {
@@ -41,7 +33,7 @@ proptest! {
         seed in prop::collection::vec(-1.0f64..1.0, 97),
     ) {
         let entry = &SCENES[scene_index];
-        let scene = entry.build_with(&small_params(entry.name)).unwrap();
+        let scene = entry.build_small().unwrap();
         let sys = &scene.system;
         let pick = |i: usize| seed[i % seed.len()];
         // A nearby configuration (not necessarily consistent: the solvers do not care).
@@ -71,7 +63,7 @@ proptest! {
 
         let reference = {
             let lu = SOLVERS.iter().find(|s| s.name == "dense_lu").unwrap();
-            let mut s = (lu.build)(&resolve("lu", lu.params, &[]).unwrap());
+            let mut s = (lu.build)(&lu.params.defaults());
             s.prepare(&op).unwrap();
             let mut x = vec![0.0; m];
             s.solve(&op, &b, &mut x).unwrap();
@@ -84,13 +76,13 @@ proptest! {
         for solver in SOLVERS {
             let mut given = vec![];
             if solver.kind == SolverKind::Iterative {
-                given.push(("tol".to_string(), TOL));
-                given.push(("max_iter".to_string(), 1e6));
+                given.push(("tol", Scalar::Num(TOL)));
+                given.push(("max_iter", Scalar::Num(1e6)));
             }
             if solver.name == "jacobi" {
-                given.push(("omega".to_string(), 1.0 / rho));
+                given.push(("omega", Scalar::Num(1.0 / rho)));
             }
-            let mut s = (solver.build)(&resolve(solver.name, solver.params, &given).unwrap());
+            let mut s = (solver.build)(&solver.params.with(solver.name, &given).unwrap());
             s.prepare(&op).unwrap();
             let mut x = vec![0.0; m];
             let info = s.solve(&op, &b, &mut x).map_err(|e| TestCaseError::fail(format!("{} on {}: {e}", solver.name, entry.name)))?;
@@ -115,8 +107,10 @@ proptest! {
 fn pcg_ic0_solves_a_chain_in_one_iteration() {
     use tinkertoy::linsolve::{Cg, LinearSolver, Operator, PcgIc0, Reg, Stopping};
     for links in [10usize, 100, 1000] {
-        let scene =
-            tinkertoy::scene::registry::find("chain").unwrap().build_with(&[("n".into(), (links + 1) as f64)]).unwrap();
+        let scene = tinkertoy::scene::registry::find("chain")
+            .unwrap()
+            .build_default(&[("n", Scalar::Num((links + 1) as f64))])
+            .unwrap();
         let sys = &scene.system;
         let mut q = scene.q0.clone();
         for i in 1..=links {

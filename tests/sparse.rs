@@ -21,22 +21,13 @@ fn close(a: &[f64], b: &[f64], what: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Small instances of every scene (the cloth and chain defaults are already small).
-fn small_params(name: &str) -> Vec<(String, f64)> {
-    match name {
-        "chain" => vec![("n".into(), 7.0)],
-        "cloth" => vec![("width".into(), 4.0), ("height".into(), 3.0)],
-        _ => vec![],
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     #[test]
     fn block_products_and_normal_matrix_match_dense_algebra(seed in prop::collection::vec(-1.0f64..1.0, 64)) {
         for entry in SCENES {
-            let scene = entry.build_with(&small_params(entry.name)).unwrap();
+            let scene = entry.build_small().unwrap();
             let sys = &scene.system;
             let (m, n) = (sys.nrows(), sys.ndof());
             let pick = |i: usize| seed[i % seed.len()];

@@ -3,11 +3,13 @@
 
 use tinkertoy::experiment::{CellSpec, RunResult, run};
 use tinkertoy::integrator::Control;
+use tinkertoy::params::Scalar;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
 
 fn cell(scene: &Scene, formulation: &str, integrator: &str, stabilizer: &str) -> RunResult {
-    let st: &[(&str, f64)] = if stabilizer == "projection" { &[("tol", 1e-9), ("max_iter", 20.0)] } else { &[] };
+    let st: &[(&str, Scalar)] =
+        if stabilizer == "projection" { &[("tol", Scalar::Num(1e-9)), ("max_iter", Scalar::Num(20.0))] } else { &[] };
     let spec =
         CellSpec::named(formulation, &[], "sparse_cholesky", &[], integrator, Control::Fixed { h: 1.0 / 60.0 }, 5.0)
             .and_then(|c| c.sampled(1.0 / 60.0).bounded(10.0).stabilized(stabilizer, st))
@@ -17,7 +19,7 @@ fn cell(scene: &Scene, formulation: &str, integrator: &str, stabilizer: &str) ->
 
 #[test]
 fn projection_holds_a_100_mass_chain_rigid_at_h_1_60() {
-    let scene = scenes::find("chain").unwrap().build_with(&[("n".into(), 100.0)]).unwrap();
+    let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(100.0))]).unwrap();
     let free = cell(&scene, "impulse", "stepper", "none");
     let held = cell(&scene, "impulse", "stepper", "projection");
     assert_eq!(held.summary.status.label(), "ok", "{:?}", held.summary.status);
@@ -31,7 +33,7 @@ fn projection_holds_a_100_mass_chain_rigid_at_h_1_60() {
 
 #[test]
 fn projection_does_not_apply_to_reduced_coordinates() {
-    let scene = scenes::find("pendulum").unwrap().build_with(&[]).unwrap();
+    let scene = scenes::find("pendulum").unwrap().build_default(&[]).unwrap();
     let r = cell(&scene, "lagrangian", "rk4", "projection");
     assert_eq!(r.summary.status.label(), "n/a");
 }
@@ -44,10 +46,10 @@ fn projection_does_not_apply_to_reduced_coordinates() {
 /// back towards rigid.
 #[test]
 fn xpbd_compliance_stretches_a_hanging_rod_by_alpha_m_g() {
-    let scene = scenes::find("pendulum").unwrap().build_with(&[("theta0".into(), 0.0)]).unwrap();
+    let scene = scenes::find("pendulum").unwrap().build_default(&[("theta0", Scalar::Num(0.0))]).unwrap();
     let alpha = 1e-3;
     for iterations in [1.0, 3.0] {
-        let xpbd: &[(&str, f64)] = &[("compliance", alpha), ("iterations", iterations)];
+        let xpbd: &[(&str, Scalar)] = &[("compliance", Scalar::Num(alpha)), ("iterations", Scalar::Num(iterations))];
         let spec =
             CellSpec::named("xpbd", xpbd, "sparse_cholesky", &[], "stepper", Control::Fixed { h: 1.0 / 60.0 }, 5.0)
                 .unwrap()

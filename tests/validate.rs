@@ -1,7 +1,7 @@
 //! `validate` on the built-in cells, and on a formulation with a deliberate bug.
 
-use tinkertoy::formulation::registry::{FORMULATIONS, FormulationEntry};
-use tinkertoy::formulation::{Dynamics, Force, Gains, SecondOrderOde, SolverCounters};
+use tinkertoy::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind};
+use tinkertoy::formulation::{Dynamics, Force, ForceParams, Gains, SecondOrderOde, SolverCounters};
 use tinkertoy::integrator::registry::{self as integrators, INTEGRATORS};
 use tinkertoy::linsolve::SolveError;
 use tinkertoy::linsolve::registry::{self as solvers, SOLVERS};
@@ -78,12 +78,11 @@ impl SecondOrderOde for SignError<'_> {
 const WRONG: FormulationEntry = FormulationEntry {
     name: "force_sign_error",
     summary: "force with the x-component of the constraint force negated (a deliberate bug)",
-    params: &[],
-    check: |_| Ok(()),
     build: |_, scene, solver| {
         let inner = Force::new(scene, Gains { ks: 0.0, kd: 0.0 }, solver)?;
         Ok(Dynamics::Ode(Box::new(SignError { inner, system: &scene.system, qhat: vec![0.0; scene.system.ndof()] })))
     },
+    ..FormulationEntry::of::<ForceParams>("", "", FormulationKind::Ode)
 };
 
 #[test]

@@ -17,20 +17,18 @@ use tinkertoy::integrator::Control;
 use tinkertoy::linsolve::registry as solvers;
 use tinkertoy::linsolve::{EnvelopeLdlt, LinearSolver, Operator, Reg, SparseCholesky};
 use tinkertoy::model::{Body, System};
-use tinkertoy::params::resolve;
+use tinkertoy::params::Scalar;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::NormalMatrix;
 
 /// One step of `xpbd` with the given parameters from (q, v) at step h on a 3-link chain of unit
 /// masses; returns q̃ and the new q.
-fn one_step(scene: &Scene, params: &[(&str, f64)], q0: &[f64], v0: &[f64], h: f64) -> (Vec<f64>, Vec<f64>) {
+fn one_step(scene: &Scene, params: &[(&str, Scalar)], q0: &[f64], v0: &[f64], h: f64) -> (Vec<f64>, Vec<f64>) {
     let f = formulations::find("xpbd").unwrap();
     let s = solvers::find("sparse_cholesky").unwrap();
-    let fp: Vec<(String, f64)> = params.iter().map(|(k, x)| (k.to_string(), *x)).collect();
     let Dynamics::Stepper(mut st) =
-        (f.build)(&resolve("f", f.params, &fp).unwrap(), scene, (s.build)(&resolve("s", s.params, &[]).unwrap()))
-            .unwrap()
+        (f.build)(&f.params.with("f", params).unwrap(), scene, (s.build)(&s.params.defaults())).unwrap()
     else {
         panic!("xpbd is a stepper")
     };
@@ -69,8 +67,8 @@ fn a_converged_newton_step_solves_macklin_eq_8_and_plain_xpbd_does_not() {
     let q0 = [0.0, 0.0, 0.1, -0.02, 0.19, -0.07, 0.26, -0.14];
     let v0 = [0.0, 0.0, 0.5, 1.0, -1.0, 2.0, 1.5, 3.0];
     let h = 1.0 / 30.0;
-    let scene = scenes::find("chain").unwrap().build_with(&[("n".into(), 4.0)]).unwrap();
-    let newton = [("substeps", 1.0), ("iterations", 30.0), ("newton", 1.0)];
+    let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(4.0))]).unwrap();
+    let newton = [("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(30.0)), ("newton", Scalar::Bool(true))];
     let (q_tilde, q) = one_step(&scene, &newton, &q0, &v0, h);
     let (c, stationarity) = kkt_residuals(&scene.system, &q_tilde, &q);
     println!("newton: |C| = {c:.2e}, stationarity residual {stationarity:.2e}");
@@ -78,7 +76,7 @@ fn a_converged_newton_step_solves_macklin_eq_8_and_plain_xpbd_does_not() {
     assert!(c <= 1e-13, "newton: |C|inf = {c:e}");
     assert!(stationarity <= 1e-10, "newton: stationarity residual {stationarity:e}");
 
-    let plain = [("substeps", 1.0), ("iterations", 30.0)];
+    let plain = [("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(30.0))];
     let (q_tilde, q) = one_step(&scene, &plain, &q0, &v0, h);
     let (c, stationarity) = kkt_residuals(&scene.system, &q_tilde, &q);
     println!("plain xpbd: |C| = {c:.2e}, stationarity residual {stationarity:.2e}");
@@ -86,8 +84,8 @@ fn a_converged_newton_step_solves_macklin_eq_8_and_plain_xpbd_does_not() {
     assert!(stationarity > 1e-6, "plain xpbd drops g, so its end point is not the projection: {stationarity:e}");
 }
 
-fn challenge(formulation_params: &[(&str, f64)]) -> tinkertoy::experiment::RunResult {
-    let scene = scenes::find("chain").unwrap().build_with(&[("n".into(), 1000.0)]).unwrap();
+fn challenge(formulation_params: &[(&str, Scalar)]) -> tinkertoy::experiment::RunResult {
+    let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(1000.0))]).unwrap();
     let spec = CellSpec::named(
         "xpbd",
         formulation_params,
@@ -104,7 +102,12 @@ fn challenge(formulation_params: &[(&str, f64)]) -> tinkertoy::experiment::RunRe
 
 #[test]
 fn newton_holds_the_1000_link_chain_within_1e_6_m_at_h_1_60() {
-    let newton = challenge(&[("substeps", 1.0), ("iterations", 3.0), ("newton", 1.0), ("tol", 3e-7)]);
+    let newton = challenge(&[
+        ("substeps", Scalar::Num(1.0)),
+        ("iterations", Scalar::Num(3.0)),
+        ("newton", Scalar::Bool(true)),
+        ("tol", Scalar::Num(3e-7)),
+    ]);
     let s = &newton.summary;
     println!(
         "newton 1 x <=3: {:?}, max link error {:.2e} m, {} solves in {} steps",
@@ -114,7 +117,7 @@ fn newton_holds_the_1000_link_chain_within_1e_6_m_at_h_1_60() {
     assert!(s.max_drift_position <= 1e-6, "max link error {:e} m", s.max_drift_position);
     // The same budget of three solves per step without the geometric stiffness: Gauss–Newton
     // diverges where h² |λ| / (m ℓ) > 1 (the tension near the pivot).
-    let plain = challenge(&[("substeps", 1.0), ("iterations", 3.0)]);
+    let plain = challenge(&[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(3.0))]);
     let p = &plain.summary;
     println!("plain xpbd 1 x 3: {:?}, max link error {:.2e} m", p.status, p.max_drift_position);
     assert!(!matches!(p.status, Status::Ok) || p.max_drift_position > 1e-2, "{:?}", p.status);
@@ -175,8 +178,13 @@ fn every_direct_solver_takes_the_same_newton_steps() {
     // From rest the links far from the pin carry almost no tension: their stiffness terms must be
     // dropped (not turned into 1/s ≈ 1e16 on the diagonal), or the dense LU's pivot test calls
     // the matrix singular. All direct solvers then follow the same trajectory to rounding.
-    let scene = scenes::find("chain").unwrap().build_with(&[("n".into(), 30.0)]).unwrap();
-    let fp = [("substeps", 1.0), ("iterations", 3.0), ("newton", 1.0), ("tol", 1e-9)];
+    let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(30.0))]).unwrap();
+    let fp = [
+        ("substeps", Scalar::Num(1.0)),
+        ("iterations", Scalar::Num(3.0)),
+        ("newton", Scalar::Bool(true)),
+        ("tol", Scalar::Num(1e-9)),
+    ];
     let energies: Vec<(&str, f64)> = ["dense_lu", "dense_cholesky", "sparse_cholesky", "envelope_ldlt"]
         .iter()
         .map(|&solver| {

@@ -2,6 +2,7 @@
 //! registries. Validation is complete before anything runs: a bad config produces one
 //! [`ConfigError`] naming the file, line and column, the field, the bad value and the valid choices.
 
+use crate::params::Scalar;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_saphyr::Spanned;
@@ -73,9 +74,9 @@ impl<'de> Deserialize<'de> for StepValue {
     }
 }
 
-/// A scene parameter: one number, or a list of numbers to sweep.
+/// A scene parameter: one value, or a list of values to sweep.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OneOrMany(pub Vec<f64>);
+pub struct OneOrMany(pub Vec<Scalar>);
 
 impl<'de> Deserialize<'de> for OneOrMany {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -83,20 +84,23 @@ impl<'de> Deserialize<'de> for OneOrMany {
         impl<'de> Visitor<'de> for V {
             type Value = OneOrMany;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a number or a list of numbers")
+                f.write_str("a number, true/false, or a list of them")
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![Scalar::Bool(b)]))
             }
             fn visit_f64<E: de::Error>(self, x: f64) -> Result<OneOrMany, E> {
-                Ok(OneOrMany(vec![x]))
+                Ok(OneOrMany(vec![Scalar::Num(x)]))
             }
             fn visit_i64<E: de::Error>(self, x: i64) -> Result<OneOrMany, E> {
-                Ok(OneOrMany(vec![x as f64]))
+                Ok(OneOrMany(vec![Scalar::Num(x as f64)]))
             }
             fn visit_u64<E: de::Error>(self, x: u64) -> Result<OneOrMany, E> {
-                Ok(OneOrMany(vec![x as f64]))
+                Ok(OneOrMany(vec![Scalar::Num(x as f64)]))
             }
             fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<OneOrMany, A::Error> {
                 let mut v = Vec::new();
-                while let Some(x) = seq.next_element::<f64>()? {
+                while let Some(x) = seq.next_element::<Scalar>()? {
                     v.push(x);
                 }
                 Ok(OneOrMany(v))
@@ -128,7 +132,7 @@ pub struct RawItem {
     pub label: Option<String>,
     /// Parameter values (defaults for the rest).
     #[serde(default)]
-    pub params: BTreeMap<String, Spanned<f64>>,
+    pub params: BTreeMap<String, Spanned<Scalar>>,
 }
 
 /// An experiment file as written.

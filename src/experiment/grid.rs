@@ -11,7 +11,7 @@ use crate::formulation::registry::{FORMULATIONS, FormulationEntry};
 use crate::integrator::Control;
 use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};
 use crate::linsolve::registry::{SOLVERS, SolverEntry};
-use crate::params::{self, ParamSpec, ParamValues, fmt_num};
+use crate::params::{self, ParamTable, Resolved, Scalar, fmt_num};
 use crate::scene::Scene;
 use crate::scene::registry::{self as scenes, SceneEntry};
 use crate::stabilization::registry::{STABILIZERS, StabilizerEntry};
@@ -23,7 +23,7 @@ pub struct Item<E: 'static> {
     /// The registry entry.
     pub entry: &'static E,
     /// Resolved parameters.
-    pub params: ParamValues,
+    pub params: Resolved,
     /// Display label: the config's `label`, or the name with the parameters given.
     pub label: String,
 }
@@ -42,7 +42,7 @@ pub struct Variant {
     /// Label (`n=100`, or the scene name when nothing is swept).
     pub label: String,
     /// The parameters given.
-    pub params: Vec<(String, f64)>,
+    pub params: Vec<(String, Scalar)>,
     /// The built scene.
     pub scene: Scene,
 }
@@ -100,6 +100,9 @@ pub struct Cell {
     pub step: StepChoice,
 }
 
+/// Integrators take no parameters (their step control is the `steps` and `tolerances` axes).
+const NO_PARAMS: ParamTable = ParamTable::of::<params::NoParams>();
+
 fn err<T>(file: &str, location: Option<(u32, u32)>, message: String) -> Result<T, ConfigError> {
     Err(ConfigError { file: file.to_string(), location, message })
 }
@@ -111,11 +114,11 @@ fn check_positive(file: &str, field: &str, v: &Spanned<f64>) -> Result<f64, Conf
     Ok(v.value)
 }
 
-fn label_of(name: &str, given: &[(String, f64)]) -> String {
+fn label_of(name: &str, given: &[(String, Scalar)]) -> String {
     if given.is_empty() {
         name.to_string()
     } else {
-        let p: Vec<String> = given.iter().map(|(k, v)| format!("{k}={}", fmt_num(*v))).collect();
+        let p: Vec<String> = given.iter().map(|(k, v)| format!("{k}={v}")).collect();
         format!("{name}({})", p.join(", "))
     }
 }
@@ -127,7 +130,7 @@ fn items<E>(
     list: &Spanned<Vec<RawItem>>,
     registry: &'static [E],
     name_of: fn(&E) -> &'static str,
-    params_of: fn(&E) -> &'static [ParamSpec],
+    params_of: fn(&E) -> ParamTable,
 ) -> Result<Vec<Item<E>>, ConfigError> {
     let choices = registry.iter().map(name_of).collect::<Vec<_>>().join(", ");
     if list.value.is_empty() {
@@ -143,14 +146,15 @@ fn items<E>(
                 format!("field `{field}[{i}].name`: unknown {kind} `{}`; expected one of: {choices}", raw.name.value),
             );
         };
-        let given: Vec<(String, f64)> = raw.params.iter().map(|(k, v)| (k.clone(), v.value)).collect();
+        let given: Vec<(String, Scalar)> = raw.params.iter().map(|(k, v)| (k.clone(), v.value)).collect();
         let params =
-            params::resolve(&format!("{field}[{i}] ({})", raw.name.value), params_of(entry), &given).map_err(|e| {
+            (params_of(entry).resolve)(&format!("{field}[{i}] ({})", raw.name.value), &given).map_err(|e| {
                 let loc = match &e {
                     params::ParamError::OutOfDomain { name, .. } | params::ParamError::Duplicate { name, .. } => {
                         raw.params.get(name).and_then(at)
                     }
                     params::ParamError::Unknown { name, .. } => raw.params.get(name).and_then(at).or(at(&raw.name)),
+                    params::ParamError::Rule { .. } => at(&raw.name),
                 };
                 ConfigError { file: file.to_string(), location: loc, message: e.to_string() }
             })?;
@@ -195,24 +199,13 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         );
     };
     let formulations = items(file, "formulations", &raw.formulations, FORMULATIONS, |e| e.name, |e| e.params)?;
-    for (i, f) in formulations.iter().enumerate() {
-        (f.entry.check)(&f.params).map_err(|m| ConfigError {
-            file: file.into(),
-            location: at(&raw.formulations.value[i].name),
-            message: m,
-        })?;
-    }
     let solvers = items(file, "solvers", &raw.solvers, SOLVERS, |e| e.name, |e| e.params)?;
-    let integrators = items(file, "integrators", &raw.integrators, INTEGRATORS, |e| e.name, |_| &[])?;
+    let integrators = items(file, "integrators", &raw.integrators, INTEGRATORS, |e| e.name, |_| NO_PARAMS)?;
     let stabilizers = match &raw.stabilizers {
         Some(list) => items(file, "stabilizers", list, STABILIZERS, |e| e.name, |e| e.params)?,
         None => {
             let entry = &STABILIZERS[0];
-            vec![Item {
-                entry,
-                params: params::resolve("stabilizer", entry.params, &[]).unwrap_or_default(),
-                label: entry.name.to_string(),
-            }]
+            vec![Item { entry, params: entry.params.defaults(), label: entry.name.to_string() }]
         }
     };
 
@@ -293,7 +286,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
     }
 
     // Scene variants: the cross product of list-valued parameters.
-    let mut combos: Vec<Vec<(String, f64)>> = vec![vec![]];
+    let mut combos: Vec<Vec<(String, Scalar)>> = vec![vec![]];
     for (k, v) in &raw.scene.params {
         if v.value.0.is_empty() {
             return err(file, at(v), format!("field `scene.params.{k}` is an empty list"));
@@ -313,6 +306,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
                     | params::ParamError::Unknown { name, .. }
                     | params::ParamError::Duplicate { name, .. },
                 ) => raw.scene.params.get(name).and_then(at),
+                scenes::BuildError::Param(params::ParamError::Rule { .. }) => at(&raw.scene.name),
                 _ => at(&raw.scene.name),
             };
             ConfigError { file: file.to_string(), location: loc, message: format!("scene.params: {e}") }
@@ -323,7 +317,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
             params
                 .iter()
                 .filter(|(k, _)| swept.contains(&k))
-                .map(|(k, v)| format!("{k}={}", fmt_num(*v)))
+                .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(", ")
         };

@@ -12,7 +12,7 @@ use crate::integrator::registry::{IntegratorEntry, IntegratorKind};
 use crate::integrator::{Control, Integrator, fixed_step};
 use crate::linsolve::registry::SolverEntry;
 use crate::metrics::{constraint_power, inf_norm, relative_energy_error};
-use crate::params::ParamValues;
+use crate::params::{Resolved, Scalar};
 use crate::scene::{EnergyScale, Scene};
 use crate::stabilization::Stabilizer;
 use crate::stabilization::registry::StabilizerEntry;
@@ -23,11 +23,11 @@ pub struct CellSpec<'f> {
     /// The formulation (registered, or any entry a caller such as a test provides).
     pub formulation: &'f FormulationEntry,
     /// Its parameters.
-    pub formulation_params: ParamValues,
+    pub formulation_params: Resolved,
     /// The linear solver.
     pub solver: &'static SolverEntry,
     /// Its parameters.
-    pub solver_params: ParamValues,
+    pub solver_params: Resolved,
     /// The integrator.
     pub integrator: &'static IntegratorEntry,
     /// Step size or tolerances.
@@ -43,12 +43,7 @@ pub struct CellSpec<'f> {
     /// Post-step stabilizer (`none` for none).
     pub stabilizer: &'static StabilizerEntry,
     /// Its parameters.
-    pub stabilizer_params: ParamValues,
-}
-
-fn resolved(item: &str, specs: &[crate::params::ParamSpec], given: &[(&str, f64)]) -> Result<ParamValues, String> {
-    let g: Vec<(String, f64)> = given.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    crate::params::resolve(item, specs, &g).map_err(|e| e.to_string())
+    pub stabilizer_params: Resolved,
 }
 
 impl CellSpec<'static> {
@@ -58,9 +53,9 @@ impl CellSpec<'static> {
     #[allow(clippy::too_many_arguments)]
     pub fn named(
         formulation: &str,
-        formulation_params: &[(&str, f64)],
+        formulation_params: &[(&str, Scalar)],
         solver: &str,
-        solver_params: &[(&str, f64)],
+        solver_params: &[(&str, Scalar)],
         integrator: &str,
         control: Control,
         duration: f64,
@@ -72,9 +67,9 @@ impl CellSpec<'static> {
         let none = crate::stabilization::registry::find("none").expect("`none` is registered");
         Ok(CellSpec {
             formulation: f,
-            formulation_params: resolved(formulation, f.params, formulation_params)?,
+            formulation_params: f.params.with(formulation, formulation_params).map_err(|e| e.to_string())?,
             solver: s,
-            solver_params: resolved(solver, s.params, solver_params)?,
+            solver_params: s.params.with(solver, solver_params).map_err(|e| e.to_string())?,
             integrator: i,
             control,
             duration,
@@ -82,7 +77,7 @@ impl CellSpec<'static> {
             drift_bound: 1e3,
             record_state: false,
             stabilizer: none,
-            stabilizer_params: ParamValues::default(),
+            stabilizer_params: none.params.defaults(),
         })
     }
 }
@@ -104,9 +99,10 @@ impl<'f> CellSpec<'f> {
     }
 
     /// The same cell with the registered stabilizer `name` and parameter overrides.
-    pub fn stabilized(self, name: &str, params: &[(&str, f64)]) -> Result<Self, String> {
+    pub fn stabilized(self, name: &str, params: &[(&str, Scalar)]) -> Result<Self, String> {
         let st = crate::stabilization::registry::find(name).ok_or(format!("unknown stabilizer `{name}`"))?;
-        Ok(CellSpec { stabilizer: st, stabilizer_params: resolved(name, st.params, params)?, ..self })
+        let stabilizer_params = st.params.with(name, params).map_err(|e| e.to_string())?;
+        Ok(CellSpec { stabilizer: st, stabilizer_params, ..self })
     }
 }
 

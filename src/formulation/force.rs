@@ -9,10 +9,70 @@
 //! (seed 002); the feedback turns C into a damped oscillator C̈ + k_d Ċ + k_s C = 0.
 //! λ of the previous evaluation is the warm start of iterative solvers.
 
+use super::Dynamics;
 use super::normal::NormalSolve;
+use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{Gains, NotApplicable, SecondOrderOde, SolverCounters};
 use crate::linsolve::{LinearSolver, SolveError};
+use crate::params::Params;
 use crate::scene::Scene;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of `force`: the Baumgarte feedback, as (k_s, k_d) or as (ω, ζ) with k_s = ω²,
+/// k_d = 2ζω — one or the other, not both.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ForceParams {
+    /// Baumgarte stiffness k_s on C
+    #[schemars(range(min = 0), extend("unit" = "1/s^2"))]
+    pub ks: f64,
+    /// Baumgarte damping k_d on dC/dt
+    #[schemars(range(min = 0), extend("unit" = "1/s"))]
+    pub kd: f64,
+    /// feedback frequency; if > 0, k_s = omega^2, k_d = 2 zeta omega
+    #[schemars(range(min = 0), extend("unit" = "rad/s"))]
+    pub omega: f64,
+    /// feedback damping ratio (with omega)
+    #[schemars(range(min = 0), extend("unit" = "1"))]
+    pub zeta: f64,
+}
+
+impl Default for ForceParams {
+    fn default() -> Self {
+        ForceParams { ks: 0.0, kd: 0.0, omega: 0.0, zeta: 1.0 }
+    }
+}
+
+impl ForceParams {
+    /// The feedback gains these parameters describe.
+    pub fn gains(&self) -> Gains {
+        if self.omega > 0.0 { Gains::from_frequency(self.omega, self.zeta) } else { Gains { ks: self.ks, kd: self.kd } }
+    }
+}
+
+impl Params for ForceParams {
+    fn check(&self, given: &[&str]) -> Result<(), String> {
+        let has = |k: &str| given.contains(&k);
+        if (has("omega") || has("zeta")) && (has("ks") || has("kd")) {
+            return Err("give the feedback either as (ks, kd) or as (omega, zeta), not both".into());
+        }
+        Ok(())
+    }
+}
+
+impl FormulationParams for ForceParams {
+    fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
+        Ok(Dynamics::Ode(Box::new(Force::new(scene, self.gains(), solver)?)))
+    }
+}
+
+/// The registry entry of `force`.
+pub const ENTRY: FormulationEntry = FormulationEntry::of::<ForceParams>(
+    "force",
+    "acceleration level, J W J^T lambda = -Jdot v - J W Q - ks C - kd Cdot (Witkin eq. 11); an ODE",
+    FormulationKind::Ode,
+);
 
 /// The force-based formulation on one scene, with its workspaces.
 pub struct Force<'a> {

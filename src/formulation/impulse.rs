@@ -8,21 +8,50 @@
 //! is linear in q, C⁺ = C + h_s J v⁺ = (1 − β) C exactly. With `gauss_seidel` as the solver the
 //! solve is the sequential-impulse sweep; λ of the previous step is the warm start when enabled.
 
+use super::Dynamics;
 use super::normal::StepperCore;
+use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
+use crate::params::Params;
 use crate::scene::Scene;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Options of the impulse stepper.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct ImpulseOptions {
-    /// Baumgarte factor β \[1\] in \[0, 1\]: fraction of the position error removed per substep.
+    /// Baumgarte factor: fraction of C removed per substep
+    #[schemars(range(min = 0, max = 1), extend("unit" = "1"))]
     pub beta: f64,
-    /// Start each solve from the previous step's λ.
+    /// start each solve from the previous lambda
     pub warm_start: bool,
-    /// Substeps per step.
+    /// substeps per step
+    #[schemars(range(min = 1, max = 100_000))]
     pub substeps: usize,
 }
+
+impl Default for ImpulseOptions {
+    fn default() -> Self {
+        ImpulseOptions { beta: 0.2, warm_start: true, substeps: 1 }
+    }
+}
+
+impl Params for ImpulseOptions {}
+
+impl FormulationParams for ImpulseOptions {
+    fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
+        Ok(Dynamics::Stepper(Box::new(Impulse::new(scene, *self, solver)?)))
+    }
+}
+
+/// The registry entry of `impulse`.
+pub const ENTRY: FormulationEntry = FormulationEntry::of::<ImpulseOptions>(
+    "impulse",
+    "velocity level, J W J^T lambda = -(J v* + beta/h C), sequential impulses with gauss_seidel; a stepper",
+    FormulationKind::Stepper,
+);
 
 /// The impulse-based stepper on one scene, with its workspaces.
 pub struct Impulse<'a> {

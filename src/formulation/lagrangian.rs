@@ -7,10 +7,34 @@
 //! and the cloth have no global parametrization and report "not applicable".
 //! The constraint force for the power metric is Q̂ = M q̈ − Q with q̈ = J ü + J̇ u̇.
 
-use super::{NotApplicable, SecondOrderOde, SolverCounters};
+use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
+use super::{Dynamics, NotApplicable, SecondOrderOde, SolverCounters};
 use crate::linsolve::{LinearSolver, Operator, SolveError};
 use crate::model::System;
+use crate::params::Params;
 use crate::scene::{Parametrization, Scene};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of `lagrangian`: none (the reduced coordinates come from the scene).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LagrangianParams {}
+
+impl Params for LagrangianParams {}
+
+impl FormulationParams for LagrangianParams {
+    fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
+        Ok(Dynamics::Ode(Box::new(Lagrangian::new(scene, solver)?)))
+    }
+}
+
+/// The registry entry of `lagrangian`.
+pub const ENTRY: FormulationEntry = FormulationEntry::of::<LagrangianParams>(
+    "lagrangian",
+    "reduced coordinates, J^T M J u'' = J^T Q - J^T M Jdot u' (Witkin eq. 13); an ODE; open chains only",
+    FormulationKind::Ode,
+);
 
 /// The reduced-coordinate formulation on one scene, with its workspaces.
 pub struct Lagrangian<'a> {

@@ -15,9 +15,9 @@ pub mod registry;
 mod soft_step;
 mod xpbd;
 
-pub use force::Force;
+pub use force::{Force, ForceParams};
 pub use impulse::Impulse;
-pub use lagrangian::Lagrangian;
+pub use lagrangian::{Lagrangian, LagrangianParams};
 pub use pgs::{Pgs, PgsOptions};
 pub use rattle::{Rattle, RattleOptions};
 pub use soft_step::{SoftStep, SoftStepOptions};

@@ -18,26 +18,58 @@
 //! The reported constraint force is Q̂ = Jᵀλ / h over all rows. On a scene without contact it is
 //! `impulse` with its own projected sweeps (the same solution when the sweeps converge).
 
+use super::Dynamics;
 use super::normal::StepperCore;
+use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, SolverCounters, Stepper};
 use crate::constraint::joint3::Side;
 use crate::contact::{Contact, ContactSet};
 use crate::linsolve::{LinearSolver, SolveError, SolveInfo};
+use crate::params::Params;
 use crate::scene::Scene;
 use nalgebra::Vector3;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Options of the PGS contact stepper.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct PgsOptions {
-    /// Baumgarte factor β (fraction of C or penetration removed per step).
+    /// Baumgarte factor on C and on penetration, per step
+    #[schemars(range(min = 0, max = 1), extend("unit" = "1"))]
     pub beta: f64,
-    /// Penetration \[m\] left uncorrected (keeps resting contacts from jittering).
+    /// penetration left uncorrected
+    #[schemars(range(min = 0), extend("unit" = "m"))]
     pub slop: f64,
-    /// Gauss–Seidel sweeps per step at most.
+    /// projected Gauss-Seidel sweeps per step at most
+    #[schemars(range(min = 1, max = 1_000_000))]
     pub iterations: usize,
-    /// Sweeps stop when no row changes its velocity by more than tol \[m/s or rad/s\].
+    /// sweeps stop when no row changes its velocity by more
+    #[schemars(extend("unit" = "m/s", "exclusiveMinimum" = 0))]
     pub tol: f64,
 }
+
+impl Default for PgsOptions {
+    fn default() -> Self {
+        PgsOptions { beta: 0.2, slop: 0.001, iterations: 100, tol: 1e-10 }
+    }
+}
+
+impl Params for PgsOptions {}
+
+impl FormulationParams for PgsOptions {
+    fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
+        Ok(Dynamics::Stepper(Box::new(Pgs::new(scene, *self, solver)?)))
+    }
+}
+
+/// The registry entry of `pgs`.
+pub const ENTRY: FormulationEntry = FormulationEntry::of::<PgsOptions>(
+    "pgs",
+    "velocity level with contact and Coulomb friction (lambda_n >= 0, |lambda_t| <= mu lambda_n), projected Gauss-Seidel, warm-started (seed 001); a stepper, solver gauss_seidel",
+    FormulationKind::Stepper,
+)
+.with_own_solver("gauss_seidel");
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Row {

@@ -17,20 +17,49 @@
 //! the update is the exponential-map (Lie group) variant of RATTLE, which is symmetric and of
 //! order 2 but not the symplectic RATTLE of the rotation-matrix formulation (GNI §VII.5).
 
+use super::Dynamics;
 use super::normal::StepperCore;
+use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
 use crate::metrics::inf_norm;
+use crate::params::Params;
 use crate::scene::Scene;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Options of the RATTLE stepper.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct RattleOptions {
-    /// Newton stops when ‖C(q)‖∞ ≤ tol (units of the constraint rows).
+    /// Newton stops when |C|inf <= tol
+    #[schemars(extend("unit" = "units of C", "exclusiveMinimum" = 0))]
     pub tol: f64,
-    /// Newton iteration cap per step.
+    /// Newton iterations per step before the run fails
+    #[schemars(range(min = 1, max = 100_000))]
     pub max_iter: usize,
 }
+
+impl Default for RattleOptions {
+    fn default() -> Self {
+        RattleOptions { tol: 1e-10, max_iter: 50 }
+    }
+}
+
+impl Params for RattleOptions {}
+
+impl FormulationParams for RattleOptions {
+    fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
+        Ok(Dynamics::Stepper(Box::new(Rattle::new(scene, *self, solver)?)))
+    }
+}
+
+/// The registry entry of `rattle`.
+pub const ENTRY: FormulationEntry = FormulationEntry::of::<RattleOptions>(
+    "rattle",
+    "SHAKE/RATTLE: symplectic, order 2, on C = 0 and J v = 0 to tol (Newton with one factorization per step); a stepper",
+    FormulationKind::Stepper,
+);
 
 /// The RATTLE stepper on one scene, with its workspaces.
 pub struct Rattle<'a> {

@@ -15,21 +15,51 @@
 //! all rows at once with the cell's linear solver, and the relax stage reuses the factorization of
 //! the solve stage (J at the substep start; Box2D updates anchors with the body rotations).
 
+use super::Dynamics;
 use super::normal::StepperCore;
+use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
+use crate::params::Params;
 use crate::scene::Scene;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Options of the soft step.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct SoftStepOptions {
-    /// Substeps per step (Box2D default 4).
+    /// substeps per step (Box2D default 4)
+    #[schemars(range(min = 1, max = 100_000))]
     pub substeps: usize,
-    /// Constraint frequency f \[Hz\] (Box2D jointHertz default 60).
+    /// constraint stiffness as a frequency (Box2D jointHertz 60)
+    #[schemars(extend("unit" = "Hz", "exclusiveMinimum" = 0))]
     pub hertz: f64,
-    /// Damping ratio ζ (Box2D jointDampingRatio default 2).
+    /// constraint damping ratio (Box2D jointDampingRatio 2)
+    #[schemars(range(min = 0), extend("unit" = "1"))]
     pub damping_ratio: f64,
 }
+
+impl Default for SoftStepOptions {
+    fn default() -> Self {
+        SoftStepOptions { substeps: 4, hertz: 60.0, damping_ratio: 2.0 }
+    }
+}
+
+impl Params for SoftStepOptions {}
+
+impl FormulationParams for SoftStepOptions {
+    fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
+        Ok(Dynamics::Stepper(Box::new(SoftStep::new(scene, *self, solver)?)))
+    }
+}
+
+/// The registry entry of `soft_step`.
+pub const ENTRY: FormulationEntry = FormulationEntry::of::<SoftStepOptions>(
+    "soft_step",
+    "Box2D v3 soft step: substeps with soft velocity constraints (frequency, damping ratio) and a rigid relax pass; a stepper",
+    FormulationKind::Stepper,
+);
 
 /// The soft-step stepper on one scene, with its workspaces.
 pub struct SoftStep<'a> {

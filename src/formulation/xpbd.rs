@@ -32,27 +32,67 @@
 //! Convergence is quadratic where Gauss–Newton's rate h_s² |λ|/(m ℓ) exceeds 1 — a long chain's
 //! tension at large steps. Constraints without a K_g factor get their Gauss–Newton block.
 
+use super::Dynamics;
 use super::normal::StepperCore;
+use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
+use crate::params::Params;
 use crate::scene::Scene;
 use crate::sparse::BlockJacobian;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Options of the XPBD stepper.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 pub struct XpbdOptions {
-    /// Substeps per step.
+    /// substeps per step
+    #[schemars(range(min = 1, max = 100_000))]
     pub substeps: usize,
-    /// Constraint-projection iterations per substep.
+    /// projection iterations per substep
+    #[schemars(range(min = 1, max = 10_000))]
     pub iterations: usize,
-    /// Compliance α (inverse stiffness) \[units of C per N\]; 0 is rigid.
+    /// compliance alpha of every constraint (0 = rigid)
+    #[schemars(range(min = 0), extend("unit" = "units of C per N"))]
     pub compliance: f64,
-    /// Full Newton iterations (geometric stiffness, residual g, warm-started λ) instead of XPBD's.
+    /// full Newton iterations (geometric stiffness, residual g, multipliers warm-started)
     pub newton: bool,
-    /// Newton only: stop a substep's iterations early once max_r |C_r + α̃λ_r| ≤ `tol` (checked from
-    /// the second iteration on, with the C evaluated for it) \[units of C\]; 0 = always `iterations`.
+    /// newton only: stop a substep's iterations once max |C + alpha/h^2 lambda| <= tol (0: always `iterations`)
+    #[schemars(range(min = 0), extend("unit" = "units of C"))]
     pub tol: f64,
 }
+
+impl Default for XpbdOptions {
+    fn default() -> Self {
+        XpbdOptions { substeps: 10, iterations: 1, compliance: 0.0, newton: false, tol: 0.0 }
+    }
+}
+
+impl Params for XpbdOptions {
+    fn check(&self, _given: &[&str]) -> Result<(), String> {
+        if self.tol > 0.0 && !self.newton {
+            return Err(format!(
+                "parameter `tol` = {} applies only with `newton` = true; set newton: true or remove tol",
+                self.tol
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl FormulationParams for XpbdOptions {
+    fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
+        Ok(Dynamics::Stepper(Box::new(Xpbd::new(scene, *self, solver)?)))
+    }
+}
+
+/// The registry entry of `xpbd`.
+pub const ENTRY: FormulationEntry = FormulationEntry::of::<XpbdOptions>(
+    "xpbd",
+    "XPBD with substeps: compliant position projection (J W J^T + alpha/h^2) dlambda = -C - alpha/h^2 lambda; a stepper",
+    FormulationKind::Stepper,
+);
 
 /// The XPBD stepper on one scene, with its workspaces.
 pub struct Xpbd<'a> {

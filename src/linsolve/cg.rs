@@ -7,11 +7,18 @@
 //!
 //!   r₀ = b − A x₀, p₀ = r₀;  α = rᵀr / pᵀAp;  x += α p;  r −= α A p;  β = r′ᵀr′ / rᵀr;  p = r′ + β p
 
-use super::{ITERATIVE_PARAMS, LinearSolver, Operator, SolveError, SolveInfo, Stopping, norm, relative_residual};
-use crate::params::{ParamSpec, ParamValues};
+use super::registry::{SolverEntry, SolverKind};
+use super::{LinearSolver, Operator, SolveError, SolveInfo, Stopping, norm, relative_residual};
+use crate::params::ParamTable;
 
-/// Parameters of `cg`.
-pub const PARAMS: &[ParamSpec] = &ITERATIVE_PARAMS;
+/// The registry entry of `cg`: its parameters are the shared [`Stopping`] rule.
+pub const ENTRY: SolverEntry = SolverEntry {
+    name: "cg",
+    summary: "matrix-free conjugate gradient on J W J^T (Witkin 4.4), warm start",
+    kind: SolverKind::Iterative,
+    params: ParamTable::of::<Stopping>(),
+    build: |p| Box::new(Cg::new(*p.get())),
+};
 
 /// Conjugate gradient on the operator, with warm start.
 #[derive(Debug)]
@@ -27,11 +34,6 @@ impl Cg {
     /// A CG solver with the given stopping rule.
     pub fn new(stop: Stopping) -> Self {
         Cg { stop, r: vec![], p: vec![], ap: vec![], scratch: vec![] }
-    }
-
-    /// Builds from resolved registry parameters.
-    pub fn from_params(p: &ParamValues) -> Self {
-        Cg::new(Stopping::from_params(p))
     }
 }
 

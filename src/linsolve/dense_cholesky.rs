@@ -3,7 +3,9 @@
 //! Fails with `NotPositiveDefinite` on a non-positive pivot, which is what redundant constraints
 //! (a singular J W Jᵀ) produce. O(m³/3) per solve.
 
+use super::registry::{SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, SolveError, SolveInfo, relative_residual};
+use crate::params::{NoParams, ParamTable};
 use dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt;
 use faer::{Conj, MatMut, Par};
@@ -60,3 +62,12 @@ impl LinearSolver for DenseCholesky {
         Ok(SolveInfo { iterations: 1, residual })
     }
 }
+
+/// The registry entry of `dense_cholesky`.
+pub const ENTRY: SolverEntry = SolverEntry {
+    name: "dense_cholesky",
+    summary: "dense Cholesky (faer); small SPD systems",
+    kind: SolverKind::Direct,
+    params: ParamTable::of::<NoParams>(),
+    build: |_| Box::new(DenseCholesky::default()),
+};

@@ -4,7 +4,9 @@
 //! Alg. 3.4.1), done in place in a matrix allocated once per run; then L y = P b, U x = y. The
 //! reference solver the others are checked against. O(m³) per solve: not for large systems.
 
+use super::registry::{SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, SolveError, SolveInfo, relative_residual};
+use crate::params::{NoParams, ParamTable};
 use nalgebra::{DMatrix, DVector};
 
 /// Dense LU with partial pivoting.
@@ -70,3 +72,12 @@ impl LinearSolver for DenseLu {
         Ok(SolveInfo { iterations: 1, residual })
     }
 }
+
+/// The registry entry of `dense_lu`.
+pub const ENTRY: SolverEntry = SolverEntry {
+    name: "dense_lu",
+    summary: "dense LU with partial pivoting (nalgebra); small systems, reference",
+    kind: SolverKind::Direct,
+    params: ParamTable::of::<NoParams>(),
+    build: |_| Box::new(DenseLu::default()),
+};

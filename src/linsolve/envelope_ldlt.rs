@@ -14,7 +14,9 @@
 //! and where each assembled entry goes are computed in [`LinearSolver::prepare`]; a solve assembles,
 //! factors and substitutes into buffers allocated there.
 
+use super::registry::{SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, SolveError, SolveInfo};
+use crate::params::{NoParams, ParamTable};
 use crate::sparse::NormalMatrix;
 
 /// Envelope LDLᵀ with the layout computed once per run.
@@ -306,3 +308,12 @@ impl LinearSolver for EnvelopeLdlt {
         Ok(SolveInfo { iterations: 1, residual })
     }
 }
+
+/// The registry entry of `envelope_ldlt`.
+pub const ENTRY: SolverEntry = SolverEntry {
+    name: "envelope_ldlt",
+    summary: "envelope (profile) LDL^T of J W J^T, natural or RCM order: linear cost on banded systems (chains), sqrt(m) wide on grids",
+    kind: SolverKind::Direct,
+    params: ParamTable::of::<NoParams>(),
+    build: |_| Box::new(EnvelopeLdlt::default()),
+};

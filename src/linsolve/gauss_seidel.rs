@@ -8,23 +8,41 @@
 //! block, so a sweep costs O(rows). After each sweep the true residual ‖b − J u‖ / ‖b‖ is checked.
 //! For a dense A (the reduced mass matrix) it is the textbook row sweep (Saad 2003, §4.1).
 
-use super::{ITERATIVE_PARAMS, LinearSolver, Operator, SolveError, SolveInfo, Stopping, norm};
+use super::registry::{SolverEntry, SolverKind};
+use super::{LinearSolver, Operator, SolveError, SolveInfo, Stopping, norm};
 use crate::constraint::MAX_LOCAL_DOF;
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::{ParamTable, Params};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// Parameters of `gauss_seidel`.
-pub const PARAMS: &[ParamSpec] = &[
-    ITERATIVE_PARAMS[0],
-    ITERATIVE_PARAMS[1],
-    ITERATIVE_PARAMS[2],
-    ParamSpec {
-        name: "omega",
-        default: 1.0,
-        unit: "1",
-        domain: Domain::Positive,
-        doc: "relaxation factor in (0, 2); 1 is plain Gauss-Seidel",
-    },
-];
+/// Parameters of `gauss_seidel`: the shared stopping rule and the relaxation factor ω.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(default)]
+pub struct GaussSeidelParams {
+    /// Stopping rule.
+    #[serde(flatten)]
+    pub stop: Stopping,
+    /// relaxation factor; 1 is plain Gauss-Seidel (SOR converges on SPD matrices exactly for 0 < omega < 2)
+    #[schemars(extend("unit" = "1", "exclusiveMinimum" = 0, "exclusiveMaximum" = 2))]
+    pub omega: f64,
+}
+
+impl Default for GaussSeidelParams {
+    fn default() -> Self {
+        GaussSeidelParams { stop: Stopping::default(), omega: 1.0 }
+    }
+}
+
+impl Params for GaussSeidelParams {}
+
+/// The registry entry of `gauss_seidel`.
+pub const ENTRY: SolverEntry = SolverEntry {
+    name: "gauss_seidel",
+    summary: "Gauss-Seidel/SOR; on J W J^T the sequential-impulse sweep",
+    kind: SolverKind::Iterative,
+    params: ParamTable::of::<GaussSeidelParams>(),
+    build: |p| Box::new(GaussSeidel::new(*p.get())),
+};
 
 /// Gauss-Seidel / SOR with warm start; sequential impulses on J W Jᵀ.
 #[derive(Debug)]
@@ -37,9 +55,9 @@ pub struct GaussSeidel {
 }
 
 impl GaussSeidel {
-    /// Builds from resolved registry parameters.
-    pub fn from_params(p: &ParamValues) -> Self {
-        GaussSeidel { stop: Stopping::from_params(p), omega: p.get("omega"), diag: vec![], u: vec![], ax: vec![] }
+    /// Builds from its parameters.
+    pub fn new(p: GaussSeidelParams) -> Self {
+        GaussSeidel { stop: p.stop, omega: p.omega, diag: vec![], u: vec![], ax: vec![] }
     }
 
     fn residual(b: &[f64], ax: &[f64], nb: f64) -> f64 {

@@ -3,16 +3,40 @@
 //! row is updated from the same old iterate, so it parallelises but converges only for ω small
 //! enough (for the chain's J W Jᵀ, ω ≤ 2/λ_max(D⁻¹A) ≈ 1; the default 2/3 is the classic damping).
 
-use super::{ITERATIVE_PARAMS, LinearSolver, Operator, SolveError, SolveInfo, Stopping, norm};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use super::registry::{SolverEntry, SolverKind};
+use super::{LinearSolver, Operator, SolveError, SolveInfo, Stopping, norm};
+use crate::params::{ParamTable, Params};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// Parameters of `jacobi`.
-pub const PARAMS: &[ParamSpec] = &[
-    ITERATIVE_PARAMS[0],
-    ITERATIVE_PARAMS[1],
-    ITERATIVE_PARAMS[2],
-    ParamSpec { name: "omega", default: 2.0 / 3.0, unit: "1", domain: Domain::Positive, doc: "damping factor (0, 1]" },
-];
+/// Parameters of `jacobi`: the shared stopping rule and the relaxation factor ω.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(default)]
+pub struct JacobiParams {
+    /// Stopping rule.
+    #[serde(flatten)]
+    pub stop: Stopping,
+    /// damping factor
+    #[schemars(range(max = 1), extend("unit" = "1", "exclusiveMinimum" = 0))]
+    pub omega: f64,
+}
+
+impl Default for JacobiParams {
+    fn default() -> Self {
+        JacobiParams { stop: Stopping::default(), omega: 2.0 / 3.0 }
+    }
+}
+
+impl Params for JacobiParams {}
+
+/// The registry entry of `jacobi`.
+pub const ENTRY: SolverEntry = SolverEntry {
+    name: "jacobi",
+    summary: "damped Jacobi, matrix-free on J W J^T",
+    kind: SolverKind::Iterative,
+    params: ParamTable::of::<JacobiParams>(),
+    build: |p| Box::new(Jacobi::new(*p.get())),
+};
 
 /// Damped Jacobi with warm start.
 #[derive(Debug)]
@@ -25,9 +49,9 @@ pub struct Jacobi {
 }
 
 impl Jacobi {
-    /// Builds from resolved registry parameters.
-    pub fn from_params(p: &ParamValues) -> Self {
-        Jacobi { stop: Stopping::from_params(p), omega: p.get("omega"), diag: vec![], ax: vec![], scratch: vec![] }
+    /// Builds from its parameters.
+    pub fn new(p: JacobiParams) -> Self {
+        Jacobi { stop: p.stop, omega: p.omega, diag: vec![], ax: vec![], scratch: vec![] }
     }
 }
 

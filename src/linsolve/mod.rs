@@ -26,7 +26,6 @@ pub use jacobi::Jacobi;
 pub use pcg_ic0::PcgIc0;
 pub use sparse_cholesky::SparseCholesky;
 
-use crate::params::{Domain, ParamSpec, ParamValues};
 use crate::sparse::{BlockJacobian, NormalMatrix};
 
 /// What is added to the diagonal of J W Jᵀ.
@@ -262,26 +261,28 @@ pub(crate) fn relative_residual(op: &Operator, b: &[f64], x: &[f64], ax: &mut [f
 }
 
 /// Stopping rule shared by the iterative solvers.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(default)]
 pub struct Stopping {
-    /// Relative residual tolerance.
+    /// relative residual tolerance ||b - A x|| / ||b||
+    #[schemars(extend("unit" = "1", "exclusiveMinimum" = 0))]
     pub tol: f64,
-    /// Iteration cap.
+    /// iteration cap
+    #[schemars(range(min = 1, max = 100_000_000))]
     pub max_iter: usize,
-    /// Whether reaching the cap above tolerance is an error (true) or accepted and reported (false).
+    /// true: missing tol at the cap ends the run; false: accept the last iterate (fixed-iteration studies)
     pub require_convergence: bool,
 }
 
-impl Stopping {
-    /// Reads `tol`, `max_iter`, `require_convergence` from resolved parameters.
-    pub fn from_params(p: &ParamValues) -> Self {
-        Stopping {
-            tol: p.get("tol"),
-            max_iter: p.get_usize("max_iter"),
-            require_convergence: p.get("require_convergence") != 0.0,
-        }
+impl Default for Stopping {
+    fn default() -> Self {
+        Stopping { tol: 1e-10, max_iter: 1000, require_convergence: true }
     }
+}
 
+impl crate::params::Params for Stopping {}
+
+impl Stopping {
     /// The outcome of an iteration that ended with `residual` after `iterations`.
     pub fn finish(&self, solver: &'static str, iterations: usize, residual: f64) -> Result<SolveInfo, SolveError> {
         if !residual.is_finite() {
@@ -293,28 +294,3 @@ impl Stopping {
         Ok(SolveInfo { iterations, residual })
     }
 }
-
-/// The parameters every iterative solver shares.
-pub const ITERATIVE_PARAMS: [ParamSpec; 3] = [
-    ParamSpec {
-        name: "tol",
-        default: 1e-10,
-        unit: "1",
-        domain: Domain::Positive,
-        doc: "relative residual tolerance ||b - A x|| / ||b||",
-    },
-    ParamSpec {
-        name: "max_iter",
-        default: 1000.0,
-        unit: "1",
-        domain: Domain::Integer { min: 1, max: 100_000_000 },
-        doc: "iteration cap",
-    },
-    ParamSpec {
-        name: "require_convergence",
-        default: 1.0,
-        unit: "1",
-        domain: Domain::Integer { min: 0, max: 1 },
-        doc: "1: missing tol at the cap ends the run; 0: accept the last iterate (fixed-iteration studies)",
-    },
-];

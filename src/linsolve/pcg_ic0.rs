@@ -15,11 +15,18 @@
 //! with σ = 1e-3, 1e-2, … (Manteuffel 1980); the shift only changes the preconditioner, not the
 //! system solved. Unlike `cg`, this solver assembles A (no longer matrix-free).
 
-use super::{ITERATIVE_PARAMS, LinearSolver, Operator, SolveError, SolveInfo, Stopping, norm};
-use crate::params::{ParamSpec, ParamValues};
+use super::registry::{SolverEntry, SolverKind};
+use super::{LinearSolver, Operator, SolveError, SolveInfo, Stopping, norm};
+use crate::params::ParamTable;
 
-/// Parameters of `pcg_ic0`.
-pub const PARAMS: &[ParamSpec] = &ITERATIVE_PARAMS;
+/// The registry entry of `pcg_ic0`: its parameters are the shared [`Stopping`] rule.
+pub const ENTRY: SolverEntry = SolverEntry {
+    name: "pcg_ic0",
+    summary: "conjugate gradient preconditioned by incomplete Cholesky IC(0) of the assembled J W J^T; exact in one iteration on chains",
+    kind: SolverKind::Iterative,
+    params: ParamTable::of::<Stopping>(),
+    build: |p| Box::new(PcgIc0::new(*p.get())),
+};
 
 const NOT_SPARSE: &str = "pcg_ic0 factors the assembled sparse J W Jᵀ; the dense reduced mass matrix of `lagrangian` has no sparse pattern — use cg, dense_lu or dense_cholesky";
 
@@ -39,11 +46,6 @@ impl PcgIc0 {
     /// A solver with the given stopping rule.
     pub fn new(stop: Stopping) -> Self {
         PcgIc0 { stop, a: vec![], u: vec![], r: vec![], z: vec![], p: vec![], ap: vec![] }
-    }
-
-    /// Builds from resolved registry parameters.
-    pub fn from_params(p: &ParamValues) -> Self {
-        PcgIc0::new(Stopping::from_params(p))
     }
 }
 

@@ -2,10 +2,9 @@
 //! the solver-agreement tests and `tinkertoy list` pick it up.
 
 use super::{
-    Cg, DenseCholesky, DenseLu, EnvelopeLdlt, GaussSeidel, Jacobi, LinearSolver, PcgIc0, SparseCholesky, cg,
-    gauss_seidel, jacobi, pcg_ic0,
+    LinearSolver, cg, dense_cholesky, dense_lu, envelope_ldlt, gauss_seidel, jacobi, pcg_ic0, sparse_cholesky,
 };
-use crate::params::{ParamSpec, ParamValues};
+use crate::params::{ParamTable, Resolved};
 
 /// Whether a solver is exact up to rounding or iterates to a tolerance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +16,7 @@ pub enum SolverKind {
 }
 
 /// One registered linear solver.
+#[derive(Clone, Copy)]
 pub struct SolverEntry {
     /// Registry name used in configs.
     pub name: &'static str,
@@ -25,69 +25,21 @@ pub struct SolverEntry {
     /// Direct or iterative.
     pub kind: SolverKind,
     /// Declared parameters.
-    pub params: &'static [ParamSpec],
-    /// Builds a solver from resolved parameters.
-    pub build: fn(&ParamValues) -> Box<dyn LinearSolver>,
+    pub params: ParamTable,
+    /// Builds a solver from its resolved parameters (of the type `params` declares).
+    pub build: fn(&Resolved) -> Box<dyn LinearSolver>,
 }
 
 /// Every linear solver.
 pub const SOLVERS: &[SolverEntry] = &[
-    SolverEntry {
-        name: "dense_lu",
-        summary: "dense LU with partial pivoting (nalgebra); small systems, reference",
-        kind: SolverKind::Direct,
-        params: &[],
-        build: |_| Box::new(DenseLu::default()),
-    },
-    SolverEntry {
-        name: "dense_cholesky",
-        summary: "dense Cholesky (faer); small SPD systems",
-        kind: SolverKind::Direct,
-        params: &[],
-        build: |_| Box::new(DenseCholesky::default()),
-    },
-    SolverEntry {
-        name: "sparse_cholesky",
-        summary: "sparse Cholesky of J W J^T (faer), symbolic analysis once per run",
-        kind: SolverKind::Direct,
-        params: &[],
-        build: |_| Box::new(SparseCholesky::default()),
-    },
-    SolverEntry {
-        name: "envelope_ldlt",
-        summary: "envelope (profile) LDL^T of J W J^T, natural or RCM order: linear cost on banded systems (chains), sqrt(m) wide on grids",
-        kind: SolverKind::Direct,
-        params: &[],
-        build: |_| Box::new(EnvelopeLdlt::default()),
-    },
-    SolverEntry {
-        name: "cg",
-        summary: "matrix-free conjugate gradient on J W J^T (Witkin 4.4), warm start",
-        kind: SolverKind::Iterative,
-        params: cg::PARAMS,
-        build: |p| Box::new(Cg::from_params(p)),
-    },
-    SolverEntry {
-        name: "pcg_ic0",
-        summary: "conjugate gradient preconditioned by incomplete Cholesky IC(0) of the assembled J W J^T; exact in one iteration on chains",
-        kind: SolverKind::Iterative,
-        params: pcg_ic0::PARAMS,
-        build: |p| Box::new(PcgIc0::from_params(p)),
-    },
-    SolverEntry {
-        name: "gauss_seidel",
-        summary: "Gauss-Seidel/SOR; on J W J^T the sequential-impulse sweep",
-        kind: SolverKind::Iterative,
-        params: gauss_seidel::PARAMS,
-        build: |p| Box::new(GaussSeidel::from_params(p)),
-    },
-    SolverEntry {
-        name: "jacobi",
-        summary: "damped Jacobi, matrix-free on J W J^T",
-        kind: SolverKind::Iterative,
-        params: jacobi::PARAMS,
-        build: |p| Box::new(Jacobi::from_params(p)),
-    },
+    dense_lu::ENTRY,
+    dense_cholesky::ENTRY,
+    sparse_cholesky::ENTRY,
+    envelope_ldlt::ENTRY,
+    cg::ENTRY,
+    pcg_ic0::ENTRY,
+    gauss_seidel::ENTRY,
+    jacobi::ENTRY,
 ];
 
 /// Looks up a solver by name.

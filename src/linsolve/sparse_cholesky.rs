@@ -6,7 +6,9 @@
 //! triangle). Fails with `NotPositiveDefinite` when constraints are redundant. The reported
 //! residual ‖b − A x‖ / ‖b‖ uses the assembled A.
 
+use super::registry::{SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, SolveError, SolveInfo, relative_residual};
+use crate::params::{NoParams, ParamTable};
 use dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::LltError;
 use faer::sparse::linalg::cholesky::{
@@ -104,3 +106,12 @@ impl LinearSolver for SparseCholesky {
         Ok(SolveInfo { iterations: 1, residual })
     }
 }
+
+/// The registry entry of `sparse_cholesky`.
+pub const ENTRY: SolverEntry = SolverEntry {
+    name: "sparse_cholesky",
+    summary: "sparse Cholesky of J W J^T (faer), symbolic analysis once per run",
+    kind: SolverKind::Direct,
+    params: ParamTable::of::<NoParams>(),
+    build: |_| Box::new(SparseCholesky::default()),
+};

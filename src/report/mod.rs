@@ -11,7 +11,6 @@ use crate::experiment::grid::Variant;
 use crate::experiment::{Cell, Experiment, RunResult, Status};
 use crate::integrator::Control;
 use crate::integrator::registry::IntegratorKind;
-use crate::params::fmt_num;
 use provenance::Provenance;
 use std::path::{Path, PathBuf};
 
@@ -100,7 +99,7 @@ impl Variant {
         if self.params.is_empty() {
             vec!["defaults".into()]
         } else {
-            self.params.iter().map(|(k, v)| format!("{k} = {}", fmt_num(*v))).collect()
+            self.params.iter().map(|(k, v)| format!("{k} = {v}")).collect()
         }
     }
 }

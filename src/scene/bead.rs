@@ -2,28 +2,52 @@
 //! released at rest from angle `angle0` (measured from +x, counter-clockwise; seed 002 starts at
 //! p = (1, 0)). Reference: it is a pendulum of length R, so the exact θ(t) of [`super::pendulum`].
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{AngleChain, EnergyScale, Reference, Scene, SceneError};
 use crate::constraint::Circle;
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the bead scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "radius", default: 1.0, unit: "m", domain: Domain::Positive, doc: "circle radius R" },
-    ParamSpec { name: "mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "bead mass" },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "downward gravity g" },
-    ParamSpec {
-        name: "angle0",
-        default: 0.0,
-        unit: "rad",
-        domain: Domain::Real,
-        doc: "initial position angle from +x",
-    },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct BeadParams {
+    /// circle radius R
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub radius: f64,
+    /// bead mass
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass: f64,
+    /// downward gravity g
+    #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
+    pub gravity: f64,
+    /// initial position angle from +x
+    #[schemars(extend("unit" = "rad"))]
+    pub angle0: f64,
+}
+
+impl Default for BeadParams {
+    fn default() -> Self {
+        BeadParams { radius: 1.0, mass: 1.0, gravity: 9.81, angle0: 0.0 }
+    }
+}
+
+impl Params for BeadParams {}
+
+impl SceneParams for BeadParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry = SceneEntry::of::<BeadParams>("bead", "bead on a circle under gravity (seed 002)");
 
 /// Builds the bead scene.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (r, m, g, a0) = (p.get("radius"), p.get("mass"), p.get("gravity"), p.get("angle0"));
+pub fn build(p: &BeadParams) -> Result<Scene, SceneError> {
+    let (r, m, g, a0) = (p.radius, p.mass, p.gravity, p.angle0);
     let mut system = System::new();
     let bead = system.add_body(Body::particle2(m))?;
     system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;

@@ -4,28 +4,54 @@
 //! Rows: 2 (pin) + N − 1 (links). Energy scale: Σ m g · depth of each mass when hanging straight
 //! down, Σ_i m g i ℓ = m g ℓ N(N − 1)/2, since E₀ = 0 at the horizontal start.
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{AngleChain, EnergyScale, Scene, SceneError};
 use crate::constraint::{Distance, Pin};
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the chain scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 10.0,
-        unit: "1",
-        domain: Domain::Integer { min: 2, max: 10_000_000 },
-        doc: "number of particles (the first is pinned)",
-    },
-    ParamSpec { name: "link", default: 0.1, unit: "m", domain: Domain::Positive, doc: "link length" },
-    ParamSpec { name: "mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "mass of each particle" },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "downward gravity g" },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChainParams {
+    /// number of particles (the first is pinned)
+    #[schemars(range(min = 2, max = 10_000_000))]
+    pub n: usize,
+    /// link length
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub link: f64,
+    /// mass of each particle
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass: f64,
+    /// downward gravity g
+    #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
+    pub gravity: f64,
+}
+
+impl Default for ChainParams {
+    fn default() -> Self {
+        ChainParams { n: 10, link: 0.1, mass: 1.0, gravity: 9.81 }
+    }
+}
+
+impl Params for ChainParams {}
+
+impl SceneParams for ChainParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry =
+    SceneEntry::of::<ChainParams>("chain", "N particles, first pinned, rigid links, released horizontal")
+        .with_test_size(&[("n", 6.0)]);
 
 /// Builds the chain scene.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (n, link, m, g) = (p.get_usize("n"), p.get("link"), p.get("mass"), p.get("gravity"));
+pub fn build(p: &ChainParams) -> Result<Scene, SceneError> {
+    let (n, link, m, g) = (p.n, p.link, p.mass, p.gravity);
     let mut system = System::new();
     let mut q0 = Vec::with_capacity(2 * n);
     for i in 0..n {

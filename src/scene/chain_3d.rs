@@ -3,31 +3,62 @@
 //! ±`zigzag` from the x axis in the horizontal x–z plane), so it falls and swings out of any plane.
 //! Gravity along −y.
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError, pose3, push_pose};
 use crate::constraint::Ball;
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
 use nalgebra::{UnitQuaternion, Vector3};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the 3D chain scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "n", default: 4.0, unit: "1", domain: Domain::Integer { min: 1, max: 100_000 }, doc: "links" },
-    ParamSpec { name: "link", default: 0.5, unit: "m", domain: Domain::Positive, doc: "link length (joint to joint)" },
-    ParamSpec { name: "width", default: 0.05, unit: "m", domain: Domain::Positive, doc: "link cross-section side" },
-    ParamSpec { name: "mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "mass per link" },
-    ParamSpec {
-        name: "zigzag",
-        default: 0.5,
-        unit: "rad",
-        domain: Domain::Real,
-        doc: "alternating angle of the links from the x axis",
-    },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::NonNegative, doc: "gravity along -y" },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct Chain3dParams {
+    /// links
+    #[schemars(range(min = 1, max = 100_000))]
+    pub n: usize,
+    /// link length (joint to joint)
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub link: f64,
+    /// link cross-section side
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub width: f64,
+    /// mass per link
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass: f64,
+    /// alternating angle of the links from the x axis
+    #[schemars(extend("unit" = "rad"))]
+    pub zigzag: f64,
+    /// gravity along -y
+    #[schemars(range(min = 0), extend("unit" = "m/s^2"))]
+    pub gravity: f64,
+}
+
+impl Default for Chain3dParams {
+    fn default() -> Self {
+        Chain3dParams { n: 4, link: 0.5, width: 0.05, mass: 1.0, zigzag: 0.5, gravity: 9.81 }
+    }
+}
+
+impl Params for Chain3dParams {}
+
+impl SceneParams for Chain3dParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry = SceneEntry::of::<Chain3dParams>(
+    "chain_3d",
+    "N rigid-3D links joined by ball joints, hung from the origin, released in a horizontal zig-zag (seed 001)",
+);
 
 /// Builds the 3D chain.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (n, len, w, m, g) = (p.get_usize("n"), p.get("link"), p.get("width"), p.get("mass"), p.get("gravity"));
+pub fn build(p: &Chain3dParams) -> Result<Scene, SceneError> {
+    let (n, len, w, m, g) = (p.n, p.link, p.width, p.mass, p.gravity);
     let mut system = System::new();
     system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;
     system.add_force(Force::Gyroscopic)?;
@@ -35,7 +66,7 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
     let mut joint = Vector3::zeros();
     let mut prev = None;
     for i in 0..n {
-        let phi = if i % 2 == 0 { p.get("zigzag") } else { -p.get("zigzag") };
+        let phi = if i % 2 == 0 { p.zigzag } else { -p.zigzag };
         let dir = Vector3::new(phi.cos(), 0.0, phi.sin());
         // Ry(−φ) turns the body x axis onto dir.
         let pose = pose3(joint + 0.5 * len * dir, UnitQuaternion::from_axis_angle(&Vector3::y_axis(), -phi));

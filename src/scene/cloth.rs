@@ -11,49 +11,61 @@
 //!
 //! Rows: 2·3 (pins) + (W − 1) H + W (H − 1) (links).
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError};
 use crate::constraint::{Distance, Pin};
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the cloth scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "width",
-        default: 10.0,
-        unit: "1",
-        domain: Domain::Integer { min: 2, max: 4000 },
-        doc: "particles per row (W)",
-    },
-    ParamSpec {
-        name: "height",
-        default: 10.0,
-        unit: "1",
-        domain: Domain::Integer { min: 2, max: 4000 },
-        doc: "rows of particles (H)",
-    },
-    ParamSpec {
-        name: "spacing",
-        default: 0.1,
-        unit: "m",
-        domain: Domain::Positive,
-        doc: "rest length of each structural link",
-    },
-    ParamSpec { name: "mass", default: 0.1, unit: "kg", domain: Domain::Positive, doc: "mass of each particle" },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "gravity along -y" },
-    ParamSpec {
-        name: "sag",
-        default: 0.5,
-        unit: "rad",
-        domain: Domain::NonNegative,
-        doc: "total turning angle of each row's initial arc; 0 = taut pinned row (redundant constraints)",
-    },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClothParams {
+    /// particles per row (W)
+    #[schemars(range(min = 2, max = 4000))]
+    pub width: usize,
+    /// rows of particles (H)
+    #[schemars(range(min = 2, max = 4000))]
+    pub height: usize,
+    /// rest length of each structural link
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub spacing: f64,
+    /// mass of each particle
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass: f64,
+    /// gravity along -y
+    #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
+    pub gravity: f64,
+    /// total turning angle of each row's initial arc; 0 = taut pinned row (redundant constraints)
+    #[schemars(range(min = 0), extend("unit" = "rad"))]
+    pub sag: f64,
+}
+
+impl Default for ClothParams {
+    fn default() -> Self {
+        ClothParams { width: 10, height: 10, spacing: 0.1, mass: 0.1, gravity: 9.81, sag: 0.5 }
+    }
+}
+
+impl Params for ClothParams {}
+
+impl SceneParams for ClothParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry =
+    SceneEntry::of::<ClothParams>("cloth", "W x H 3D particle grid, structural links, two pinned corners")
+        .with_test_size(&[("width", 4.0), ("height", 3.0)]);
 
 /// Builds the cloth scene.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (w, h) = (p.get_usize("width"), p.get_usize("height"));
-    let (s, m, g, sag) = (p.get("spacing"), p.get("mass"), p.get("gravity"), p.get("sag"));
+pub fn build(p: &ClothParams) -> Result<Scene, SceneError> {
+    let (w, h) = (p.width, p.height);
+    let (s, m, g, sag) = (p.spacing, p.mass, p.gravity, p.sag);
     if sag >= std::f64::consts::PI {
         return Err(SceneError::Geometry {
             scene: "cloth",

@@ -5,26 +5,62 @@
 //! Body frame: thickness along x, height along y (the hinge axis), width along z; the hinge edge
 //! is at body z = −width/2 and passes through the world origin.
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError, pose3, push_pose};
 use crate::constraint::Hinge;
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
 use nalgebra::{UnitQuaternion, Vector3};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the door scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "width", default: 0.8, unit: "m", domain: Domain::Positive, doc: "door width" },
-    ParamSpec { name: "height", default: 2.0, unit: "m", domain: Domain::Positive, doc: "door height" },
-    ParamSpec { name: "thickness", default: 0.04, unit: "m", domain: Domain::Positive, doc: "door thickness" },
-    ParamSpec { name: "mass", default: 20.0, unit: "kg", domain: Domain::Positive, doc: "door mass" },
-    ParamSpec { name: "tilt", default: 0.2, unit: "rad", domain: Domain::Real, doc: "hinge axis tilt from vertical" },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::NonNegative, doc: "gravity along -y" },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct DoorParams {
+    /// door width
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub width: f64,
+    /// door height
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub height: f64,
+    /// door thickness
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub thickness: f64,
+    /// door mass
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass: f64,
+    /// hinge axis tilt from vertical
+    #[schemars(extend("unit" = "rad"))]
+    pub tilt: f64,
+    /// gravity along -y
+    #[schemars(range(min = 0), extend("unit" = "m/s^2"))]
+    pub gravity: f64,
+}
+
+impl Default for DoorParams {
+    fn default() -> Self {
+        DoorParams { width: 0.8, height: 2.0, thickness: 0.04, mass: 20.0, tilt: 0.2, gravity: 9.81 }
+    }
+}
+
+impl Params for DoorParams {}
+
+impl SceneParams for DoorParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry = SceneEntry::of::<DoorParams>(
+    "door",
+    "rigid-3D door on a hinge tilted from vertical, swinging under gravity (seed 001)",
+);
 
 /// Builds the door.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (w, h, t, m, tilt, g) =
-        (p.get("width"), p.get("height"), p.get("thickness"), p.get("mass"), p.get("tilt"), p.get("gravity"));
+pub fn build(p: &DoorParams) -> Result<Scene, SceneError> {
+    let (w, h, t, m, tilt, g) = (p.width, p.height, p.thickness, p.mass, p.tilt, p.gravity);
     let mut system = System::new();
     system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;
     system.add_force(Force::Gyroscopic)?;

@@ -2,38 +2,70 @@
 //! from the first to the second; released at rest from angles θ₁, θ₂ (from the downward vertical).
 //! Chaotic for large angles; no closed-form reference.
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{AngleChain, EnergyScale, Scene, SceneError};
 use crate::constraint::Distance;
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the double pendulum scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "length1", default: 1.0, unit: "m", domain: Domain::Positive, doc: "upper rod length" },
-    ParamSpec { name: "length2", default: 1.0, unit: "m", domain: Domain::Positive, doc: "lower rod length" },
-    ParamSpec { name: "mass1", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "upper mass" },
-    ParamSpec { name: "mass2", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "lower mass" },
-    ParamSpec {
-        name: "theta1",
-        default: 1.0,
-        unit: "rad",
-        domain: Domain::Real,
-        doc: "upper rod angle from the downward vertical",
-    },
-    ParamSpec {
-        name: "theta2",
-        default: 0.5,
-        unit: "rad",
-        domain: Domain::Real,
-        doc: "lower rod angle from the downward vertical",
-    },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "downward gravity g" },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct DoublePendulumParams {
+    /// upper rod length
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub length1: f64,
+    /// lower rod length
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub length2: f64,
+    /// upper mass
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass1: f64,
+    /// lower mass
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass2: f64,
+    /// upper rod angle from the downward vertical
+    #[schemars(extend("unit" = "rad"))]
+    pub theta1: f64,
+    /// lower rod angle from the downward vertical
+    #[schemars(extend("unit" = "rad"))]
+    pub theta2: f64,
+    /// downward gravity g
+    #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
+    pub gravity: f64,
+}
+
+impl Default for DoublePendulumParams {
+    fn default() -> Self {
+        DoublePendulumParams {
+            length1: 1.0,
+            length2: 1.0,
+            mass1: 1.0,
+            mass2: 1.0,
+            theta1: 1.0,
+            theta2: 0.5,
+            gravity: 9.81,
+        }
+    }
+}
+
+impl Params for DoublePendulumParams {}
+
+impl SceneParams for DoublePendulumParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry = SceneEntry::of::<DoublePendulumParams>("double_pendulum", "two point masses, two rods");
 
 /// Builds the double pendulum scene.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (l1, l2, m1, m2) = (p.get("length1"), p.get("length2"), p.get("mass1"), p.get("mass2"));
-    let (t1, t2, g) = (p.get("theta1"), p.get("theta2"), p.get("gravity"));
+pub fn build(p: &DoublePendulumParams) -> Result<Scene, SceneError> {
+    let (l1, l2, m1, m2) = (p.length1, p.length2, p.mass1, p.mass2);
+    let (t1, t2, g) = (p.theta1, p.theta2, p.gravity);
     let mut system = System::new();
     let a = system.add_body(Body::particle2(m1))?;
     let b = system.add_body(Body::particle2(m2))?;

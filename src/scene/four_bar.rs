@@ -6,43 +6,79 @@
 //! Assembly: A = a (cos φ₀, sin φ₀); B is the intersection of the circles |B − A| = b and
 //! |B − O₄| = c on the left of the directed line A → O₄ (the upper branch for the defaults).
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError};
 use crate::constraint::Revolute;
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the four-bar scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "ground",
-        default: 1.0,
-        unit: "m",
-        domain: Domain::Positive,
-        doc: "distance between the world pivots d",
-    },
-    ParamSpec { name: "crank", default: 0.4, unit: "m", domain: Domain::Positive, doc: "crank length a" },
-    ParamSpec { name: "coupler", default: 1.2, unit: "m", domain: Domain::Positive, doc: "coupler length b" },
-    ParamSpec { name: "rocker", default: 0.8, unit: "m", domain: Domain::Positive, doc: "rocker length c" },
-    ParamSpec { name: "phi0", default: 1.0, unit: "rad", domain: Domain::Real, doc: "initial crank angle" },
-    ParamSpec {
-        name: "density",
-        default: 1.0,
-        unit: "kg/m",
-        domain: Domain::Positive,
-        doc: "mass per length of every bar",
-    },
-    ParamSpec { name: "torque", default: 0.0, unit: "N m", domain: Domain::Real, doc: "constant torque on the crank" },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "gravity along -y" },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct FourBarParams {
+    /// distance between the world pivots d
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub ground: f64,
+    /// crank length a
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub crank: f64,
+    /// coupler length b
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub coupler: f64,
+    /// rocker length c
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub rocker: f64,
+    /// initial crank angle
+    #[schemars(extend("unit" = "rad"))]
+    pub phi0: f64,
+    /// mass per length of every bar
+    #[schemars(extend("unit" = "kg/m", "exclusiveMinimum" = 0))]
+    pub density: f64,
+    /// constant torque on the crank
+    #[schemars(extend("unit" = "N m"))]
+    pub torque: f64,
+    /// gravity along -y
+    #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
+    pub gravity: f64,
+}
+
+impl Default for FourBarParams {
+    fn default() -> Self {
+        FourBarParams {
+            ground: 1.0,
+            crank: 0.4,
+            coupler: 1.2,
+            rocker: 0.8,
+            phi0: 1.0,
+            density: 1.0,
+            torque: 0.0,
+            gravity: 9.81,
+        }
+    }
+}
+
+impl Params for FourBarParams {}
+
+impl SceneParams for FourBarParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry =
+    SceneEntry::of::<FourBarParams>("four_bar", "closed loop of three rigid bars between two world pivots");
 
 fn bar_pose(from: [f64; 2], to: [f64; 2]) -> [f64; 3] {
     [0.5 * (from[0] + to[0]), 0.5 * (from[1] + to[1]), (to[1] - from[1]).atan2(to[0] - from[0])]
 }
 
 /// Builds the four-bar scene.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (d, a, b, c) = (p.get("ground"), p.get("crank"), p.get("coupler"), p.get("rocker"));
-    let (phi, rho, tau, g) = (p.get("phi0"), p.get("density"), p.get("torque"), p.get("gravity"));
+pub fn build(p: &FourBarParams) -> Result<Scene, SceneError> {
+    let (d, a, b, c) = (p.ground, p.crank, p.coupler, p.rocker);
+    let (phi, rho, tau, g) = (p.phi0, p.density, p.torque, p.gravity);
     let o2 = [0.0, 0.0];
     let o4 = [d, 0.0];
     let pa = [a * phi.cos(), a * phi.sin()];

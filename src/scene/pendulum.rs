@@ -4,32 +4,53 @@
 //! Reference: the exact period T = 4 √(L/g) K(sin²(θ₀/2)), K the complete elliptic integral of the
 //! first kind (e.g. Landau & Lifshitz, Mechanics §11, problem 1; DLMF 19.2.8 for K).
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{AngleChain, EnergyScale, Reference, Scene, SceneError};
 use crate::constraint::Distance;
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
 use crate::special::{ellip_k, jacobi_sn};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the pendulum scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "length", default: 1.0, unit: "m", domain: Domain::Positive, doc: "rod length L" },
-    ParamSpec {
-        name: "theta0",
-        default: 0.5,
-        unit: "rad",
-        domain: Domain::Real,
-        doc: "release angle from the downward vertical, |theta0| < pi",
-    },
-    ParamSpec { name: "mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "bob mass" },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "downward gravity g" },
-    ParamSpec {
-        name: "omega0",
-        default: 0.0,
-        unit: "rad/s",
-        domain: Domain::Real,
-        doc: "initial angular velocity (the exact reference needs 0)",
-    },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct PendulumParams {
+    /// rod length L
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub length: f64,
+    /// release angle from the downward vertical, |theta0| < pi
+    #[schemars(extend("unit" = "rad"))]
+    pub theta0: f64,
+    /// bob mass
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass: f64,
+    /// downward gravity g
+    #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
+    pub gravity: f64,
+    /// initial angular velocity (the exact reference needs 0)
+    #[schemars(extend("unit" = "rad/s"))]
+    pub omega0: f64,
+}
+
+impl Default for PendulumParams {
+    fn default() -> Self {
+        PendulumParams { length: 1.0, theta0: 0.5, mass: 1.0, gravity: 9.81, omega0: 0.0 }
+    }
+}
+
+impl Params for PendulumParams {}
+
+impl SceneParams for PendulumParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry =
+    SceneEntry::of::<PendulumParams>("pendulum", "simple pendulum; reference: exact period via K(k^2)");
 
 /// The exact period \[s\] of a pendulum of length `l` \[m\] released at rest from `theta0` \[rad\]
 /// under gravity `g` \[m/s²\].
@@ -47,8 +68,8 @@ pub fn exact_angle(l: f64, g: f64, theta0: f64, t: f64) -> f64 {
 }
 
 /// Builds the pendulum scene.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (l, t0, m, g, w0) = (p.get("length"), p.get("theta0"), p.get("mass"), p.get("gravity"), p.get("omega0"));
+pub fn build(p: &PendulumParams) -> Result<Scene, SceneError> {
+    let (l, t0, m, g, w0) = (p.length, p.theta0, p.mass, p.gravity, p.omega0);
     if t0.abs() >= std::f64::consts::PI {
         return Err(SceneError::Geometry {
             scene: "pendulum",

@@ -5,33 +5,78 @@
 //! Started at crank angle θ₀ with angular velocity ω₀ and the consistent piston velocity
 //! ẋ_p = −r ω₀ sin θ₀ (1 + r cos θ₀ / √(L² − r² sin² θ₀)), x_p = r cos θ₀ + √(L² − r² sin² θ₀).
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError, pose3, push_pose};
 use crate::constraint::{Hinge, RigidDistance, Slider};
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
 use nalgebra::{UnitQuaternion, Vector3};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the piston scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "radius", default: 0.2, unit: "m", domain: Domain::Positive, doc: "crank radius r" },
-    ParamSpec { name: "rod", default: 0.6, unit: "m", domain: Domain::Positive, doc: "rod length L > r" },
-    ParamSpec { name: "crank_mass", default: 2.0, unit: "kg", domain: Domain::Positive, doc: "crank disc mass" },
-    ParamSpec { name: "piston_mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "piston mass" },
-    ParamSpec { name: "theta0", default: 0.5, unit: "rad", domain: Domain::Real, doc: "initial crank angle" },
-    ParamSpec { name: "omega0", default: 5.0, unit: "rad/s", domain: Domain::Real, doc: "initial crank speed" },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::NonNegative, doc: "gravity along -y" },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct PistonParams {
+    /// crank radius r
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub radius: f64,
+    /// rod length L > r
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub rod: f64,
+    /// crank disc mass
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub crank_mass: f64,
+    /// piston mass
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub piston_mass: f64,
+    /// initial crank angle
+    #[schemars(extend("unit" = "rad"))]
+    pub theta0: f64,
+    /// initial crank speed
+    #[schemars(extend("unit" = "rad/s"))]
+    pub omega0: f64,
+    /// gravity along -y
+    #[schemars(range(min = 0), extend("unit" = "m/s^2"))]
+    pub gravity: f64,
+}
+
+impl Default for PistonParams {
+    fn default() -> Self {
+        PistonParams {
+            radius: 0.2,
+            rod: 0.6,
+            crank_mass: 2.0,
+            piston_mass: 1.0,
+            theta0: 0.5,
+            omega0: 5.0,
+            gravity: 9.81,
+        }
+    }
+}
+
+impl Params for PistonParams {}
+
+impl SceneParams for PistonParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry =
+    SceneEntry::of::<PistonParams>("piston", "crank on a hinge, rod (distance joint), piston on a slider (seed 001)");
 
 /// Builds the piston mechanism.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (r, l, th, w0, g) = (p.get("radius"), p.get("rod"), p.get("theta0"), p.get("omega0"), p.get("gravity"));
+pub fn build(p: &PistonParams) -> Result<Scene, SceneError> {
+    let (r, l, th, w0, g) = (p.radius, p.rod, p.theta0, p.omega0, p.gravity);
     if l <= r {
         return Err(SceneError::Geometry {
             scene: "piston",
             reason: format!("rod = {l} m must exceed radius = {r} m for the crank to turn"),
         });
     }
-    let (mc, mp) = (p.get("crank_mass"), p.get("piston_mass"));
+    let (mc, mp) = (p.crank_mass, p.piston_mass);
     let mut system = System::new();
     system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;
     system.add_force(Force::Gyroscopic)?;

@@ -3,26 +3,55 @@
 //! down with the constant acceleration g (sin α − μ cos α). Gravity along −y; the ramp rises
 //! along +x: its outward normal is (−sin α, cos α, 0) through the origin.
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError, pose3, push_pose};
 use crate::contact::{ContactSet, Material, Plane, Shape};
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
 use nalgebra::{UnitQuaternion, Vector3};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the ramp scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "angle",
-        default: 0.5235987755982988,
-        unit: "rad",
-        domain: Domain::Positive,
-        doc: "incline (30 deg)",
-    },
-    ParamSpec { name: "mu", default: 0.3, unit: "1", domain: Domain::NonNegative, doc: "friction coefficient" },
-    ParamSpec { name: "size", default: 0.2, unit: "m", domain: Domain::Positive, doc: "cube edge" },
-    ParamSpec { name: "mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "cube mass" },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "gravity along -y" },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct RampParams {
+    /// incline (30 deg)
+    #[schemars(extend("unit" = "rad", "exclusiveMinimum" = 0))]
+    pub angle: f64,
+    /// friction coefficient
+    #[schemars(range(min = 0), extend("unit" = "1"))]
+    pub mu: f64,
+    /// cube edge
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub size: f64,
+    /// cube mass
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass: f64,
+    /// gravity along -y
+    #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
+    pub gravity: f64,
+}
+
+impl Default for RampParams {
+    fn default() -> Self {
+        RampParams { angle: 0.5235987755982988, mu: 0.3, size: 0.2, mass: 1.0, gravity: 9.81 }
+    }
+}
+
+impl Params for RampParams {}
+
+impl SceneParams for RampParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry = SceneEntry::of::<RampParams>(
+    "ramp",
+    "box on a 30 deg ramp with Coulomb friction: sticks for mu >= tan 30 deg, slides otherwise (seed 001)",
+);
 
 /// The unit vector pointing down the ramp of incline `angle` \[rad\].
 pub fn downhill(angle: f64) -> Vector3<f64> {
@@ -30,8 +59,8 @@ pub fn downhill(angle: f64) -> Vector3<f64> {
 }
 
 /// Builds the ramp scene.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (a, mu, s, m, g) = (p.get("angle"), p.get("mu"), p.get("size"), p.get("mass"), p.get("gravity"));
+pub fn build(p: &RampParams) -> Result<Scene, SceneError> {
+    let (a, mu, s, m, g) = (p.angle, p.mu, p.size, p.mass, p.gravity);
     let normal = Vector3::new(-a.sin(), a.cos(), 0.0);
     let mut system = System::new();
     system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;

@@ -5,25 +5,62 @@ use super::{
     Scene, SceneError, bead, bounce, box_stack, chain, chain_3d, cloth, door, double_pendulum, four_bar, pendulum,
     piston, ramp, slider_crank, torque_free, welded_pendulum,
 };
-use crate::params::{self, ParamError, ParamSpec, ParamValues};
+use crate::params::{ParamError, ParamTable, Params, Resolved, Scalar};
+
+/// The parameters of a scene, which know how to build it.
+pub trait SceneParams: Params {
+    /// Builds the scene (C(q0) = 0 and J v0 = 0 to rounding), or says why these values do not
+    /// describe a buildable mechanism.
+    fn build(&self) -> Result<Scene, SceneError>;
+}
 
 /// One registered scene.
+#[derive(Clone, Copy)]
 pub struct SceneEntry {
     /// Registry name used in configs.
     pub name: &'static str,
     /// One line: what the mechanism is.
     pub summary: &'static str,
     /// Declared parameters with defaults and units.
-    pub params: &'static [ParamSpec],
+    pub params: ParamTable,
     /// Builds the scene from resolved parameters.
-    pub build: fn(&ParamValues) -> Result<Scene, SceneError>,
+    pub build: fn(&Resolved) -> Result<Scene, SceneError>,
+    /// Parameter overrides that make the scene small enough for exhaustive tests (dense
+    /// references, many random instances); empty when the defaults already are.
+    pub test_size: &'static [(&'static str, f64)],
+}
+
+fn build_erased<P: SceneParams>(p: &Resolved) -> Result<Scene, SceneError> {
+    p.get::<P>().build()
 }
 
 impl SceneEntry {
+    /// The entry of a scene whose parameters are `P`.
+    pub const fn of<P: SceneParams>(name: &'static str, summary: &'static str) -> Self {
+        SceneEntry { name, summary, params: ParamTable::of::<P>(), build: build_erased::<P>, test_size: &[] }
+    }
+
+    /// The same entry with the overrides tests use for a small instance.
+    pub const fn with_test_size(self, test_size: &'static [(&'static str, f64)]) -> Self {
+        SceneEntry { test_size, ..self }
+    }
+
+    /// The small instance of the scene that tests use ([`SceneEntry::test_size`]).
+    pub fn build_small(&self) -> Result<Scene, BuildError> {
+        let given: Vec<(&str, Scalar)> = self.test_size.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
+        self.build_default(&given)
+    }
+
     /// Checks `given` against the declared parameters and builds the scene.
-    pub fn build_with(&self, given: &[(String, f64)]) -> Result<Scene, BuildError> {
-        let values = params::resolve(&format!("scene {}", self.name), self.params, given)?;
+    pub fn build_with(&self, given: &[(String, Scalar)]) -> Result<Scene, BuildError> {
+        let values = (self.params.resolve)(&format!("scene {}", self.name), given)?;
         Ok((self.build)(&values)?)
+    }
+
+    /// The scene at its default parameters with `overrides` (tests, benchmarks, scripts).
+    pub fn build_default(&self, overrides: &[(&str, Scalar)]) -> Result<Scene, BuildError> {
+        let given: Vec<(String, Scalar)> = overrides.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        self.build_with(&given)
     }
 }
 
@@ -40,96 +77,21 @@ pub enum BuildError {
 
 /// Every scene.
 pub const SCENES: &[SceneEntry] = &[
-    SceneEntry {
-        name: "bead",
-        summary: "bead on a circle under gravity (seed 002)",
-        params: bead::PARAMS,
-        build: bead::build,
-    },
-    SceneEntry {
-        name: "pendulum",
-        summary: "simple pendulum; reference: exact period via K(k^2)",
-        params: pendulum::PARAMS,
-        build: pendulum::build,
-    },
-    SceneEntry {
-        name: "double_pendulum",
-        summary: "two point masses, two rods",
-        params: double_pendulum::PARAMS,
-        build: double_pendulum::build,
-    },
-    SceneEntry {
-        name: "chain",
-        summary: "N particles, first pinned, rigid links, released horizontal",
-        params: chain::PARAMS,
-        build: chain::build,
-    },
-    SceneEntry {
-        name: "cloth",
-        summary: "W x H 3D particle grid, structural links, two pinned corners",
-        params: cloth::PARAMS,
-        build: cloth::build,
-    },
-    SceneEntry {
-        name: "slider_crank",
-        summary: "torque-driven wheel, rod and slider (seed 003)",
-        params: slider_crank::PARAMS,
-        build: slider_crank::build,
-    },
-    SceneEntry {
-        name: "four_bar",
-        summary: "closed loop of three rigid bars between two world pivots",
-        params: four_bar::PARAMS,
-        build: four_bar::build,
-    },
-    SceneEntry {
-        name: "torque_free",
-        summary: "torque-free asymmetric rigid-3D body spun about its intermediate axis: it flips (seed 001)",
-        params: torque_free::PARAMS,
-        build: torque_free::build,
-    },
-    SceneEntry {
-        name: "chain_3d",
-        summary: "N rigid-3D links joined by ball joints, hung from the origin, released in a horizontal zig-zag (seed 001)",
-        params: chain_3d::PARAMS,
-        build: chain_3d::build,
-    },
-    SceneEntry {
-        name: "door",
-        summary: "rigid-3D door on a hinge tilted from vertical, swinging under gravity (seed 001)",
-        params: door::PARAMS,
-        build: door::build,
-    },
-    SceneEntry {
-        name: "piston",
-        summary: "crank on a hinge, rod (distance joint), piston on a slider (seed 001)",
-        params: piston::PARAMS,
-        build: piston::build,
-    },
-    SceneEntry {
-        name: "welded_pendulum",
-        summary: "bar on a ball joint with a cross bar welded to it: asymmetric 3D compound pendulum (seed 001)",
-        params: welded_pendulum::PARAMS,
-        build: welded_pendulum::build,
-    },
-    SceneEntry {
-        name: "ramp",
-        summary: "box on a 30 deg ramp with Coulomb friction: sticks for mu >= tan 30 deg, slides otherwise (seed 001)",
-        params: ramp::PARAMS,
-        build: ramp::build,
-    },
-    SceneEntry {
-        name: "box_stack",
-        summary: "N cubes stacked on the ground, released at rest: contact and friction must hold it (seed 001)",
-        params: box_stack::PARAMS,
-        build: box_stack::build,
-    },
-    SceneEntry {
-        name: "bounce",
-        summary: "spheres dropped in an offset column onto the ground: restitution, sphere-sphere contact (seed 001)",
-        params: bounce::PARAMS,
-        build: bounce::build,
-    },
+    bead::ENTRY,
+    pendulum::ENTRY,
+    double_pendulum::ENTRY,
+    chain::ENTRY,
+    cloth::ENTRY,
+    slider_crank::ENTRY,
+    four_bar::ENTRY,
+    torque_free::ENTRY,
+    chain_3d::ENTRY,
+    door::ENTRY,
+    piston::ENTRY,
+    welded_pendulum::ENTRY,
+    ramp::ENTRY,
+    box_stack::ENTRY,
+    bounce::ENTRY,
 ];
 
 /// Looks up a scene by name.

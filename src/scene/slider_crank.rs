@@ -6,57 +6,75 @@
 //!
 //! Initial geometry: crank pin P = r (cos φ₀, sin φ₀); slider S = (r cos φ₀ + √(ℓ² − r² sin² φ₀), 0).
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError};
 use crate::constraint::{Ground, Prismatic, Revolute};
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the slider-crank scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "crank_radius",
-        default: 0.5,
-        unit: "m",
-        domain: Domain::Positive,
-        doc: "distance from wheel centre to crank pin r",
-    },
-    ParamSpec {
-        name: "rod_length",
-        default: 1.5,
-        unit: "m",
-        domain: Domain::Positive,
-        doc: "connecting rod length l (> r)",
-    },
-    ParamSpec {
-        name: "torque",
-        default: 10.0,
-        unit: "N m",
-        domain: Domain::Real,
-        doc: "constant motor torque on the wheel",
-    },
-    ParamSpec { name: "phi0", default: 0.5, unit: "rad", domain: Domain::Real, doc: "initial crank angle" },
-    ParamSpec {
-        name: "wheel_mass",
-        default: 1.0,
-        unit: "kg",
-        domain: Domain::Positive,
-        doc: "wheel mass (uniform disc of radius r)",
-    },
-    ParamSpec { name: "rod_mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "rod mass (slender bar)" },
-    ParamSpec {
-        name: "slider_mass",
-        default: 1.0,
-        unit: "kg",
-        domain: Domain::Positive,
-        doc: "slider mass (0.2 m x 0.1 m block)",
-    },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::Positive, doc: "gravity along -y" },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SliderCrankParams {
+    /// distance from wheel centre to crank pin r
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub crank_radius: f64,
+    /// connecting rod length l (> r)
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub rod_length: f64,
+    /// constant motor torque on the wheel
+    #[schemars(extend("unit" = "N m"))]
+    pub torque: f64,
+    /// initial crank angle
+    #[schemars(extend("unit" = "rad"))]
+    pub phi0: f64,
+    /// wheel mass (uniform disc of radius r)
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub wheel_mass: f64,
+    /// rod mass (slender bar)
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub rod_mass: f64,
+    /// slider mass (0.2 m x 0.1 m block)
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub slider_mass: f64,
+    /// gravity along -y
+    #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
+    pub gravity: f64,
+}
+
+impl Default for SliderCrankParams {
+    fn default() -> Self {
+        SliderCrankParams {
+            crank_radius: 0.5,
+            rod_length: 1.5,
+            torque: 10.0,
+            phi0: 0.5,
+            wheel_mass: 1.0,
+            rod_mass: 1.0,
+            slider_mass: 1.0,
+            gravity: 9.81,
+        }
+    }
+}
+
+impl Params for SliderCrankParams {}
+
+impl SceneParams for SliderCrankParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry =
+    SceneEntry::of::<SliderCrankParams>("slider_crank", "torque-driven wheel, rod and slider (seed 003)");
 
 /// Builds the slider-crank scene.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (r, l, tau, phi) = (p.get("crank_radius"), p.get("rod_length"), p.get("torque"), p.get("phi0"));
-    let g = p.get("gravity");
+pub fn build(p: &SliderCrankParams) -> Result<Scene, SceneError> {
+    let (r, l, tau, phi) = (p.crank_radius, p.rod_length, p.torque, p.phi0);
+    let g = p.gravity;
     if l <= r {
         return Err(SceneError::Geometry {
             scene: "slider_crank",
@@ -72,7 +90,7 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
     let slider_pose = [slider[0], slider[1], 0.0];
 
     let mut system = System::new();
-    let (mw, mr, ms) = (p.get("wheel_mass"), p.get("rod_mass"), p.get("slider_mass"));
+    let (mw, mr, ms) = (p.wheel_mass, p.rod_mass, p.slider_mass);
     // The ground body is welded; its mass only has to make M invertible.
     let ground = system.add_body(Body::rigid2(1.0, 1.0))?;
     let wheel = system.add_body(Body::rigid2(mw, 0.5 * mw * r * r))?;

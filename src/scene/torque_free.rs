@@ -9,39 +9,59 @@
 //! so Ω (and the body's flip) is periodic with T = 4 K(k²) √(I₁ I₂ I₃ / ((I₃ − I₂)(L² − 2 E I₁))),
 //! and Ω₂ changes sign every T/2. For L² < 2 E I₂ the indices 1 and 3 swap.
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError};
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
 use crate::special::ellip_k;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the torque-free body scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "i1", default: 1.0, unit: "kg m^2", domain: Domain::Positive, doc: "smallest principal moment" },
-    ParamSpec { name: "i2", default: 2.0, unit: "kg m^2", domain: Domain::Positive, doc: "intermediate moment" },
-    ParamSpec { name: "i3", default: 3.0, unit: "kg m^2", domain: Domain::Positive, doc: "largest principal moment" },
-    ParamSpec { name: "mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "mass" },
-    ParamSpec {
-        name: "omega",
-        default: 2.0,
-        unit: "rad/s",
-        domain: Domain::Positive,
-        doc: "initial spin about the intermediate axis",
-    },
-    ParamSpec {
-        name: "wobble",
-        default: 0.01,
-        unit: "1",
-        domain: Domain::Positive,
-        doc: "initial spin about axes 1 and 3, as a fraction of omega",
-    },
-    ParamSpec {
-        name: "gyroscopic",
-        default: 1.0,
-        unit: "0/1",
-        domain: Domain::Integer { min: 0, max: 1 },
-        doc: "include the gyroscopic torque -Omega x I Omega (0 drops it, as some engines do)",
-    },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TorqueFreeParams {
+    /// smallest principal moment
+    #[schemars(extend("unit" = "kg m^2", "exclusiveMinimum" = 0))]
+    pub i1: f64,
+    /// intermediate moment
+    #[schemars(extend("unit" = "kg m^2", "exclusiveMinimum" = 0))]
+    pub i2: f64,
+    /// largest principal moment
+    #[schemars(extend("unit" = "kg m^2", "exclusiveMinimum" = 0))]
+    pub i3: f64,
+    /// mass
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass: f64,
+    /// initial spin about the intermediate axis
+    #[schemars(extend("unit" = "rad/s", "exclusiveMinimum" = 0))]
+    pub omega: f64,
+    /// initial spin about axes 1 and 3, as a fraction of omega
+    #[schemars(extend("unit" = "1", "exclusiveMinimum" = 0))]
+    pub wobble: f64,
+    /// include the gyroscopic torque -Omega x I Omega (false drops it, as some engines do)
+    pub gyroscopic: bool,
+}
+
+impl Default for TorqueFreeParams {
+    fn default() -> Self {
+        TorqueFreeParams { i1: 1.0, i2: 2.0, i3: 3.0, mass: 1.0, omega: 2.0, wobble: 0.01, gyroscopic: true }
+    }
+}
+
+impl Params for TorqueFreeParams {}
+
+impl SceneParams for TorqueFreeParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry = SceneEntry::of::<TorqueFreeParams>(
+    "torque_free",
+    "torque-free asymmetric rigid-3D body spun about its intermediate axis: it flips (seed 001)",
+);
 
 /// The period \[s\] of the body-frame angular velocity Ω(t) of a torque-free body with principal
 /// moments `i` (strictly increasing) \[kg·m²\] started at body angular velocity `w0` \[rad/s\]
@@ -61,8 +81,8 @@ pub fn initial_spin(omega: f64, wobble: f64) -> [f64; 3] {
 }
 
 /// Builds the torque-free body scene.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let i = [p.get("i1"), p.get("i2"), p.get("i3")];
+pub fn build(p: &TorqueFreeParams) -> Result<Scene, SceneError> {
+    let i = [p.i1, p.i2, p.i3];
     if !(i[0] < i[1] && i[1] < i[2]) {
         return Err(SceneError::Geometry {
             scene: "torque_free",
@@ -70,11 +90,11 @@ pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
         });
     }
     let mut system = System::new();
-    system.add_body(Body::rigid3(p.get("mass"), i))?;
-    if p.get("gyroscopic") != 0.0 {
+    system.add_body(Body::rigid3(p.mass, i))?;
+    if p.gyroscopic {
         system.add_force(Force::Gyroscopic)?;
     }
-    let w = initial_spin(p.get("omega"), p.get("wobble"));
+    let w = initial_spin(p.omega, p.wobble);
     let energy = 0.5 * (0..3).map(|k| i[k] * w[k] * w[k]).sum::<f64>();
     Ok(Scene {
         name: "torque_free",

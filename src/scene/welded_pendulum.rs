@@ -3,25 +3,60 @@
 //! compound body is asymmetric. Released at rest with the assembly turned by `angle0` about the
 //! horizontal axis (1, 0, 1)/√2: it swings and spins in 3D. Gravity along −y.
 
+use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError, pose3, push_pose};
 use crate::constraint::{Ball, Weld};
 use crate::model::{Body, Force, System};
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::Params;
 use nalgebra::{Unit, UnitQuaternion, Vector3};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Parameters of the welded pendulum scene.
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "length", default: 1.0, unit: "m", domain: Domain::Positive, doc: "hanging bar length" },
-    ParamSpec { name: "arm", default: 0.6, unit: "m", domain: Domain::Positive, doc: "welded cross bar length" },
-    ParamSpec { name: "mass", default: 1.0, unit: "kg", domain: Domain::Positive, doc: "mass of each bar" },
-    ParamSpec { name: "angle0", default: 0.8, unit: "rad", domain: Domain::Real, doc: "release angle" },
-    ParamSpec { name: "gravity", default: 9.81, unit: "m/s^2", domain: Domain::NonNegative, doc: "gravity along -y" },
-];
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct WeldedPendulumParams {
+    /// hanging bar length
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub length: f64,
+    /// welded cross bar length
+    #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
+    pub arm: f64,
+    /// mass of each bar
+    #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
+    pub mass: f64,
+    /// release angle
+    #[schemars(extend("unit" = "rad"))]
+    pub angle0: f64,
+    /// gravity along -y
+    #[schemars(range(min = 0), extend("unit" = "m/s^2"))]
+    pub gravity: f64,
+}
+
+impl Default for WeldedPendulumParams {
+    fn default() -> Self {
+        WeldedPendulumParams { length: 1.0, arm: 0.6, mass: 1.0, angle0: 0.8, gravity: 9.81 }
+    }
+}
+
+impl Params for WeldedPendulumParams {}
+
+impl SceneParams for WeldedPendulumParams {
+    fn build(&self) -> Result<Scene, SceneError> {
+        build(self)
+    }
+}
+
+/// The registry entry of this scene.
+pub const ENTRY: SceneEntry = SceneEntry::of::<WeldedPendulumParams>(
+    "welded_pendulum",
+    "bar on a ball joint with a cross bar welded to it: asymmetric 3D compound pendulum (seed 001)",
+);
 
 /// Builds the welded pendulum.
-pub fn build(p: &ParamValues) -> Result<Scene, SceneError> {
-    let (len, arm, m, g) = (p.get("length"), p.get("arm"), p.get("mass"), p.get("gravity"));
-    let turn = UnitQuaternion::from_axis_angle(&Unit::new_normalize(Vector3::new(1.0, 0.0, 1.0)), p.get("angle0"));
+pub fn build(p: &WeldedPendulumParams) -> Result<Scene, SceneError> {
+    let (len, arm, m, g) = (p.length, p.arm, p.mass, p.gravity);
+    let turn = UnitQuaternion::from_axis_angle(&Unit::new_normalize(Vector3::new(1.0, 0.0, 1.0)), p.angle0);
     let mut system = System::new();
     system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;
     system.add_force(Force::Gyroscopic)?;

@@ -5,60 +5,69 @@ use super::{Projection, Stabilizer};
 use crate::formulation::NotApplicable;
 use crate::formulation::normal::NormalSolve;
 use crate::linsolve::LinearSolver;
-use crate::params::{Domain, ParamSpec, ParamValues};
+use crate::params::{NoParams, ParamTable, Params, Resolved};
 use crate::scene::Scene;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Builds a stabilizer for a scene with a linear solver (None: no stabilization).
-pub type BuildFn = for<'a> fn(
-    &ParamValues,
-    &'a Scene,
-    Box<dyn LinearSolver>,
-) -> Result<Option<Box<dyn Stabilizer + 'a>>, NotApplicable>;
+pub type BuildFn =
+    for<'a> fn(&Resolved, &'a Scene, Box<dyn LinearSolver>) -> Result<Option<Box<dyn Stabilizer + 'a>>, NotApplicable>;
 
 /// One registered stabilizer.
+#[derive(Clone, Copy)]
 pub struct StabilizerEntry {
     /// Registry name used in configs.
     pub name: &'static str,
     /// One line: what it corrects.
     pub summary: &'static str,
     /// Declared parameters.
-    pub params: &'static [ParamSpec],
+    pub params: ParamTable,
     /// Builds it.
     pub build: BuildFn,
 }
 
-const PROJECTION_PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "tol",
-        default: 1e-10,
-        unit: "units of C",
-        domain: Domain::Positive,
-        doc: "project until |C|inf <= tol",
-    },
-    ParamSpec {
-        name: "max_iter",
-        default: 10.0,
-        unit: "1",
-        domain: Domain::Integer { min: 1, max: 1000 },
-        doc: "Gauss-Newton iterations per step before the run fails",
-    },
-];
+/// Parameters of `projection`.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProjectionParams {
+    /// project until |C|inf <= tol
+    #[schemars(extend("unit" = "units of C", "exclusiveMinimum" = 0))]
+    pub tol: f64,
+    /// Gauss-Newton iterations per step before the run fails
+    #[schemars(range(min = 1, max = 1000))]
+    pub max_iter: usize,
+}
+
+impl Default for ProjectionParams {
+    fn default() -> Self {
+        ProjectionParams { tol: 1e-10, max_iter: 10 }
+    }
+}
+
+impl Params for ProjectionParams {}
 
 /// Every stabilizer.
 pub const STABILIZERS: &[StabilizerEntry] = &[
-    StabilizerEntry { name: "none", summary: "no post-step correction", params: &[], build: |_, _, _| Ok(None) },
+    StabilizerEntry {
+        name: "none",
+        summary: "no post-step correction",
+        params: ParamTable::of::<NoParams>(),
+        build: |_, _, _| Ok(None),
+    },
     StabilizerEntry {
         name: "projection",
         summary: "after each step, Gauss-Newton projection onto C = 0 (M-metric), then onto J v = 0, with the cell's solver",
-        params: PROJECTION_PARAMS,
+        params: ParamTable::of::<ProjectionParams>(),
         build: |p, scene, solver| {
             if scene.system.contacts().is_some() {
                 return Err(NotApplicable(
                     "projection moves bodies onto C = 0 without seeing the contact rows, so it could push them into each other; not applicable to scenes with contact".into(),
                 ));
             }
+            let p: &ProjectionParams = p.get();
             let ns = NormalSolve::new(&scene.system, solver)?;
-            Ok(Some(Box::new(Projection::new(ns, p.get("tol"), p.get_usize("max_iter")))))
+            Ok(Some(Box::new(Projection::new(ns, p.tol, p.max_iter))))
         },
     },
 ];

@@ -8,6 +8,7 @@ use super::{Check, Outcome, Selection, cell_name, of_kind, run_cell};
 use crate::integrator::Control;
 use crate::integrator::registry::IntegratorKind;
 use crate::metrics::observed_order;
+use crate::params::Scalar;
 use crate::scene::pendulum::exact_period;
 use crate::scene::registry as scenes;
 use crate::scene::{Reference, Scene};
@@ -16,8 +17,8 @@ const DOUBLE: &str = include_str!("../../tests/data/double_pendulum_reference.cs
 const CARTESIAN: &str = include_str!("../../tests/data/cartesian_pendulum_reference.csv");
 
 fn scene(name: &str, params: &[(&str, f64)]) -> Scene {
-    let given: Vec<(String, f64)> = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    scenes::find(name).expect("registered scene").build_with(&given).expect("valid built-in parameters")
+    let given: Vec<(&str, Scalar)> = params.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
+    scenes::find(name).expect("registered scene").build_default(&given).expect("valid built-in parameters")
 }
 
 /// Rows of a stored reference: (t, values, error bound).

@@ -9,7 +9,7 @@ use crate::integrator::{Control, Integrator, registry as integrators};
 use crate::linsolve::SolveError;
 use crate::metrics::linear_fit;
 use crate::model::{Body, Force, System};
-use crate::params::resolve;
+use crate::params::Scalar;
 use crate::scene::registry as scenes;
 use crate::scene::{EnergyScale, Scene};
 use nalgebra::{DMatrix, DVector};
@@ -26,8 +26,8 @@ const ORTHO_SCENES: &[(&str, &[(&str, f64)])] = &[
 ];
 
 fn build(name: &str, params: &[(&str, f64)]) -> Scene {
-    let given: Vec<(String, f64)> = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    scenes::find(name).expect("registered scene").build_with(&given).expect("valid built-in parameters")
+    let given: Vec<(&str, Scalar)> = params.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
+    scenes::find(name).expect("registered scene").build_default(&given).expect("valid built-in parameters")
 }
 
 /// Orthonormal basis of null(J(q0)) (columns), from the eigenvectors of JᵀJ with eigenvalue
@@ -146,8 +146,8 @@ pub fn orthogonality(sel: &Selection, out: &mut Vec<Check>) {
                 // A legal velocity: v = N r with a fixed, varied r.
                 let r = DVector::from_fn(nul.ncols(), |i, _| (1.3 * i as f64 + 0.7).sin());
                 scene.v0 = (&nul * r).as_slice().to_vec();
-                let Ok(fp) = resolve(f.name, f.params, &[]) else { continue };
-                let Ok(sp) = resolve(s.name, s.params, &super::tight(s)) else { continue };
+                let fp = f.params.defaults();
+                let Ok(sp) = s.params.with(s.name, &super::tight(s)) else { continue };
                 let Ok(dynamics) = (f.build)(&fp, &scene, (s.build)(&sp)) else { continue };
                 match applied_constraint_force(dynamics, &scene) {
                     Ok((qhat, q_norm, q_end)) => {
@@ -201,9 +201,9 @@ fn reference_integrator(sel: &Selection, stepper: bool) -> Option<&'static integ
 
 fn is_stepper(f: &crate::formulation::registry::FormulationEntry) -> Option<bool> {
     let scene = build("pendulum", &[]);
-    let fp = resolve(f.name, f.params, &[]).ok()?;
-    let sp = resolve("dense_lu", &[], &[]).ok()?;
-    let solver = (crate::linsolve::registry::find("dense_lu")?.build)(&sp);
+    let fp = f.params.defaults();
+    let lu = crate::linsolve::registry::find("dense_lu")?;
+    let solver = (lu.build)(&lu.params.defaults());
     match (f.build)(&fp, &scene, solver).ok()? {
         Dynamics::Ode(_) => Some(false),
         Dynamics::Stepper(_) => Some(true),
@@ -443,11 +443,9 @@ pub fn baumgarte(sel: &Selection, out: &mut Vec<Check>) {
     let bound = 2.0 * (2f64.sqrt() - 1.0);
     for hw in [0.80, 0.86] {
         let (h, w) = (0.01, hw / 0.01);
-        let given = vec![("ks".to_string(), w * w), ("kd".to_string(), 2.0 * w)];
-        let Ok(fp) = resolve(f.name, f.params, &given) else { return };
-        let Ok(Dynamics::Ode(mut ode)) =
-            (f.build)(&fp, &scene, (solver.build)(&resolve("s", &[], &[]).unwrap_or_default()))
-        else {
+        let given = [("ks", Scalar::Num(w * w)), ("kd", Scalar::Num(2.0 * w))];
+        let Ok(fp) = f.params.with(f.name, &given) else { return };
+        let Ok(Dynamics::Ode(mut ode)) = (f.build)(&fp, &scene, (solver.build)(&solver.params.defaults())) else {
             return;
         };
         let Some(mut it) = integrator("symplectic_euler", h) else { return };

@@ -16,7 +16,7 @@ use crate::formulation::registry::FormulationEntry;
 use crate::integrator::Control;
 use crate::integrator::registry::{IntegratorEntry, IntegratorKind};
 use crate::linsolve::registry::SolverEntry;
-use crate::params::{fmt_num, resolve};
+use crate::params::{Scalar, fmt_num};
 use crate::scene::Scene;
 use std::fmt::Write;
 
@@ -75,9 +75,9 @@ pub struct Selection<'a> {
 
 /// Parameters that make an iterative solver accurate enough not to pollute what is validated
 /// (relative residual 1e-13, up to 1e5 iterations); none for direct solvers.
-pub(crate) fn tight(s: &SolverEntry) -> Vec<(String, f64)> {
-    if s.params.iter().any(|p| p.name == "tol") {
-        vec![("tol".into(), 1e-13), ("max_iter".into(), 1e5)]
+pub(crate) fn tight(s: &SolverEntry) -> Vec<(&'static str, Scalar)> {
+    if (s.params.specs)().iter().any(|p| p.name == "tol") {
+        vec![("tol", Scalar::Num(1e-13)), ("max_iter", Scalar::Num(1e5))]
     } else {
         vec![]
     }
@@ -95,9 +95,9 @@ pub(crate) fn run_cell(
 ) -> Option<RunResult> {
     let spec = CellSpec {
         formulation: f,
-        formulation_params: resolve(f.name, f.params, &[]).ok()?,
+        formulation_params: f.params.defaults(),
         solver: s,
-        solver_params: resolve(s.name, s.params, &tight(s)).ok()?,
+        solver_params: s.params.with(s.name, &tight(s)).ok()?,
         integrator: i,
         control,
         duration,
@@ -105,7 +105,7 @@ pub(crate) fn run_cell(
         drift_bound: 1e6,
         record_state: true,
         stabilizer: crate::stabilization::registry::find("none").expect("registered"),
-        stabilizer_params: Default::default(),
+        stabilizer_params: crate::params::ParamTable::of::<crate::params::NoParams>().defaults(),
     };
     let r = run(scene, &spec);
     (r.summary.status.label() != "n/a").then_some(r)
