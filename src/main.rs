@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tinkertoy::constraint::registry::CONSTRAINTS;
 use tinkertoy::experiment;
-use tinkertoy::formulation::registry::FORMULATIONS;
+use tinkertoy::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind, SolverUse};
 use tinkertoy::integrator::registry::{INTEGRATORS, IntegratorKind};
 use tinkertoy::linsolve::registry::SOLVERS;
 use tinkertoy::params;
@@ -68,12 +68,23 @@ fn list() -> String {
         out.push_str(&format!("  {:<16} {}\n    params: {}\n", c.name, c.summary, c.params));
     }
     // (name, summary, parameters) of every registry that declares parameter tables.
-    type Rows = Vec<(&'static str, &'static str, params::ParamTable)>;
+    type Rows = Vec<(&'static str, String, params::ParamTable)>;
+    let formulation = |e: &FormulationEntry| {
+        let kind = match e.kind {
+            FormulationKind::Ode => "an ODE: pairs with integrators",
+            FormulationKind::Stepper => "its own time stepper: pairs with steps",
+        };
+        let solver = match e.solver {
+            SolverUse::Any => String::new(),
+            SolverUse::Own(s) => format!("; its own solver: {s}"),
+        };
+        (e.name, format!("{} [{kind}{solver}]", e.summary), e.params)
+    };
     let sections: [(&str, Rows); 4] = [
-        ("Scenes", SCENES.iter().map(|e| (e.name, e.summary, e.params)).collect()),
-        ("Formulations", FORMULATIONS.iter().map(|e| (e.name, e.summary, e.params)).collect()),
-        ("Linear solvers", SOLVERS.iter().map(|e| (e.name, e.summary, e.params)).collect()),
-        ("Post-step stabilizers", STABILIZERS.iter().map(|e| (e.name, e.summary, e.params)).collect()),
+        ("Scenes", SCENES.iter().map(|e| (e.name, e.summary.to_string(), e.params)).collect()),
+        ("Formulations", FORMULATIONS.iter().map(formulation).collect()),
+        ("Linear solvers", SOLVERS.iter().map(|e| (e.name, e.summary.to_string(), e.params)).collect()),
+        ("Post-step stabilizers", STABILIZERS.iter().map(|e| (e.name, e.summary.to_string(), e.params)).collect()),
     ];
     for (title, rows) in sections {
         out.push_str(&format!("\n{title}\n"));
@@ -84,10 +95,9 @@ fn list() -> String {
     }
     out.push_str("\nIntegrators\n");
     for i in INTEGRATORS {
-        let kind = match i.kind {
+        let kind = match i.kind() {
             IntegratorKind::Fixed { order } => format!("fixed step h, order {order}"),
             IntegratorKind::Adaptive { order } => format!("adaptive (tolerance), order {order}"),
-            IntegratorKind::Stepper => "fixed step h, stepping formulations only".to_string(),
         };
         out.push_str(&format!("  {:<16} {} [{kind}]\n", i.name, i.summary));
     }
@@ -172,6 +182,7 @@ fn validate_cmd(
             formulations: pick("formulation", &formulation, FORMULATIONS, |e| e.name)?,
             solvers: pick("solver", &solver, SOLVERS, |e| e.name)?,
             integrators: pick("integrator", &integrator, INTEGRATORS, |e| e.name)?,
+            own_steppers: integrator.is_none(),
         })
     })();
     let sel = match sel {

@@ -39,7 +39,7 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
     // (file, substrings the single error line must contain)
     let cases: &[(&str, &[&str])] = &[
         ("bad_yaml.yaml", &["bad_yaml.yaml:4:"]),
-        ("unknown_key.yaml", &[":20:1:", "unknown field `speed`", "expected one of name"]),
+        ("unknown_key.yaml", &[":19:1:", "unknown field `speed`", "expected one of name"]),
         (
             "unknown_formulation.yaml",
             &[":7:11:", "formulations[1].name", "`impuls`", "expected one of: force, impulse,", "lagrangian"],
@@ -59,6 +59,15 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("bad_integer.yaml", &["`n` = 2.5", "an integer in [2, 10000000]"]),
         ("bad_name.yaml", &["`../escape`", "letters, digits"]),
         ("missing_field.yaml", &["missing field `duration`"]),
+        // Pairing (the formulation's kind decides the time axis; a listed item that pairs with
+        // nothing is an error, not a silently empty grid).
+        ("stepper_integrator.yaml", &[":9:11:", "`stepper` is not an integrator", "impulse, pgs, rattle"]),
+        ("ode_without_integrators.yaml", &[":6:11:", "`force` yields an ODE", "integrators", "rk4"]),
+        ("integrators_without_ode.yaml", &["no formulation here yields an ODE", "rattle, xpbd", "force, lagrangian"]),
+        ("pgs_with_solver_params.yaml", &[":5:11:", "`pgs` runs its own `gauss_seidel`", "without parameters"]),
+        // Domains and types from the parameter structs.
+        ("bad_omega.yaml", &[":8:21:", "`omega` = 2.5", "(0, 2)"]),
+        ("bool_as_number.yaml", &[":6:26:", "`warm_start` = 0", "true or false"]),
     ];
     for (file, needles) in cases {
         let reports = temp_dir("bad");
@@ -161,7 +170,7 @@ fn list_names_every_registered_item() {
         "sparse_cholesky",
         "gauss_seidel",
         "dop853",
-        "stepper",
+        "xpbd",
     ] {
         assert!(text.contains(name), "`{name}` missing from list");
     }

@@ -20,7 +20,7 @@ fn pendulum() -> Scene {
 }
 
 fn cell(formulation: &str, integrator: &str, control: Control, duration: f64) -> CellSpec<'static> {
-    CellSpec::named(formulation, &[], "dense_lu", &[], integrator, control, duration).unwrap().bounded(10.0)
+    CellSpec::named(formulation, &[], "dense_lu", &[], Some(integrator), control, duration).unwrap().bounded(10.0)
 }
 
 /// |θ(1) − θ_exact(1)| for one run.
@@ -34,7 +34,7 @@ fn error_at_one(scene: &Scene, formulation: &str, integrator: &str, control: Con
 fn every_fixed_step_integrator_reaches_its_order_on_the_pendulum() {
     let scene = pendulum();
     for entry in INTEGRATORS {
-        let IntegratorKind::Fixed { order } = entry.kind else { continue };
+        let IntegratorKind::Fixed { order } = entry.kind() else { continue };
         // Step sizes in the asymptotic range: small enough that the leading error term dominates,
         // large enough that RK4's error (~h⁴) stays far above rounding (1e-13).
         let hs: Vec<f64> = if order >= 4 {
@@ -60,7 +60,7 @@ fn every_fixed_step_integrator_reaches_its_order_on_the_pendulum() {
 fn adaptive_integrators_get_more_accurate_as_tolerance_falls() {
     let scene = pendulum();
     for entry in INTEGRATORS {
-        let IntegratorKind::Adaptive { .. } = entry.kind else { continue };
+        let IntegratorKind::Adaptive { .. } = entry.kind() else { continue };
         let errs: Vec<f64> = [1e-4, 1e-7, 1e-10]
             .iter()
             .map(|&tol| error_at_one(&scene, "lagrangian", entry.name, Control::Adaptive { rtol: tol, atol: tol }))

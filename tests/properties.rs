@@ -104,7 +104,7 @@ proptest! {
         // Rounding: each energy is a sum of O(E) terms, so the ratio is exact to a few ulps.
         prop_assert!((e(x1, v1) / e(x0, v0) - (1.0 + h * h * w * w)).abs() <= 1e-13);
         // And the registered integrator does exactly that update.
-        let mut it = (integrators::find("explicit_euler").unwrap().build.unwrap())(Control::Fixed { h });
+        let mut it = integrators::find("explicit_euler").unwrap().build(Control::Fixed { h }).unwrap();
         it.prepare(1, 1);
         struct Osc(f64);
         impl tinkertoy::formulation::SecondOrderOde for Osc {
@@ -158,7 +158,12 @@ proptest! {
 /// periods, while RK4's energy error grows linearly (checked by the validate laws).
 #[test]
 fn symplectic_integrators_keep_energy_bounded_and_rk4_drifts() {
-    let sel = Selection { formulations: vec![], solvers: vec![], integrators: INTEGRATORS.iter().collect() };
+    let sel = Selection {
+        formulations: vec![],
+        solvers: vec![],
+        integrators: INTEGRATORS.iter().collect(),
+        own_steppers: false,
+    };
     let checks = run_all(&sel);
     for (case, min) in [("bounded energy, no secular trend", 2), ("secular energy drift", 1), ("energy error order", 1)]
     {

@@ -18,7 +18,7 @@ fn rattle(scene: &Scene, h: f64, duration: f64) -> RunResult {
         &[("tol", Scalar::Num(1e-13))],
         "sparse_cholesky",
         &[],
-        "stepper",
+        None,
         Control::Fixed { h },
         duration,
     )

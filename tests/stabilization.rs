@@ -7,7 +7,7 @@ use tinkertoy::params::Scalar;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
 
-fn cell(scene: &Scene, formulation: &str, integrator: &str, stabilizer: &str) -> RunResult {
+fn cell(scene: &Scene, formulation: &str, integrator: Option<&str>, stabilizer: &str) -> RunResult {
     let st: &[(&str, Scalar)] =
         if stabilizer == "projection" { &[("tol", Scalar::Num(1e-9)), ("max_iter", Scalar::Num(20.0))] } else { &[] };
     let spec =
@@ -20,8 +20,8 @@ fn cell(scene: &Scene, formulation: &str, integrator: &str, stabilizer: &str) ->
 #[test]
 fn projection_holds_a_100_mass_chain_rigid_at_h_1_60() {
     let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(100.0))]).unwrap();
-    let free = cell(&scene, "impulse", "stepper", "none");
-    let held = cell(&scene, "impulse", "stepper", "projection");
+    let free = cell(&scene, "impulse", None, "none");
+    let held = cell(&scene, "impulse", None, "projection");
     assert_eq!(held.summary.status.label(), "ok", "{:?}", held.summary.status);
     // Every sample (every step) is projected to |C|inf <= 1e-9 m.
     assert!(held.summary.max_drift_position <= 1e-9, "max link error {:e}", held.summary.max_drift_position);
@@ -34,7 +34,7 @@ fn projection_holds_a_100_mass_chain_rigid_at_h_1_60() {
 #[test]
 fn projection_does_not_apply_to_reduced_coordinates() {
     let scene = scenes::find("pendulum").unwrap().build_default(&[]).unwrap();
-    let r = cell(&scene, "lagrangian", "rk4", "projection");
+    let r = cell(&scene, "lagrangian", Some("rk4"), "projection");
     assert_eq!(r.summary.status.label(), "n/a");
 }
 
@@ -50,11 +50,10 @@ fn xpbd_compliance_stretches_a_hanging_rod_by_alpha_m_g() {
     let alpha = 1e-3;
     for iterations in [1.0, 3.0] {
         let xpbd: &[(&str, Scalar)] = &[("compliance", Scalar::Num(alpha)), ("iterations", Scalar::Num(iterations))];
-        let spec =
-            CellSpec::named("xpbd", xpbd, "sparse_cholesky", &[], "stepper", Control::Fixed { h: 1.0 / 60.0 }, 5.0)
-                .unwrap()
-                .sampled(1.0 / 60.0)
-                .bounded(10.0);
+        let spec = CellSpec::named("xpbd", xpbd, "sparse_cholesky", &[], None, Control::Fixed { h: 1.0 / 60.0 }, 5.0)
+            .unwrap()
+            .sampled(1.0 / 60.0)
+            .bounded(10.0);
         let r = run(&scene, &spec);
         assert_eq!(r.summary.status.label(), "ok");
         let mean = r.samples.iter().skip(1).map(|s| s.drift_position).sum::<f64>() / (r.samples.len() - 1) as f64;

@@ -14,6 +14,7 @@ fn validate_passes_on_every_built_in_cell() {
         formulations: FORMULATIONS.iter().collect(),
         solvers: SOLVERS.iter().collect(),
         integrators: INTEGRATORS.iter().collect(),
+        own_steppers: true,
     };
     let checks = run_all(&sel);
     let failed: Vec<_> = checks.iter().filter(|c| c.outcome == Outcome::Fail).collect();
@@ -91,6 +92,7 @@ fn a_formulation_with_a_sign_error_in_its_constraint_force_fails_validation() {
         formulations: vec![&WRONG],
         solvers: vec![solvers::find("dense_lu").unwrap()],
         integrators: vec![integrators::find("rk4").unwrap(), integrators::find("dop853").unwrap()],
+        own_steppers: false,
     };
     let checks = run_all(&sel);
     let failed = |case: &str| checks.iter().any(|c| c.case.starts_with(case) && c.outcome == Outcome::Fail);

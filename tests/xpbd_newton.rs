@@ -86,17 +86,10 @@ fn a_converged_newton_step_solves_macklin_eq_8_and_plain_xpbd_does_not() {
 
 fn challenge(formulation_params: &[(&str, Scalar)]) -> tinkertoy::experiment::RunResult {
     let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(1000.0))]).unwrap();
-    let spec = CellSpec::named(
-        "xpbd",
-        formulation_params,
-        "envelope_ldlt",
-        &[],
-        "stepper",
-        Control::Fixed { h: 1.0 / 60.0 },
-        5.0,
-    )
-    .unwrap()
-    .sampled(1.0 / 60.0);
+    let spec =
+        CellSpec::named("xpbd", formulation_params, "envelope_ldlt", &[], None, Control::Fixed { h: 1.0 / 60.0 }, 5.0)
+            .unwrap()
+            .sampled(1.0 / 60.0);
     run(&scene, &spec)
 }
 
@@ -188,7 +181,7 @@ fn every_direct_solver_takes_the_same_newton_steps() {
     let energies: Vec<(&str, f64)> = ["dense_lu", "dense_cholesky", "sparse_cholesky", "envelope_ldlt"]
         .iter()
         .map(|&solver| {
-            let spec = CellSpec::named("xpbd", &fp, solver, &[], "stepper", Control::Fixed { h: 1.0 / 60.0 }, 1.0)
+            let spec = CellSpec::named("xpbd", &fp, solver, &[], None, Control::Fixed { h: 1.0 / 60.0 }, 1.0)
                 .unwrap()
                 .sampled(0.1);
             let r = run(&scene, &spec);

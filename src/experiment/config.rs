@@ -150,8 +150,9 @@ pub struct RawConfig {
     pub formulations: Spanned<Vec<RawItem>>,
     /// Linear solvers to compare.
     pub solvers: Spanned<Vec<RawItem>>,
-    /// Integrators to compare.
-    pub integrators: Spanned<Vec<RawItem>>,
+    /// Integrators for the ODE formulations (stepping formulations take only `steps`).
+    #[serde(default)]
+    pub integrators: Option<Spanned<Vec<RawItem>>>,
     /// Post-step stabilizers to compare (default: `none` only).
     #[serde(default)]
     pub stabilizers: Option<Spanned<Vec<RawItem>>>,

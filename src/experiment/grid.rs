@@ -1,13 +1,18 @@
 //! An experiment: a validated config expanded into its cross product of cells.
 //!
-//! Cells = scene variants × formulations × solvers × integrators × step controls, where fixed-step
-//! integrators and steppers take every entry of `steps` and adaptive integrators every entry of
-//! `tolerances`. Every cell is kept: one that cannot run is reported as not applicable with its
-//! reason by the runner, never dropped.
+//! Cells = scene variants × formulations × solvers × (integrators × step controls) × stabilizers,
+//! where the formulation's kind decides the time axis: an ODE formulation pairs with every
+//! integrator (fixed-step ones with every entry of `steps`, adaptive ones with every entry of
+//! `tolerances`); a stepping formulation is its own integrator and pairs with every entry of
+//! `steps`. A formulation that brings its own solver (`pgs`) pairs only with that solver, given
+//! without parameters. A pairing that cannot run is not a cell; a listed item that would end up in
+//! no cell is a config error, so nothing is silently dropped. Cells that can run in principle but
+//! not on this scene (a contact scene for an equality-only formulation) are kept and reported as
+//! not applicable with the reason.
 
 use super::config::{ConfigError, RawConfig, RawItem, at, parse};
 use super::runner::{CellSpec, RunResult, run};
-use crate::formulation::registry::{FORMULATIONS, FormulationEntry};
+use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind, SolverUse};
 use crate::integrator::Control;
 use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};
 use crate::linsolve::registry::{SOLVERS, SolverEntry};
@@ -92,12 +97,107 @@ pub struct Cell {
     pub formulation: usize,
     /// Solver index.
     pub solver: usize,
-    /// Integrator index.
-    pub integrator: usize,
+    /// Integrator index; None for a stepping formulation (its own integrator).
+    pub integrator: Option<usize>,
     /// Stabilizer index.
     pub stabilizer: usize,
     /// Step control.
     pub step: StepChoice,
+}
+
+/// What the integrator column says for a stepping formulation.
+pub const OWN_STEPPER: &str = "stepper";
+
+/// The registered formulations of `kind`, comma-separated.
+fn names_of_kind(kind: FormulationKind) -> String {
+    FORMULATIONS.iter().filter(|f| f.kind == kind).map(|f| f.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Whether formulation `f` runs with solver `s`: any solver, or its own one given without
+/// parameters (the formulation's own parameters set that iteration; the solver's would be ignored).
+fn pairs_with(f: &Item<FormulationEntry>, s: &Item<SolverEntry>) -> bool {
+    match f.entry.solver {
+        SolverUse::Any => true,
+        SolverUse::Own(name) => s.entry.name == name && s.params.given().is_empty(),
+    }
+}
+
+/// Every listed formulation, solver and integrator must be part of at least one cell; the
+/// message says why one is not.
+fn check_pairings(
+    file: &str,
+    raw: &RawConfig,
+    formulations: &[Item<FormulationEntry>],
+    solvers: &[Item<SolverEntry>],
+    integrators: &[Item<IntegratorEntry>],
+    steps: &[StepChoice],
+) -> Result<(), ConfigError> {
+    for (i, f) in formulations.iter().enumerate() {
+        let loc = at(&raw.formulations.value[i].name);
+        if let SolverUse::Own(own) = f.entry.solver
+            && !solvers.iter().any(|s| pairs_with(f, s))
+        {
+            return err(
+                file,
+                loc,
+                format!(
+                    "formulation `{}` runs its own `{own}` sweeps, set by its own parameters; list solver `{own}` without parameters for it (a `{own}` entry with parameters pairs only with the other formulations)",
+                    f.entry.name
+                ),
+            );
+        }
+        match f.entry.kind {
+            FormulationKind::Ode if integrators.is_empty() => {
+                return err(
+                    file,
+                    loc,
+                    format!(
+                        "formulation `{}` yields an ODE right-hand side and needs at least one entry in `integrators` (one of: {})",
+                        f.entry.name,
+                        INTEGRATORS.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+                    ),
+                );
+            }
+            FormulationKind::Stepper if steps.is_empty() => {
+                return err(
+                    file,
+                    loc,
+                    format!(
+                        "formulation `{}` is its own time stepper and needs a non-empty `steps` list",
+                        f.entry.name
+                    ),
+                );
+            }
+            _ => {}
+        }
+    }
+    for (i, s) in solvers.iter().enumerate() {
+        if !formulations.iter().any(|f| pairs_with(f, s)) {
+            return err(
+                file,
+                at(&raw.solvers.value[i].name),
+                format!(
+                    "solver `{}` pairs with none of the formulations: {} bring their own solver",
+                    s.entry.name,
+                    formulations.iter().map(|f| f.entry.name).collect::<Vec<_>>().join(", ")
+                ),
+            );
+        }
+    }
+    if let (Some(list), false) = (&raw.integrators, integrators.is_empty())
+        && !formulations.iter().any(|f| f.entry.kind == FormulationKind::Ode)
+    {
+        return err(
+            file,
+            at(list),
+            format!(
+                "no formulation here yields an ODE ({} are their own time steppers), so `integrators` would pair with nothing; remove it, or add an ODE formulation ({})",
+                formulations.iter().map(|f| f.entry.name).collect::<Vec<_>>().join(", "),
+                names_of_kind(FormulationKind::Ode)
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// Integrators take no parameters (their step control is the `steps` and `tolerances` axes).
@@ -200,7 +300,22 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
     };
     let formulations = items(file, "formulations", &raw.formulations, FORMULATIONS, |e| e.name, |e| e.params)?;
     let solvers = items(file, "solvers", &raw.solvers, SOLVERS, |e| e.name, |e| e.params)?;
-    let integrators = items(file, "integrators", &raw.integrators, INTEGRATORS, |e| e.name, |_| NO_PARAMS)?;
+    let integrators = match &raw.integrators {
+        Some(list) => {
+            if let Some(i) = list.value.iter().position(|r| r.name.value == "stepper") {
+                return err(
+                    file,
+                    at(&list.value[i].name),
+                    format!(
+                        "field `integrators[{i}].name`: `stepper` is not an integrator; stepping formulations ({}) are their own integrators and take their step sizes from `steps` — remove this entry",
+                        names_of_kind(FormulationKind::Stepper)
+                    ),
+                );
+            }
+            items(file, "integrators", list, INTEGRATORS, |e| e.name, |_| NO_PARAMS)?
+        }
+        None => Vec::new(),
+    };
     let stabilizers = match &raw.stabilizers {
         Some(list) => items(file, "stabilizers", list, STABILIZERS, |e| e.name, |e| e.params)?,
         None => {
@@ -265,8 +380,8 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         }
     }
     for (i, it) in integrators.iter().enumerate() {
-        let loc = at(&raw.integrators.value[i].name);
-        match it.entry.kind {
+        let loc = raw.integrators.as_ref().and_then(|l| at(&l.value[i].name));
+        match it.entry.kind() {
             IntegratorKind::Adaptive { .. } if tolerances.is_empty() => {
                 return err(
                     file,
@@ -274,7 +389,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
                     format!("integrator `{}` is adaptive and needs a non-empty `tolerances` list", it.entry.name),
                 );
             }
-            IntegratorKind::Fixed { .. } | IntegratorKind::Stepper if steps.is_empty() => {
+            IntegratorKind::Fixed { .. } if steps.is_empty() => {
                 return err(
                     file,
                     loc,
@@ -284,6 +399,8 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
             _ => {}
         }
     }
+
+    check_pairings(file, &raw, &formulations, &solvers, &integrators, &steps)?;
 
     // Scene variants: the cross product of list-valued parameters.
     let mut combos: Vec<Vec<(String, Scalar)>> = vec![vec![]];
@@ -348,13 +465,26 @@ impl Experiment {
     pub fn cells(&self) -> Vec<Cell> {
         let mut out = Vec::new();
         for variant in 0..self.variants.len() {
-            for formulation in 0..self.formulations.len() {
-                for solver in 0..self.solvers.len() {
-                    for (integrator, it) in self.integrators.iter().enumerate() {
-                        let choices = match it.entry.kind {
-                            IntegratorKind::Adaptive { .. } => &self.tolerances,
-                            _ => &self.steps,
-                        };
+            for (formulation, f) in self.formulations.iter().enumerate() {
+                for (solver, s) in self.solvers.iter().enumerate() {
+                    if !pairs_with(f, s) {
+                        continue;
+                    }
+                    // (integrator, its step controls): every integrator for an ODE formulation,
+                    // the formulation's own stepping for a stepper.
+                    let times: Vec<(Option<usize>, &[StepChoice])> = match f.entry.kind {
+                        FormulationKind::Ode => self
+                            .integrators
+                            .iter()
+                            .enumerate()
+                            .map(|(i, it)| match it.entry.kind() {
+                                IntegratorKind::Adaptive { .. } => (Some(i), self.tolerances.as_slice()),
+                                IntegratorKind::Fixed { .. } => (Some(i), self.steps.as_slice()),
+                            })
+                            .collect(),
+                        FormulationKind::Stepper => vec![(None, self.steps.as_slice())],
+                    };
+                    for (integrator, choices) in times {
                         for stabilizer in 0..self.stabilizers.len() {
                             for step in choices {
                                 out.push(Cell {
@@ -375,6 +505,15 @@ impl Experiment {
         out
     }
 
+    /// The integrator column of a cell: the integrator's label, or `stepper` for a stepping
+    /// formulation (its own integrator).
+    pub fn integrator_label(&self, cell: &Cell) -> &str {
+        match cell.integrator {
+            Some(i) => &self.integrators[i].label,
+            None => OWN_STEPPER,
+        }
+    }
+
     /// The runner's description of a cell.
     pub fn spec(&self, cell: &Cell) -> CellSpec<'static> {
         CellSpec {
@@ -382,7 +521,7 @@ impl Experiment {
             formulation_params: self.formulations[cell.formulation].params.clone(),
             solver: self.solvers[cell.solver].entry,
             solver_params: self.solvers[cell.solver].params.clone(),
-            integrator: self.integrators[cell.integrator].entry,
+            integrator: cell.integrator.map(|i| self.integrators[i].entry),
             control: cell.step.control,
             duration: self.duration,
             sample_interval: self.sample_interval,

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crate::formulation::registry::FormulationEntry;
 use crate::formulation::{Dynamics, SecondOrderOde, Stepper};
-use crate::integrator::registry::{IntegratorEntry, IntegratorKind};
+use crate::integrator::registry::IntegratorEntry;
 use crate::integrator::{Control, Integrator, fixed_step};
 use crate::linsolve::registry::SolverEntry;
 use crate::metrics::{constraint_power, inf_norm, relative_energy_error};
@@ -28,8 +28,8 @@ pub struct CellSpec<'f> {
     pub solver: &'static SolverEntry,
     /// Its parameters.
     pub solver_params: Resolved,
-    /// The integrator.
-    pub integrator: &'static IntegratorEntry,
+    /// The integrator of an ODE formulation; None for a stepping formulation (its own integrator).
+    pub integrator: Option<&'static IntegratorEntry>,
     /// Step size or tolerances.
     pub control: Control,
     /// End time \[s\].
@@ -49,21 +49,25 @@ pub struct CellSpec<'f> {
 impl CellSpec<'static> {
     /// A cell from registry names and parameter overrides, for tests, benchmarks and scripts:
     /// sampled once at the end, drift bound 1e3, no recorded state, no stabilizer (change them
-    /// with the builder methods). Unknown names or parameters give the registry's error message.
+    /// with the builder methods). `integrator` is None for a stepping formulation. Unknown names
+    /// or parameters give the registry's error message.
     #[allow(clippy::too_many_arguments)]
     pub fn named(
         formulation: &str,
         formulation_params: &[(&str, Scalar)],
         solver: &str,
         solver_params: &[(&str, Scalar)],
-        integrator: &str,
+        integrator: Option<&str>,
         control: Control,
         duration: f64,
     ) -> Result<Self, String> {
         let f =
             crate::formulation::registry::find(formulation).ok_or(format!("unknown formulation `{formulation}`"))?;
         let s = crate::linsolve::registry::find(solver).ok_or(format!("unknown solver `{solver}`"))?;
-        let i = crate::integrator::registry::find(integrator).ok_or(format!("unknown integrator `{integrator}`"))?;
+        let i = match integrator {
+            Some(name) => Some(crate::integrator::registry::find(name).ok_or(format!("unknown integrator `{name}`"))?),
+            None => None,
+        };
         let none = crate::stabilization::registry::find("none").expect("`none` is registered");
         Ok(CellSpec {
             formulation: f,
@@ -284,34 +288,29 @@ impl Driver<'_> {
 
 /// Pairs a formulation's dynamics with the cell's integrator, or says why they do not pair.
 fn pair<'a>(dynamics: Dynamics<'a>, cell: &CellSpec) -> Result<Driver<'a>, String> {
-    let name = cell.integrator.name;
-    match (dynamics, cell.integrator.kind, cell.control) {
-        (Dynamics::Ode(_), IntegratorKind::Stepper, _) => Err(format!(
-            "formulation `{}` yields an ODE right-hand side; integrator `stepper` is the own time stepper of stepping formulations (impulse) — pair it with an ODE integrator",
-            cell.formulation.name
+    let name = cell.formulation.name;
+    match (dynamics, cell.integrator) {
+        (Dynamics::Stepper(stepper), None) => match cell.control {
+            Control::Fixed { h } => Ok(Driver::Stepper { stepper, h, steps: 0 }),
+            Control::Adaptive { .. } => {
+                Err(format!("formulation `{name}` is its own time stepper: it takes a step size h, not tolerances"))
+            }
+        },
+        (Dynamics::Stepper(_), Some(i)) => Err(format!(
+            "formulation `{name}` is itself a time-stepping scheme (velocity update then position update), not an ODE right-hand side, so `{}` cannot integrate it; give it only a step size",
+            i.name
         )),
-        (Dynamics::Stepper(_), IntegratorKind::Fixed { .. } | IntegratorKind::Adaptive { .. }, _) => Err(format!(
-            "formulation `{}` is itself a time-stepping scheme (velocity update then position update), not an ODE right-hand side, so `{name}` cannot integrate it; use integrator `stepper`",
-            cell.formulation.name
-        )),
-        (Dynamics::Stepper(stepper), IntegratorKind::Stepper, Control::Fixed { h }) => {
-            Ok(Driver::Stepper { stepper, h, steps: 0 })
+        (Dynamics::Ode(_), None) => {
+            Err(format!("formulation `{name}` yields an ODE right-hand side and needs an integrator"))
         }
-        (Dynamics::Ode(ode), IntegratorKind::Fixed { .. }, c @ Control::Fixed { .. })
-        | (Dynamics::Ode(ode), IntegratorKind::Adaptive { .. }, c @ Control::Adaptive { .. }) => {
-            let build =
-                cell.integrator.build.ok_or_else(|| format!("integrator `{name}` has no ODE implementation"))?;
-            let mut integrator = build(c);
+        (Dynamics::Ode(ode), Some(i)) => {
+            let mut integrator = i.build(cell.control)?;
             let (nx, nv) = (ode.position_dim(), ode.dim());
             integrator.prepare(nx, nv);
             let (mut x, mut xd) = (vec![0.0; nx], vec![0.0; nv]);
             ode.initial(&mut x, &mut xd);
             Ok(Driver::Ode { ode, integrator, x, xd })
         }
-        (_, IntegratorKind::Adaptive { .. }, _) => {
-            Err(format!("integrator `{name}` takes tolerances, not a step size"))
-        }
-        (_, _, _) => Err(format!("integrator `{name}` takes a step size h, not tolerances")),
     }
 }
 

@@ -70,7 +70,7 @@ impl FormulationParams for ForceParams {
 /// The registry entry of `force`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<ForceParams>(
     "force",
-    "acceleration level, J W J^T lambda = -Jdot v - J W Q - ks C - kd Cdot (Witkin eq. 11); an ODE",
+    "acceleration level, J W J^T lambda = -Jdot v - J W Q - ks C - kd Cdot (Witkin eq. 11)",
     FormulationKind::Ode,
 );
 

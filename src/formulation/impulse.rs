@@ -49,7 +49,7 @@ impl FormulationParams for ImpulseOptions {
 /// The registry entry of `impulse`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<ImpulseOptions>(
     "impulse",
-    "velocity level, J W J^T lambda = -(J v* + beta/h C), sequential impulses with gauss_seidel; a stepper",
+    "velocity level, J W J^T lambda = -(J v* + beta/h C), sequential impulses with gauss_seidel",
     FormulationKind::Stepper,
 );
 

@@ -32,7 +32,7 @@ impl FormulationParams for LagrangianParams {
 /// The registry entry of `lagrangian`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<LagrangianParams>(
     "lagrangian",
-    "reduced coordinates, J^T M J u'' = J^T Q - J^T M Jdot u' (Witkin eq. 13); an ODE; open chains only",
+    "reduced coordinates, J^T M J u'' = J^T Q - J^T M Jdot u' (Witkin eq. 13); open chains only",
     FormulationKind::Ode,
 );
 

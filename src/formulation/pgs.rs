@@ -66,7 +66,7 @@ impl FormulationParams for PgsOptions {
 /// The registry entry of `pgs`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<PgsOptions>(
     "pgs",
-    "velocity level with contact and Coulomb friction (lambda_n >= 0, |lambda_t| <= mu lambda_n), projected Gauss-Seidel, warm-started (seed 001); a stepper, solver gauss_seidel",
+    "velocity level with contact and Coulomb friction (lambda_n >= 0, |lambda_t| <= mu lambda_n), projected Gauss-Seidel, warm-started (seed 001)",
     FormulationKind::Stepper,
 )
 .with_own_solver("gauss_seidel");

@@ -57,7 +57,7 @@ impl FormulationParams for RattleOptions {
 /// The registry entry of `rattle`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<RattleOptions>(
     "rattle",
-    "SHAKE/RATTLE: symplectic, order 2, on C = 0 and J v = 0 to tol (Newton with one factorization per step); a stepper",
+    "SHAKE/RATTLE: symplectic, order 2, on C = 0 and J v = 0 to tol (Newton with one factorization per step)",
     FormulationKind::Stepper,
 );
 

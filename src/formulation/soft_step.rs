@@ -57,7 +57,7 @@ impl FormulationParams for SoftStepOptions {
 /// The registry entry of `soft_step`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<SoftStepOptions>(
     "soft_step",
-    "Box2D v3 soft step: substeps with soft velocity constraints (frequency, damping ratio) and a rigid relax pass; a stepper",
+    "Box2D v3 soft step: substeps with soft velocity constraints (frequency, damping ratio) and a rigid relax pass",
     FormulationKind::Stepper,
 );
 

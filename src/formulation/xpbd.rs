@@ -90,7 +90,7 @@ impl FormulationParams for XpbdOptions {
 /// The registry entry of `xpbd`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<XpbdOptions>(
     "xpbd",
-    "XPBD with substeps: compliant position projection (J W J^T + alpha/h^2) dlambda = -C - alpha/h^2 lambda; a stepper",
+    "XPBD with substeps: compliant position projection (J W J^T + alpha/h^2) dlambda = -C - alpha/h^2 lambda",
     FormulationKind::Stepper,
 );
 

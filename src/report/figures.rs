@@ -4,7 +4,6 @@
 
 use super::Row;
 use super::plot::{Figure, Panel, Series, Style};
-use crate::integrator::registry::IntegratorKind;
 
 /// Most series one panel shows before the figure is split.
 const PER_PANEL: usize = 20;
@@ -172,7 +171,7 @@ pub fn work_precision(rows: &[Row], with_scene: bool, accuracy: &str) -> (Figure
 /// Accuracy against h (log–log) for fixed-step cells, with slope-1, 2 and 4 guides; None when the
 /// config has fewer than two step sizes.
 pub fn convergence(rows: &[Row], with_scene: bool, accuracy: &str) -> Option<Figure> {
-    let fixed: Vec<Row> = rows.iter().filter(|r| !matches!(r.kind, IntegratorKind::Adaptive { .. })).cloned().collect();
+    let fixed: Vec<Row> = rows.iter().filter(|r| r.h.is_some()).cloned().collect();
     let mut series = by_group(&fixed, with_scene, |r| r.h);
     series.retain(|s| s.points.len() >= 2);
     if series.is_empty() {

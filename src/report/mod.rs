@@ -10,7 +10,6 @@ pub mod provenance;
 use crate::experiment::grid::Variant;
 use crate::experiment::{Cell, Experiment, RunResult, Status};
 use crate::integrator::Control;
-use crate::integrator::registry::IntegratorKind;
 use provenance::Provenance;
 use std::path::{Path, PathBuf};
 
@@ -37,8 +36,6 @@ pub struct Row<'a> {
     pub h: Option<f64>,
     /// Tolerance, for adaptive cells.
     pub tol: Option<f64>,
-    /// The integrator's kind.
-    pub kind: IntegratorKind,
     /// Legend label: the parts that vary across the experiment, step included.
     pub short: String,
     /// Legend label without the step (identity of a work-precision or convergence series).
@@ -151,11 +148,10 @@ fn raw_rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -
                 },
                 stabilizer: exp.stabilizers[cell.stabilizer].label.clone(),
                 solver: exp.solvers[cell.solver].label.clone(),
-                integrator: exp.integrators[cell.integrator].label.clone(),
+                integrator: exp.integrator_label(cell).to_string(),
                 step: cell.step.label.clone(),
                 h,
                 tol,
-                kind: exp.integrators[cell.integrator].entry.kind,
                 short: String::new(),
                 short_group: String::new(),
             }

@@ -4,7 +4,7 @@
 //! `cargo run --release --example make_references`), and seed 001's torque-free body and box on a
 //! ramp.
 
-use super::{Check, Outcome, Selection, cell_name, of_kind, run_cell};
+use super::{Check, Outcome, Selection, cell_name, of_kind, own_stepping, run_cell};
 use crate::integrator::Control;
 use crate::integrator::registry::IntegratorKind;
 use crate::metrics::observed_order;
@@ -68,7 +68,7 @@ pub fn pendulum(sel: &Selection, out: &mut Vec<Check>) {
                 });
             }
             for i in of_kind(sel, |k| matches!(k, IntegratorKind::Fixed { .. })) {
-                let IntegratorKind::Fixed { order } = i.kind else { continue };
+                let IntegratorKind::Fixed { order } = i.kind() else { continue };
                 let hs = [1.0 / 50.0, 1.0 / 100.0, 1.0 / 200.0];
                 let errs: Vec<Option<f64>> = hs
                     .iter()
@@ -91,7 +91,7 @@ pub fn pendulum(sel: &Selection, out: &mut Vec<Check>) {
                     note: format!("slope of log |theta(1) - theta_exact(1)| against log h; declared order {order}"),
                 });
             }
-            for i in of_kind(sel, |k| k == IntegratorKind::Stepper) {
+            if let Some(i) = own_stepping(sel, f) {
                 let control = Control::Fixed { h: 1e-3 };
                 let Some(r) = run_cell(&sc, f, s, i, control, 1.0, 0.01) else { continue };
                 let e = if r.summary.status.label() == "ok" {
@@ -205,7 +205,7 @@ pub fn stored(sel: &Selection, out: &mut Vec<Check>) {
                             .into(),
                     });
                 }
-                for i in of_kind(sel, |k| k == IntegratorKind::Stepper) {
+                if let Some(i) = own_stepping(sel, f) {
                     let control = Control::Fixed { h: 1e-3 };
                     let Some(r) = run_cell(&sc, f, s, i, control, t_end, 1.0) else { continue };
                     let e = if r.summary.status.label() == "ok" { compare(&r) } else { f64::NAN };
@@ -286,7 +286,7 @@ pub fn rigid3d(sel: &Selection, out: &mut Vec<Check>) {
         let sc = scene("ramp", &[("mu", mu)]);
         for f in &sel.formulations {
             for s in &sel.solvers {
-                for i in of_kind(sel, |k| k == IntegratorKind::Stepper) {
+                if let Some(i) = own_stepping(sel, f) {
                     let control = Control::Fixed { h: 1.0 / 60.0 };
                     let Some(r) = run_cell(&sc, f, s, i, control, 2.0, 0.05) else { continue };
                     let last = r.samples.last().expect("final sample");

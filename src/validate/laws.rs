@@ -3,6 +3,7 @@
 
 use super::{Check, Outcome, Selection, cell_name, run_cell};
 use crate::constraint::Line;
+use crate::formulation::registry::FormulationKind;
 use crate::formulation::{Dynamics, SecondOrderOde, SolverCounters};
 use crate::integrator::registry::IntegratorKind;
 use crate::integrator::{Control, Integrator, registry as integrators};
@@ -187,35 +188,27 @@ pub fn orthogonality(sel: &Selection, out: &mut Vec<Check>) {
     }
 }
 
-/// The integrator used to exercise a formulation: the most accurate fixed-step one selected.
-fn reference_integrator(sel: &Selection, stepper: bool) -> Option<&'static integrators::IntegratorEntry> {
-    if stepper {
-        return sel.integrators.iter().copied().find(|i| i.kind == IntegratorKind::Stepper);
+/// How to advance a formulation when exercising it: its own stepping for a stepper (when
+/// selected), else the most accurate fixed-step integrator selected.
+fn reference_stepping(
+    sel: &Selection,
+    f: &crate::formulation::registry::FormulationEntry,
+) -> Option<Option<&'static integrators::IntegratorEntry>> {
+    if f.kind == FormulationKind::Stepper {
+        return super::own_stepping(sel, f);
     }
-    let best = sel.integrators.iter().copied().filter_map(|i| match i.kind {
+    let best = sel.integrators.iter().copied().filter_map(|i| match i.kind() {
         IntegratorKind::Fixed { order } => Some((order, i)),
         _ => None,
     });
-    best.max_by_key(|(o, _)| *o).map(|(_, i)| i)
-}
-
-fn is_stepper(f: &crate::formulation::registry::FormulationEntry) -> Option<bool> {
-    let scene = build("pendulum", &[]);
-    let fp = f.params.defaults();
-    let lu = crate::linsolve::registry::find("dense_lu")?;
-    let solver = (lu.build)(&lu.params.defaults());
-    match (f.build)(&fp, &scene, solver).ok()? {
-        Dynamics::Ode(_) => Some(false),
-        Dynamics::Stepper(_) => Some(true),
-    }
+    best.max_by_key(|(o, _)| *o).map(|(_, i)| Some(i))
 }
 
 /// Max ‖C‖∞ ≤ 1e-2 m over 5 s of the pendulum (θ₀ = 1 rad) at h = 1/100, per formulation × solver.
 pub fn drift(sel: &Selection, out: &mut Vec<Check>) {
     let scene = build("pendulum", &[("theta0", 1.0)]);
     for f in &sel.formulations {
-        let Some(stepper) = is_stepper(f) else { continue };
-        let Some(i) = reference_integrator(sel, stepper) else { continue };
+        let Some(i) = reference_stepping(sel, f) else { continue };
         for s in &sel.solvers {
             let control = Control::Fixed { h: 0.01 };
             let Some(r) = run_cell(&scene, f, s, i, control, 5.0, 0.05) else { continue };
@@ -241,8 +234,7 @@ pub fn drift(sel: &Selection, out: &mut Vec<Check>) {
 pub fn feedback_power(sel: &Selection, out: &mut Vec<Check>) {
     let scene = build("pendulum", &[("theta0", 1.0)]);
     for f in &sel.formulations {
-        let Some(stepper) = is_stepper(f) else { continue };
-        let Some(i) = reference_integrator(sel, stepper) else { continue };
+        let Some(i) = reference_stepping(sel, f) else { continue };
         let Some(s) = sel.solvers.first() else { continue };
         let control = Control::Fixed { h: 0.01 };
         let Some(r) = run_cell(&scene, f, s, i, control, 2.0, 0.01) else { continue };
@@ -299,7 +291,7 @@ impl TestOde {
 
 fn integrator(name: &str, h: f64) -> Option<Box<dyn Integrator>> {
     let e = integrators::find(name)?;
-    let mut i = (e.build?)(Control::Fixed { h });
+    let mut i = e.build(Control::Fixed { h }).ok()?;
     i.prepare(1, 1);
     Some(i)
 }

@@ -69,8 +69,11 @@ pub struct Selection<'a> {
     pub formulations: Vec<&'a FormulationEntry>,
     /// Linear solvers.
     pub solvers: Vec<&'static SolverEntry>,
-    /// Integrators.
+    /// Integrators (for the ODE formulations).
     pub integrators: Vec<&'static IntegratorEntry>,
+    /// Whether the stepping formulations' own time stepping is selected (with no integrator
+    /// filter it is; `--integrator X` selects only ODE cells with X).
+    pub own_steppers: bool,
 }
 
 /// Parameters that make an iterative solver accurate enough not to pollute what is validated
@@ -88,7 +91,7 @@ pub(crate) fn run_cell(
     scene: &Scene,
     f: &FormulationEntry,
     s: &'static SolverEntry,
-    i: &'static IntegratorEntry,
+    i: impl Into<Option<&'static IntegratorEntry>>,
     control: Control,
     duration: f64,
     interval: f64,
@@ -98,7 +101,7 @@ pub(crate) fn run_cell(
         formulation_params: f.params.defaults(),
         solver: s,
         solver_params: s.params.with(s.name, &tight(s)).ok()?,
-        integrator: i,
+        integrator: i.into(),
         control,
         duration,
         sample_interval: interval,
@@ -112,12 +115,18 @@ pub(crate) fn run_cell(
 }
 
 /// "formulation · solver · integrator · h=…" for a cell.
-pub(crate) fn cell_name(f: &FormulationEntry, s: &SolverEntry, i: &IntegratorEntry, control: Control) -> String {
+pub(crate) fn cell_name(
+    f: &FormulationEntry,
+    s: &SolverEntry,
+    i: impl Into<Option<&'static IntegratorEntry>>,
+    control: Control,
+) -> String {
     let c = match control {
         Control::Fixed { h } => format!("h={}", fmt_num(h)),
         Control::Adaptive { rtol, .. } => format!("tol={}", fmt_num(rtol)),
     };
-    format!("{} · {} · {} · {c}", f.name, s.name, i.name)
+    let i = i.into().map_or(crate::experiment::OWN_STEPPER, |i| i.name);
+    format!("{} · {} · {i} · {c}", f.name, s.name)
 }
 
 /// The integrators of the selection of a kind.
@@ -125,7 +134,13 @@ pub(crate) fn of_kind<'s>(
     sel: &'s Selection,
     pred: fn(IntegratorKind) -> bool,
 ) -> impl Iterator<Item = &'static IntegratorEntry> + 's {
-    sel.integrators.iter().copied().filter(move |i| pred(i.kind))
+    sel.integrators.iter().copied().filter(move |i| pred(i.kind()))
+}
+
+/// The own time stepping of `f` (no integrator), if `f` is a stepping formulation and the
+/// selection includes stepping.
+pub(crate) fn own_stepping(sel: &Selection, f: &FormulationEntry) -> Option<Option<&'static IntegratorEntry>> {
+    (sel.own_steppers && f.kind == crate::formulation::registry::FormulationKind::Stepper).then_some(None)
 }
 
 /// Runs every check on the selection.
