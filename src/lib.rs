@@ -15,6 +15,17 @@
 // non-finite value is treated as a failure rather than passing a check.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+/// Declares the item files of one registry axis and its list, from one list of file names: each
+/// name is a public module whose `ENTRY` goes into the list, so adding an item is one new file
+/// and one name here.
+macro_rules! registry {
+    ($(#[$meta:meta])* $vis:vis const $list:ident: &[$entry:ty] = [$($item:ident),+ $(,)?];) => {
+        $(pub mod $item;)+
+        $(#[$meta])*
+        $vis const $list: &[$entry] = &[$($item::ENTRY),+];
+    };
+}
+
 pub mod constraint;
 pub mod contact;
 pub mod experiment;

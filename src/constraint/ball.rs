@@ -8,6 +8,7 @@
 //! and the geometric stiffness of XPBD's Newton step, three rows per rotating side
 //! ([`super::joint3::ball_stiffness`]).
 
+use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, ball_stiffness};
 use super::{Attach, Constraint};
 use nalgebra::Matrix3;
@@ -70,3 +71,15 @@ impl Constraint for Ball {
         ball_jdot_v(&self.ends.sides(q, Some(v)), &self.frame_a, &self.frame_b, out);
     }
 }
+
+/// The registry entry of `ball`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "ball",
+    summary: "ball-and-socket joint between two rigid-3D bodies or a body and the world (seed 001); 3 rows, m",
+    params: "anchor_a, anchor_b [m] (body frames; world point for the world side)",
+    sample: |u| {
+        let (a, b) = sides3(u[0]);
+        let (fa, fb) = frames3(u);
+        Box::new(Ball::new(a, fa.anchor.into(), b, fb.anchor.into()))
+    },
+};

@@ -5,6 +5,7 @@
 //!   J     = (p − c)ᵀ                   (1 × 2)
 //!   J̇ v  = v · v                       (since J̇ = vᵀ)
 
+use super::registry::{ConstraintEntry};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -47,3 +48,11 @@ impl Constraint for Circle {
         out[0] = v[0] * v[0] + v[1] * v[1];
     }
 }
+
+/// The registry entry of `circle`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "circle",
+    summary: "planar particle on a circle (bead on a wire, Witkin §2); 1 row, m²",
+    params: "center [m], radius [m]",
+    sample: |u| Box::new(Circle::new(0, [u[0], u[1]], 1.0 + u[2].abs())),
+};

@@ -7,6 +7,7 @@
 //! The rod of Witkin 1997 §4 and of seed 002, written as a length rather than ½(ℓ² − L²) so that
 //! drift reads in metres. Undefined at ℓ = 0 (coincident particles).
 
+use super::registry::{ConstraintEntry, dim_of};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -165,3 +166,17 @@ impl Constraint for Distance {
         out[0] = (dd2 - n_dd * n_dd) / l;
     }
 }
+
+/// The registry entry of `distance`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "distance",
+    summary: "rigid rod between two particles or a particle and a world anchor; 1 row, m",
+    params: "length [m], anchor [m] (body-world form)",
+    sample: |u| {
+        if u[0] < 0.0 {
+            Box::new(Distance::between(0, 1, dim_of(u[1]), 1.0 + u[2].abs()))
+        } else {
+            Box::new(Distance::to_anchor(0, dim_of(u[1]), [u[3], u[4], u[5]], 1.0 + u[2].abs()))
+        }
+    },
+};

@@ -4,6 +4,7 @@
 //!   J   = I₃
 //!   J̇v = 0
 
+use super::registry::{ConstraintEntry};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -47,3 +48,11 @@ impl Constraint for Ground {
         out.fill(0.0);
     }
 }
+
+/// The registry entry of `ground`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "ground",
+    summary: "rigid-2D body welded to the world (seed 003); 3 rows, m, m, rad",
+    params: "pose (x [m], y [m], theta [rad])",
+    sample: |u| Box::new(Ground::new(0, [u[0], u[1], u[2]])),
+};

@@ -7,6 +7,7 @@
 //!   C₃    = e₁ᵃ · e₂ᵇ,  C₄ = e₁ᵃ · e₃ᵇ                 \[1\]   (axis ⟂ to b's e₂, e₃)
 //!   dot rows: Ċ = (a × b)·(ω_a − ω_b), J̇v = ((ω_a × a) × b + a × (ω_b × b))·(ω_a − ω_b)
 
+use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{DotRow, Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, frame_with_axis};
 use super::{Attach, Constraint};
 
@@ -75,3 +76,15 @@ impl Constraint for Hinge {
         }
     }
 }
+
+/// The registry entry of `hinge`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "hinge",
+    summary: "hinge between two rigid-3D bodies or a body and the world (seed 001); 5 rows: 3 m, 2 dimensionless",
+    params: "joint frames on a and b: anchor [m], axes (first = hinge axis)",
+    sample: |u| {
+        let (a, b) = sides3(u[0]);
+        let (fa, fb) = frames3(u);
+        Box::new(Hinge::new(a, fa, b, fb))
+    },
+};

@@ -5,6 +5,7 @@
 //!   J_k  = n_kᵀ
 //!   J̇v  = 0                (the normals are fixed)
 
+use super::registry::{ConstraintEntry, dim_of};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -77,3 +78,11 @@ impl Constraint for Line {
         out.fill(0.0);
     }
 }
+
+/// The registry entry of `line`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "line",
+    summary: "particle sliding on a fixed world line; dim-1 rows, m",
+    params: "point [m], direction",
+    sample: |u| Box::new(Line::new(0, dim_of(u[0]), [u[1], u[2], u[3]], [u[4], u[5], 0.5 + u[6].abs()])),
+};

@@ -9,20 +9,26 @@
 
 use crate::model::BodyKind;
 
-mod ball;
-mod circle;
-mod distance;
-mod ground;
-mod hinge;
 pub mod joint3;
-mod line;
-mod pin;
-mod prismatic;
 pub mod registry;
-mod revolute;
-mod rigid_distance;
-mod slider;
-mod weld;
+
+registry! {
+    /// Every constraint type, in `list` order.
+    pub const CONSTRAINTS: &[registry::ConstraintEntry] = [
+        circle,
+        distance,
+        pin,
+        line,
+        ground,
+        revolute,
+        prismatic,
+        ball,
+        rigid_distance,
+        hinge,
+        slider,
+        weld,
+    ];
+}
 
 pub use ball::Ball;
 pub use circle::Circle;

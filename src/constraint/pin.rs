@@ -4,6 +4,7 @@
 //!   J   = I          (dim × dim)
 //!   J̇v = 0
 
+use super::registry::{ConstraintEntry, dim_of};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -49,3 +50,11 @@ impl Constraint for Pin {
         out.fill(0.0);
     }
 }
+
+/// The registry entry of `pin`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "pin",
+    summary: "particle held at a world point; dim rows, m",
+    params: "point [m]",
+    sample: |u| Box::new(Pin::new(0, dim_of(u[0]), [u[1], u[2], u[3]])),
+};

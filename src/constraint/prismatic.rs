@@ -14,6 +14,7 @@
 //! n̈ = α_a perp(n) − ω_a² n). For the world form a has q = v = 0 and its columns are dropped.
 //! Seed 003 uses this joint to hold the slider of the slider-crank.
 
+use super::registry::{ConstraintEntry};
 use super::{Attach, Constraint};
 use crate::model::{BodyKind, dot2, perp, rotate};
 
@@ -117,3 +118,18 @@ impl Constraint for Prismatic {
         out[1] = 0.0;
     }
 }
+
+/// The registry entry of `prismatic`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "prismatic",
+    summary: "slider: rigid-2D body on an axis of another body or the world, no relative rotation; 2 rows, m and rad",
+    params: "axis point and direction on a [m], point on b [m], theta0 [rad]",
+    sample: |u| {
+        let axis = [1.0, u[7]];
+        if u[0] < 0.0 {
+            Box::new(Prismatic::new(0, [u[1], u[2]], axis, 1, [u[3], u[4]], u[5]))
+        } else {
+            Box::new(Prismatic::to_world([u[1], u[2]], axis, 0, [u[3], u[4]], u[5]))
+        }
+    },
+};

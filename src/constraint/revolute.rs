@@ -7,6 +7,7 @@
 //!   J̇v  = −ω_a² ρ_a + ω_b² ρ_b                 (A″u = −A u)
 //! Seed 003 ("Revolute Joint") writes the same J and J̇ entry by entry.
 
+use super::registry::{ConstraintEntry};
 use super::{Attach, Constraint};
 use crate::model::{BodyKind, perp, rotate};
 
@@ -96,3 +97,17 @@ impl Constraint for Revolute {
         }
     }
 }
+
+/// The registry entry of `revolute`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "revolute",
+    summary: "pin joint between two rigid-2D bodies or a body and the world (seed 003); 2 rows, m",
+    params: "local_a [m], local_b [m] (world point for body-world)",
+    sample: |u| {
+        if u[0] < 0.0 {
+            Box::new(Revolute::new(0, [u[1], u[2]], 1, [u[3], u[4]]))
+        } else {
+            Box::new(Revolute::to_world(0, [u[1], u[2]], [u[3], u[4]]))
+        }
+    },
+};

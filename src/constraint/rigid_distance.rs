@@ -7,6 +7,7 @@
 //!   J̇v = n·(ω_a × (ω_a × ρ_a) − ω_b × (ω_b × ρ_b)) + (|ḋ|² − (n·ḋ)²) / ℓ
 //! (the particle rod of `distance` plus the rotational bias). Undefined at ℓ = 0.
 
+use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame};
 use super::{Attach, Constraint};
 use crate::model::rotation::vec3;
@@ -65,3 +66,15 @@ impl Constraint for RigidDistance {
         out[0] = n.dot(&(s[0].bias(&ra) - s[1].bias(&rb))) + (dd.dot(&dd) - nd * nd) / len;
     }
 }
+
+/// The registry entry of `rigid_distance`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "rigid_distance",
+    summary: "rod between points of two rigid-3D bodies or a body and the world (seed 001 distance joint); 1 row, m",
+    params: "anchor_a, anchor_b [m], length [m]",
+    sample: |u| {
+        let (a, b) = sides3(u[0]);
+        let (fa, fb) = frames3(u);
+        Box::new(RigidDistance::new(a, fa.anchor.into(), b, fb.anchor.into(), 1.0 + u[7].abs()))
+    },
+};

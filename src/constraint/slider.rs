@@ -8,6 +8,7 @@
 //!   J̇v = (ω_a × (ω_a × t))·d + 2 (ω_a × t)·ḋ + t·(ω_b × (ω_b × ρ_b) − ω_a × (ω_a × ρ_a))
 //!   C₂..₄ = e₂ᵃ·e₃ᵇ, e₃ᵃ·e₁ᵇ, e₁ᵃ·e₂ᵇ                              \[1\]  (orientation lock)
 
+use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, Side, frame_with_axis, orientation_rows};
 use super::{Attach, Constraint};
 
@@ -99,3 +100,15 @@ impl Constraint for Slider {
         }
     }
 }
+
+/// The registry entry of `slider`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "slider",
+    summary: "slider between two rigid-3D bodies or a body and the world, no relative rotation (seed 001); 5 rows: 2 m, 3 dimensionless",
+    params: "joint frames on a (first axis = slide direction) and b: anchor [m], axes",
+    sample: |u| {
+        let (a, b) = sides3(u[0]);
+        let (fa, fb) = frames3(u);
+        Box::new(Slider::new(a, fa, b, fb))
+    },
+};

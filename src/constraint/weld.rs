@@ -5,6 +5,7 @@
 //!   C₀..₂ = p_a − p_b                                      \[m\]   (ball rows)
 //!   C₃..₅ = e₂ᵃ·e₃ᵇ, e₃ᵃ·e₁ᵇ, e₁ᵃ·e₂ᵇ                      \[1\]   (≈ relative rotation vector)
 
+use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, Side, ball_jacobian, ball_jdot_v, ball_rows, orientation_rows};
 use super::{Attach, Constraint};
 use nalgebra::Matrix3;
@@ -70,3 +71,15 @@ impl Constraint for Weld {
         }
     }
 }
+
+/// The registry entry of `weld`, with a sampler of random instances for the conformance tests.
+pub const ENTRY: ConstraintEntry = ConstraintEntry {
+    name: "weld",
+    summary: "fixed joint: two rigid-3D bodies (or a body and the world) move as one (seed 001); 6 rows: 3 m, 3 dimensionless",
+    params: "joint frames on a and b: anchor [m], axes",
+    sample: |u| {
+        let (a, b) = sides3(u[0]);
+        let (fa, fb) = frames3(u);
+        Box::new(Weld::new(a, fa, b, fb))
+    },
+};

@@ -5,15 +5,21 @@
 //! is its own integrator (`impulse`). Formulations consume the constraints' C, J and J̇v through the
 //! system and the block-sparse Jacobian; no formulation contains Jacobian code.
 
-mod force;
-mod impulse;
-mod lagrangian;
 pub mod normal;
-mod pgs;
-mod rattle;
 pub mod registry;
-mod soft_step;
-mod xpbd;
+
+registry! {
+    /// Every formulation, in `list` order.
+    pub const FORMULATIONS: &[registry::FormulationEntry] = [
+        force,
+        impulse,
+        pgs,
+        rattle,
+        xpbd,
+        soft_step,
+        lagrangian,
+    ];
+}
 
 pub use force::{Force, ForceParams};
 pub use impulse::Impulse;

@@ -1,8 +1,10 @@
-//! The formulation registry: the only list of formulations. Adding a formulation = one file that
-//! defines its parameter type and `ENTRY` + one line here; the runner, `tinkertoy list` and the
-//! conformance tests pick it up.
+//! The formulation registry: what a formulation entry is, and the lookup. The list itself
+//! ([`FORMULATIONS`]) is declared in `formulation/mod.rs` from the files' names: adding a
+//! formulation = one file (its parameter struct and `ENTRY`) + one name there; the runner,
+//! `tinkertoy list` and the conformance tests pick it up.
 
-use super::{Dynamics, NotApplicable, force, impulse, lagrangian, pgs, rattle, soft_step, xpbd};
+pub use super::FORMULATIONS;
+use super::{Dynamics, NotApplicable};
 use crate::linsolve::LinearSolver;
 use crate::params::{ParamTable, Params, Resolved};
 use crate::scene::Scene;
@@ -78,10 +80,6 @@ impl FormulationEntry {
         FormulationEntry { solver: SolverUse::Own(name), ..self }
     }
 }
-
-/// Every formulation.
-pub const FORMULATIONS: &[FormulationEntry] =
-    &[force::ENTRY, impulse::ENTRY, pgs::ENTRY, rattle::ENTRY, xpbd::ENTRY, soft_step::ENTRY, lagrangian::ENTRY];
 
 /// Looks up a formulation by name.
 pub fn find(name: &str) -> Option<&'static FormulationEntry> {

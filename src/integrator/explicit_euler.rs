@@ -2,6 +2,7 @@
 //! Solving ODEs I, §I.7). Not symplectic: on a harmonic oscillator the energy grows by the factor
 //! (1 + h²ω²) every step.
 
+use super::registry::{IntegratorEntry, Make};
 use super::{IntegrateError, Integrator, IntegratorStats, fixed_step};
 use crate::formulation::SecondOrderOde;
 
@@ -47,3 +48,11 @@ impl Integrator for ExplicitEuler {
         self.stats
     }
 }
+
+/// The registry entry of `explicit_euler`.
+pub const ENTRY: IntegratorEntry = IntegratorEntry {
+    name: "explicit_euler",
+    summary: "forward Euler, order 1, not symplectic",
+    order: 1,
+    make: Make::Fixed(|h| Box::new(ExplicitEuler::new(h))),
+};

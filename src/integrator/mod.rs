@@ -5,12 +5,21 @@
 //! sample times) and counts accepted steps, rejected steps and right-hand-side evaluations. The
 //! explicit Runge–Kutta methods share one driver ([`runge_kutta`]); their Butcher tableaux are data.
 
-mod explicit_euler;
 pub mod registry;
+
+registry! {
+    /// Every integrator, in `list` order.
+    pub const INTEGRATORS: &[registry::IntegratorEntry] = [
+        explicit_euler,
+        symplectic_euler,
+        verlet,
+        rk4,
+        dopri5,
+        dop853,
+    ];
+}
 pub mod runge_kutta;
-mod symplectic_euler;
-mod tableaus;
-mod verlet;
+pub mod tableaus;
 
 mod dop853_tableau;
 

@@ -1,9 +1,12 @@
-//! The integrator registry: the only list of time integrators (for ODE formulations; stepping
-//! formulations are their own integrators and take only a step size). Adding one = one file (or
-//! one tableau) + one line here; the order tests and `tinkertoy list` pick it up.
+//! The integrator registry: what an integrator entry is, and the lookup. Integrators are for the
+//! ODE formulations; stepping formulations are their own integrators and take only a step size.
+//! The list itself ([`INTEGRATORS`]) is declared in `integrator/mod.rs` from the files' names:
+//! adding an integrator = one file (its `Integrator`, or its Butcher tableau for the shared
+//! Runge–Kutta driver, and its `ENTRY`) + one name there; the order tests and `tinkertoy list`
+//! pick it up.
 
-use super::tableaus::{DOP853, DOPRI5, RK4};
-use super::{Control, ExplicitEuler, Integrator, RungeKutta, SymplecticEuler, Verlet};
+pub use super::INTEGRATORS;
+use super::{Control, Integrator};
 
 /// How an integrator chooses its steps (derived from [`Make`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,46 +68,6 @@ impl IntegratorEntry {
         }
     }
 }
-
-/// Every integrator.
-pub const INTEGRATORS: &[IntegratorEntry] = &[
-    IntegratorEntry {
-        name: "explicit_euler",
-        summary: "forward Euler, order 1, not symplectic",
-        order: 1,
-        make: Make::Fixed(|h| Box::new(ExplicitEuler::new(h))),
-    },
-    IntegratorEntry {
-        name: "symplectic_euler",
-        summary: "semi-implicit Euler, order 1, symplectic (seed 002)",
-        order: 1,
-        make: Make::Fixed(|h| Box::new(SymplecticEuler::new(h))),
-    },
-    IntegratorEntry {
-        name: "verlet",
-        summary: "velocity Verlet, order 2, symmetric",
-        order: 2,
-        make: Make::Fixed(|h| Box::new(Verlet::new(h))),
-    },
-    IntegratorEntry {
-        name: "rk4",
-        summary: "classic Runge-Kutta, order 4 (seed 003)",
-        order: 4,
-        make: Make::Fixed(|h| Box::new(RungeKutta::new(&RK4, Control::Fixed { h }))),
-    },
-    IntegratorEntry {
-        name: "dopri5",
-        summary: "Dormand-Prince 5(4), adaptive (rtol = atol = tolerance)",
-        order: 5,
-        make: Make::Adaptive(|rtol, atol| Box::new(RungeKutta::new(&DOPRI5, Control::Adaptive { rtol, atol }))),
-    },
-    IntegratorEntry {
-        name: "dop853",
-        summary: "Dormand-Prince 8(5,3), adaptive (rtol = atol = tolerance)",
-        order: 8,
-        make: Make::Adaptive(|rtol, atol| Box::new(RungeKutta::new(&DOP853, Control::Adaptive { rtol, atol }))),
-    },
-];
 
 /// Looks up an integrator by name.
 pub fn find(name: &str) -> Option<&'static IntegratorEntry> {

@@ -2,6 +2,7 @@
 //! Wanner, Geometric Numerical Integration, §I.1.2). Symplectic for velocity-independent forces, so
 //! its energy error stays bounded; the integrator of seed 002.
 
+use super::registry::{IntegratorEntry, Make};
 use super::{IntegrateError, Integrator, IntegratorStats, fixed_step};
 use crate::formulation::SecondOrderOde;
 
@@ -47,3 +48,11 @@ impl Integrator for SymplecticEuler {
         self.stats
     }
 }
+
+/// The registry entry of `symplectic_euler`.
+pub const ENTRY: IntegratorEntry = IntegratorEntry {
+    name: "symplectic_euler",
+    summary: "semi-implicit Euler, order 1, symplectic (seed 002)",
+    order: 1,
+    make: Make::Fixed(|h| Box::new(SymplecticEuler::new(h))),
+};

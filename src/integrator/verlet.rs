@@ -10,6 +10,7 @@
 //! step's a(x, ẋ), again an O(h²) perturbation times h/2). For velocity-independent forces it is
 //! exactly velocity Verlet.
 
+use super::registry::{IntegratorEntry, Make};
 use super::{IntegrateError, Integrator, IntegratorStats, fixed_step};
 use crate::formulation::SecondOrderOde;
 
@@ -73,3 +74,11 @@ impl Integrator for Verlet {
         self.cached = false;
     }
 }
+
+/// The registry entry of `verlet`.
+pub const ENTRY: IntegratorEntry = IntegratorEntry {
+    name: "verlet",
+    summary: "velocity Verlet, order 2, symmetric",
+    order: 2,
+    make: Make::Fixed(|h| Box::new(Verlet::new(h))),
+};

@@ -7,15 +7,21 @@
 //! solution out. Each solve reports its iterations and final relative residual ‖b − A x‖₂ / ‖b‖₂,
 //! and fails with a typed [`SolveError`] rather than panicking.
 
-mod cg;
-mod dense_cholesky;
-mod dense_lu;
-mod envelope_ldlt;
-mod gauss_seidel;
-mod jacobi;
-mod pcg_ic0;
 pub mod registry;
-mod sparse_cholesky;
+
+registry! {
+    /// Every linear solver, in `list` order.
+    pub const SOLVERS: &[registry::SolverEntry] = [
+        dense_lu,
+        dense_cholesky,
+        sparse_cholesky,
+        envelope_ldlt,
+        cg,
+        pcg_ic0,
+        gauss_seidel,
+        jacobi,
+    ];
+}
 
 pub use cg::Cg;
 pub use dense_cholesky::DenseCholesky;

@@ -1,9 +1,10 @@
-//! The linear-solver registry: the only list of solvers. Adding a solver = one file + one line here;
-//! the solver-agreement tests and `tinkertoy list` pick it up.
+//! The linear-solver registry: what a solver entry is, and the lookup. The list itself
+//! ([`SOLVERS`]) is declared in `linsolve/mod.rs` from the files' names: adding a solver = one
+//! file (the solver and its `ENTRY`) + one name there; the solver-agreement tests and
+//! `tinkertoy list` pick it up.
 
-use super::{
-    LinearSolver, cg, dense_cholesky, dense_lu, envelope_ldlt, gauss_seidel, jacobi, pcg_ic0, sparse_cholesky,
-};
+use super::LinearSolver;
+pub use super::SOLVERS;
 use crate::params::{ParamTable, Resolved};
 
 /// Whether a solver is exact up to rounding or iterates to a tolerance.
@@ -29,18 +30,6 @@ pub struct SolverEntry {
     /// Builds a solver from its resolved parameters (of the type `params` declares).
     pub build: fn(&Resolved) -> Box<dyn LinearSolver>,
 }
-
-/// Every linear solver.
-pub const SOLVERS: &[SolverEntry] = &[
-    dense_lu::ENTRY,
-    dense_cholesky::ENTRY,
-    sparse_cholesky::ENTRY,
-    envelope_ldlt::ENTRY,
-    cg::ENTRY,
-    pcg_ic0::ENTRY,
-    gauss_seidel::ENTRY,
-    jacobi::ENTRY,
-];
 
 /// Looks up a solver by name.
 pub fn find(name: &str) -> Option<&'static SolverEntry> {

@@ -1,23 +1,29 @@
 //! Scenes: parametrised mechanisms with a consistent initial state and, where one exists, a
 //! reference solution (DESIGN.md §5). One file per scene; the list is in [`registry`].
 
-mod bead;
-mod bounce;
-mod box_stack;
-mod chain;
-mod chain_3d;
-mod cloth;
-mod door;
-mod double_pendulum;
-mod four_bar;
 pub mod parametrization;
-pub mod pendulum;
-mod piston;
-pub mod ramp;
 pub mod registry;
-mod slider_crank;
-pub mod torque_free;
-mod welded_pendulum;
+
+registry! {
+    /// Every scene, in `list` order.
+    pub const SCENES: &[registry::SceneEntry] = [
+        bead,
+        pendulum,
+        double_pendulum,
+        chain,
+        cloth,
+        slider_crank,
+        four_bar,
+        torque_free,
+        chain_3d,
+        door,
+        piston,
+        welded_pendulum,
+        ramp,
+        box_stack,
+        bounce,
+    ];
+}
 
 use crate::model::{ModelError, System};
 pub use parametrization::{AngleChain, Parametrization};

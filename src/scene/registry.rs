@@ -1,10 +1,10 @@
-//! The scene registry: the only list of scenes. Adding a scene = one file + one line here; the
-//! conformance tests and `tinkertoy list` pick it up.
+//! The scene registry: what a scene entry is, and the lookup. The list itself ([`SCENES`]) is
+//! declared in `scene/mod.rs` from the scene files' names: adding a scene = one file (its
+//! parameter struct and `ENTRY`) + one name there; the conformance tests and `tinkertoy list`
+//! pick it up.
 
-use super::{
-    Scene, SceneError, bead, bounce, box_stack, chain, chain_3d, cloth, door, double_pendulum, four_bar, pendulum,
-    piston, ramp, slider_crank, torque_free, welded_pendulum,
-};
+pub use super::SCENES;
+use super::{Scene, SceneError};
 use crate::params::{ParamError, ParamTable, Params, Resolved, Scalar};
 
 /// The parameters of a scene, which know how to build it.
@@ -74,25 +74,6 @@ pub enum BuildError {
     #[error(transparent)]
     Scene(#[from] SceneError),
 }
-
-/// Every scene.
-pub const SCENES: &[SceneEntry] = &[
-    bead::ENTRY,
-    pendulum::ENTRY,
-    double_pendulum::ENTRY,
-    chain::ENTRY,
-    cloth::ENTRY,
-    slider_crank::ENTRY,
-    four_bar::ENTRY,
-    torque_free::ENTRY,
-    chain_3d::ENTRY,
-    door::ENTRY,
-    piston::ENTRY,
-    welded_pendulum::ENTRY,
-    ramp::ENTRY,
-    box_stack::ENTRY,
-    bounce::ENTRY,
-];
 
 /// Looks up a scene by name.
 pub fn find(name: &str) -> Option<&'static SceneEntry> {
