@@ -25,6 +25,6 @@ pub const DOP853: Tableau = Tableau {
 pub const ENTRY: IntegratorEntry = IntegratorEntry {
     name: "dop853",
     summary: "Dormand-Prince 8(5,3), adaptive (rtol = atol = tolerance)",
-    order: 8,
+    order: DOP853.order,
     make: Make::Adaptive(|rtol, atol| Box::new(RungeKutta::new(&DOP853, Control::Adaptive { rtol, atol }))),
 };

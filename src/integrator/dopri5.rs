@@ -39,6 +39,6 @@ pub const DOPRI5: Tableau = Tableau {
 pub const ENTRY: IntegratorEntry = IntegratorEntry {
     name: "dopri5",
     summary: "Dormand-Prince 5(4), adaptive (rtol = atol = tolerance)",
-    order: 5,
+    order: DOPRI5.order,
     make: Make::Adaptive(|rtol, atol| Box::new(RungeKutta::new(&DOPRI5, Control::Adaptive { rtol, atol }))),
 };

@@ -23,6 +23,6 @@ pub const RK4: Tableau = Tableau {
 pub const ENTRY: IntegratorEntry = IntegratorEntry {
     name: "rk4",
     summary: "classic Runge-Kutta, order 4 (seed 003)",
-    order: 4,
+    order: RK4.order,
     make: Make::Fixed(|h| Box::new(RungeKutta::new(&RK4, Control::Fixed { h }))),
 };
