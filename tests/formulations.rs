@@ -254,3 +254,26 @@ fn a_ten_thousand_link_chain_runs_impulse_sparse_cholesky_and_force_cg() {
     );
     assert_eq!(b.summary.status.label(), "ok", "{:?}", b.summary.status);
 }
+
+#[test]
+fn a_bead_on_the_incline_slides_with_acceleration_g_sin_alpha() {
+    // s(t) = ½ g sin α t² along the wire, the normal force constant: the exact motion is
+    // quadratic in t, which RK4 (order 4) integrates exactly up to rounding, so the bound is a
+    // few ulps of the travelled distance (≈ 2.4 m) times the 100 steps.
+    let alpha = 0.5;
+    let scene = scenes::find("incline").unwrap().build_default(&[("angle", Scalar::Num(alpha))]).unwrap();
+    for f in ["force", "lagrangian"] {
+        let spec = CellSpec::named(f, &[], "dense_lu", &[], Some("rk4"), Control::Fixed { h: 0.01 }, 1.0).unwrap();
+        let r = run(&scene, &spec.recording());
+        if f == "lagrangian" {
+            assert_eq!(r.summary.status.label(), "n/a", "the incline has no parametrization");
+            continue;
+        }
+        assert!(r.summary.status.is_ok(), "{:?}", r.summary.status);
+        let q = &r.samples.last().unwrap().q;
+        let s = (q[0] * q[0] + q[1] * q[1]).sqrt();
+        let exact = 0.5 * 9.81 * alpha.sin();
+        assert!((s - exact).abs() <= 1e-12, "s(1) = {s}, exact {exact}");
+        assert!(q[1] < 0.0 && (q[1] / q[0] + alpha.tan()).abs() <= 1e-12, "off the wire: {q:?}");
+    }
+}

@@ -22,6 +22,7 @@ registry! {
         ramp,
         box_stack,
         bounce,
+        incline,
     ];
 }
 
