@@ -235,7 +235,11 @@ pub fn specs<P: Params>() -> Vec<ParamSpec> {
             ParamSpec {
                 name: name.clone(),
                 default,
-                unit: if domain == Domain::Bool { "1".into() } else { text("unit") },
+                // Counts and flags are dimensionless by nature; reals must state their unit.
+                unit: match (domain, text("unit")) {
+                    (Domain::Bool | Domain::Integer { .. }, u) if u.is_empty() => "1".into(),
+                    (_, u) => u,
+                },
                 domain,
                 doc: text("description"),
             }
@@ -377,6 +381,8 @@ pub struct ParamTable {
     pub resolve: ResolveFn,
     /// The JSON Schema of the parameters (for editors).
     pub schema: fn() -> serde_json::Value,
+    /// Every field of resolved parameters (given or default), as JSON.
+    pub values: fn(&Resolved) -> serde_json::Value,
 }
 
 fn resolve_erased<P: Params>(item: &str, given: &[(String, Scalar)]) -> Result<Resolved, ParamError> {
@@ -387,10 +393,14 @@ fn schema_of<P: Params>() -> serde_json::Value {
     schemars::schema_for!(P).to_value()
 }
 
+fn values_of<P: Params>(r: &Resolved) -> serde_json::Value {
+    serde_json::to_value(r.get::<P>()).unwrap_or(serde_json::Value::Null)
+}
+
 impl ParamTable {
     /// The table of parameter type `P`.
     pub const fn of<P: Params>() -> Self {
-        ParamTable { specs: specs::<P>, resolve: resolve_erased::<P>, schema: schema_of::<P> }
+        ParamTable { specs: specs::<P>, resolve: resolve_erased::<P>, schema: schema_of::<P>, values: values_of::<P> }
     }
 
     /// Resolves numeric overrides given as `(&str, value)` pairs (tests, benchmarks, scripts).

@@ -182,6 +182,11 @@ pub enum Status {
 }
 
 impl Status {
+    /// Whether the run reached its duration.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Status::Ok)
+    }
+
     /// Short label: `ok`, `diverged`, `failed`, `n/a`.
     pub fn label(&self) -> &'static str {
         match self {

@@ -1,5 +1,4 @@
-//! Conformance: every registered constraint and scene, read from the registries (adding one to a
-//! registry covers it here without editing this file).
+//! Constraints, read from the registry:
 //!
 //! - J matches central finite differences of C, and J̇v matches the finite difference of J(q)·v
 //!   along v, at random configurations and velocities. Differences are taken on the configuration
@@ -8,7 +7,8 @@
 //! - a constraint that gives a geometric stiffness K_g = −Σ λ_r ∇²C_r = Σ s_k g_k g_kᵀ (for XPBD's
 //!   Newton step) matches the second differences of −λᵀC(q ⊕ δ), and its fused
 //!   `eval_with_stiffness` returns the same C and J as `eval` and `jacobian`;
-//! - every scene's initial state is consistent: C(q0) = 0 and J(q0) v0 = 0 to rounding.
+//! - the fused kernel every formulation calls, `eval_with_jacobian`, gives the C of `eval` and a J
+//!   that matches the same finite differences.
 //!
 //! Tolerance for the finite differences. The central difference D(ε) = (f(q+εe) − f(q−εe)) / 2ε has
 //! truncation error ≈ ε² f‴/6 and rounding error ≈ u |f| / ε (u = 2.2e-16). With ε = 1e-5 and the
@@ -23,7 +23,6 @@ use proptest::prelude::*;
 use tinkertoy::constraint::registry::{CONSTRAINTS, SAMPLE_INPUTS};
 use tinkertoy::constraint::{Constraint, MAX_LOCAL_DOF, MAX_LOCAL_NQ, MAX_ROWS};
 use tinkertoy::model::BodyKind;
-use tinkertoy::scene::registry::SCENES;
 
 const EPS: f64 = 1e-5;
 
@@ -95,6 +94,19 @@ fn check_constraint(c: &dyn Constraint, raw_q: &[f64], v: &[f64]) -> Result<(), 
     c.jacobian(q, &mut j);
     let mut jdv = [0.0; MAX_ROWS];
     c.jdot_v(q, v, &mut jdv[..rows]);
+    // The fused kernel: its C equals eval's (a few ulps: the same expressions, possibly
+    // reassociated), and its J is checked against the finite differences below with J's.
+    let (mut c_eval, mut c_fused) = ([0.0; MAX_ROWS], [0.0; MAX_ROWS]);
+    let mut j_fused = vec![0.0; rows * n];
+    c.eval(q, &mut c_eval[..rows]);
+    c.eval_with_jacobian(q, &mut c_fused[..rows], &mut j_fused);
+    prop_assert!(
+        (0..rows).all(|r| (c_eval[r] - c_fused[r]).abs() <= 1e-14 * (1.0 + c_eval[r].abs())),
+        "{}: eval_with_jacobian's C {:?} differs from eval's {:?}",
+        c.kind(),
+        &c_fused[..rows],
+        &c_eval[..rows]
+    );
     // C is not differentiable where its geometry degenerates (coincident particles: ℓ = 0); such
     // samples are measure-zero and are rejected rather than compared.
     prop_assume!(j.iter().chain(&jdv[..rows]).all(|x| x.is_finite()));
@@ -106,13 +118,15 @@ fn check_constraint(c: &dyn Constraint, raw_q: &[f64], v: &[f64]) -> Result<(), 
         let d2 = central(&eval, kinds, q, &e[..n], 2.0 * EPS, rows);
         for r in 0..rows {
             let tol = tolerance(d1[r], d2[r]);
-            prop_assert!(
-                (j[r * n + k] - d1[r]).abs() <= tol,
-                "{}: J[{r},{k}] = {} but finite difference gives {} (tol {tol:e}) at q = {q:?}",
-                c.kind(),
-                j[r * n + k],
-                d1[r]
-            );
+            for (which, jj) in [("jacobian", &j), ("eval_with_jacobian", &j_fused)] {
+                prop_assert!(
+                    (jj[r * n + k] - d1[r]).abs() <= tol,
+                    "{}: {which} J[{r},{k}] = {} but finite difference gives {} (tol {tol:e}) at q = {q:?}",
+                    c.kind(),
+                    jj[r * n + k],
+                    d1[r]
+                );
+            }
         }
     }
     // J̇v = d/ds [J(q + s v) v] at s = 0.
@@ -206,29 +220,5 @@ proptest! {
             prop_assert!(c.rows() <= MAX_ROWS && c.local_dof() <= MAX_LOCAL_DOF && c.local_nq() <= MAX_LOCAL_NQ);
             check_constraint(c.as_ref(), &q, &v)?;
         }
-    }
-}
-
-#[test]
-fn every_scene_starts_consistent() {
-    for entry in SCENES {
-        let scene = entry.build_default(&[]).unwrap_or_else(|e| panic!("scene {} (defaults): {e}", entry.name));
-        let sys = &scene.system;
-        assert_eq!(scene.q0.len(), sys.nq(), "{}: q0 length", entry.name);
-        assert_eq!(scene.v0.len(), sys.ndof(), "{}: v0 length", entry.name);
-        let scale = 1.0 + scene.q0.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        // Positions come from trigonometry and square roots of O(scale) numbers: a few ulps each.
-        let tol = 1e-13 * scale;
-        let mut c = vec![0.0; sys.nrows()];
-        sys.eval_constraints(&scene.q0, &mut c);
-        let c_max = c.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        assert!(c_max <= tol, "{}: |C(q0)|inf = {c_max:e} > {tol:e}", entry.name);
-        let mut jac = sys.jacobian_layout();
-        sys.fill_jacobian(&scene.q0, &mut jac);
-        let mut jv = vec![0.0; sys.nrows()];
-        jac.mul(&scene.v0, &mut jv);
-        let jv_max = jv.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        assert!(jv_max <= tol, "{}: |J v0|inf = {jv_max:e}", entry.name);
-        assert!(scene.energy_scale.joules > 0.0, "{}: energy scale must be positive", entry.name);
     }
 }
