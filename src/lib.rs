@@ -1,13 +1,24 @@
 //! tinkertoy — a research testbed for constrained dynamics.
 //!
 //! It answers, with numbers, which constraint formulation, linear solver and time integrator give
-//! the accuracy a mechanism needs at the lowest cost. The layers, bottom up:
+//! the accuracy a mechanism needs at the lowest cost. The layers, bottom up (each uses only the
+//! ones above it in this list):
 //!
-//! - [`model`]: bodies, applied forces, the layout of q and v, energy;
+//! - [`special`], [`params`], [`metrics`]: special functions, typed registry parameters, and
+//!   pure functions of trajectories;
+//! - [`model`]: bodies, applied forces, energy, model errors;
 //! - [`constraint`]: C(q), J and J̇v per constraint type, written once (Witkin 1997, §4);
 //! - [`sparse`]: the block-sparse Jacobian, J·x, Jᵀ·y and the J W Jᵀ assembly plan;
+//! - [`contact`]: shapes, planes and the narrow phase;
+//! - [`system`]: the hub — bodies, forces, constraints and contacts of one mechanism, the
+//!   layout of q and v, q ⊕ h v;
+//! - [`linsolve`]: linear solvers for J W Jᵀ and Jᵀ M J, and their counters;
+//! - [`normal_solve`]: the constraint-space solve J W Jᵀ λ = b the Cartesian methods share;
+//! - [`integrator`]: the second-order ODE trait and the time integrators;
 //! - [`scene`]: parametrised mechanisms with consistent initial states and references;
-//! - [`params`]: the parameter tables every registry shares.
+//! - [`formulation`]: what λ means and which system is solved (ODE formulations and steppers);
+//! - [`stabilization`]: post-step corrections;
+//! - [`experiment`], [`report`], [`validate`]: configs and cells, reports, and the scorecard.
 //!
 //! The math and the architecture are described in DESIGN.md; every kernel cites its equation.
 
@@ -34,10 +45,12 @@ pub mod integrator;
 pub mod linsolve;
 pub mod metrics;
 pub mod model;
+pub mod normal_solve;
 pub mod params;
 pub mod report;
 pub mod scene;
 pub mod sparse;
 pub mod special;
 pub mod stabilization;
+pub mod system;
 pub mod validate;

@@ -6,10 +6,11 @@ use tinkertoy::formulation::Dynamics;
 use tinkertoy::formulation::registry as formulations;
 use tinkertoy::integrator::Control;
 use tinkertoy::linsolve::registry as solvers;
-use tinkertoy::model::{Body, Force, System};
+use tinkertoy::model::{Body, Force};
 use tinkertoy::params::Scalar;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::scene::{EnergyScale, Scene};
+use tinkertoy::system::System;
 
 struct Cell<'a> {
     formulation: (&'a str, Vec<(String, Scalar)>),

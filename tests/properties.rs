@@ -9,10 +9,11 @@ use tinkertoy::integrator::Integrator;
 use tinkertoy::integrator::registry::{self as integrators, INTEGRATORS};
 use tinkertoy::integrator::{Control, SymplecticEuler};
 use tinkertoy::linsolve::registry::{self as solvers, SOLVERS, SolverKind};
-use tinkertoy::model::{Body, Force, System};
+use tinkertoy::model::{Body, Force};
 use tinkertoy::params::{NoParams, ParamTable, Scalar};
 use tinkertoy::scene::registry::SCENES;
 use tinkertoy::scene::{EnergyScale, Scene};
+use tinkertoy::system::System;
 use tinkertoy::validate::{Outcome, Selection, null_space, off_gradient_ratio, run_all};
 
 proptest! {

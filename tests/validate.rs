@@ -5,7 +5,7 @@ use tinkertoy::formulation::{Dynamics, Force, ForceParams, Gains, SecondOrderOde
 use tinkertoy::integrator::registry::{self as integrators, INTEGRATORS};
 use tinkertoy::linsolve::SolveError;
 use tinkertoy::linsolve::registry::{self as solvers, SOLVERS};
-use tinkertoy::model::System;
+use tinkertoy::system::System;
 use tinkertoy::validate::{Outcome, Selection, run_all, scorecard_text};
 
 #[test]

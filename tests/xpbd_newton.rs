@@ -16,11 +16,12 @@ use tinkertoy::formulation::{Dynamics, registry as formulations};
 use tinkertoy::integrator::Control;
 use tinkertoy::linsolve::registry as solvers;
 use tinkertoy::linsolve::{EnvelopeLdlt, LinearSolver, Operator, Reg, SparseCholesky};
-use tinkertoy::model::{Body, System};
+use tinkertoy::model::Body;
 use tinkertoy::params::Scalar;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::NormalMatrix;
+use tinkertoy::system::System;
 
 /// One step of `xpbd` with the given parameters from (q, v) at step h on a 3-link chain of unit
 /// masses; returns q̃ and the new q.

@@ -1,7 +1,6 @@
 //! Narrow phase: contact points of every shape pair (all pairs; scenes here are small).
 
 use super::{Contact, ContactSet, Shape};
-use crate::model::System;
 use crate::model::rotation::{rotation_matrix, vec3};
 use nalgebra::{Matrix3, Vector3};
 
@@ -23,9 +22,9 @@ fn corners(half: [f64; 3]) -> impl Iterator<Item = Vector3<f64>> {
     })
 }
 
-pub(super) fn all_pairs(set: &ContactSet, system: &System, q: &[f64], out: &mut Vec<Contact>) {
+pub(super) fn all_pairs(set: &ContactSet, q_offsets: &[usize], q: &[f64], out: &mut Vec<Contact>) {
     let placed = |&(body, shape): &(usize, Shape)| {
-        let o = system.q_offsets()[body];
+        let o = q_offsets[body];
         Placed { body, shape, x: vec3(&q[o..o + 3]), r: rotation_matrix(&q[o + 3..o + 7]) }
     };
     for (i, si) in set.shapes.iter().enumerate() {

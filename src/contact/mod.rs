@@ -10,7 +10,8 @@
 
 mod detect;
 
-use crate::model::{BodyKind, ModelError, System};
+use crate::model::BodyKind;
+use crate::model::{Body, ModelError};
 use nalgebra::Vector3;
 
 /// The collision shape of a rigid-3D body, centred at its centre of mass, in its body frame.
@@ -79,9 +80,9 @@ pub struct ContactSet {
 }
 
 impl ContactSet {
-    /// Checks that every shape sits on a rigid-3D body of `system` and that every plane normal is
+    /// Checks that every shape sits on a rigid-3D body of `bodies` and that every plane normal is
     /// a unit vector (to 1e-12).
-    pub fn validate(&self, system: &System) -> Result<(), ModelError> {
+    pub fn validate(&self, bodies: &[Body]) -> Result<(), ModelError> {
         for (index, p) in self.planes.iter().enumerate() {
             let norm = p.normal.iter().map(|x| x * x).sum::<f64>().sqrt();
             if !((norm - 1.0).abs() <= 1e-12) {
@@ -89,8 +90,8 @@ impl ContactSet {
             }
         }
         for &(body, _) in &self.shapes {
-            let count = system.bodies().len();
-            let Some(b) = system.bodies().get(body) else {
+            let count = bodies.len();
+            let Some(b) = bodies.get(body) else {
                 return Err(ModelError::UnknownBody { owner: "contact shape".into(), body, count });
             };
             if b.kind != BodyKind::Rigid3 {
@@ -105,9 +106,10 @@ impl ContactSet {
         Ok(())
     }
 
-    /// All contacts with separation ≤ margin at configuration q, into `out` (cleared first).
-    pub fn detect(&self, system: &System, q: &[f64], out: &mut Vec<Contact>) {
+    /// All contacts with separation ≤ margin at configuration q (`q_offsets`: each body's first
+    /// position coordinate), into `out` (cleared first).
+    pub fn detect(&self, q_offsets: &[usize], q: &[f64], out: &mut Vec<Contact>) {
         out.clear();
-        detect::all_pairs(self, system, q, out);
+        detect::all_pairs(self, q_offsets, q, out);
     }
 }

@@ -368,7 +368,7 @@ impl Probe {
         self.jac.mul(&self.v, &mut self.jv);
         // Contact rows C = φ ≥ 0 are violated by the penetration max(0, −φ).
         let penetration = sys.contacts().map_or(0.0, |set| {
-            set.detect(sys, &self.q, &mut self.contacts);
+            set.detect(sys.q_offsets(), &self.q, &mut self.contacts);
             self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.separation))
         });
         Sample {

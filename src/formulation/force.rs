@@ -10,7 +10,7 @@
 //! λ of the previous evaluation is the warm start of iterative solvers.
 
 use super::Dynamics;
-use super::normal::NormalSolve;
+use crate::normal_solve::NormalSolve;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{Gains, NotApplicable, SecondOrderOde, SolverCounters};
 use crate::linsolve::{LinearSolver, SolveError};

@@ -9,7 +9,7 @@
 //! solve is the sequential-impulse sweep; λ of the previous step is the warm start when enabled.
 
 use super::Dynamics;
-use super::normal::StepperCore;
+use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};

@@ -10,7 +10,7 @@
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{Dynamics, NotApplicable, SecondOrderOde, SolverCounters};
 use crate::linsolve::{LinearSolver, Operator, SolveError};
-use crate::model::System;
+use crate::system::System;
 use crate::params::Params;
 use crate::scene::{Parametrization, Scene};
 use schemars::JsonSchema;

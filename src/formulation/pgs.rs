@@ -19,7 +19,7 @@
 //! `impulse` with its own projected sweeps (the same solution when the sweeps converge).
 
 use super::Dynamics;
-use super::normal::StepperCore;
+use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, SolverCounters, Stepper};
 use crate::constraint::joint3::Side;
@@ -185,7 +185,7 @@ impl<'a> Pgs<'a> {
         }
         // Contact rows.
         let Some(contacts) = self.contacts else { return };
-        contacts.detect(sys, q, &mut self.found);
+        contacts.detect(sys.q_offsets(), q, &mut self.found);
         let mat = contacts.material;
         for c in &self.found {
             let body_side = |b: usize, col: usize| {

@@ -18,7 +18,7 @@
 //! order 2 but not the symplectic RATTLE of the rotation-matrix formulation (GNI §VII.5).
 
 use super::Dynamics;
-use super::normal::StepperCore;
+use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};

@@ -16,7 +16,7 @@
 //! the solve stage (J at the substep start; Box2D updates anchors with the body rotations).
 
 use super::Dynamics;
-use super::normal::StepperCore;
+use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};

@@ -33,13 +33,12 @@
 //! tension at large steps. Constraints without a K_g factor get their Gauss–Newton block.
 
 use super::Dynamics;
-use super::normal::StepperCore;
+use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
 use crate::params::Params;
 use crate::scene::Scene;
-use crate::sparse::BlockJacobian;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -104,7 +103,7 @@ pub struct Xpbd<'a> {
     last_hs: f64,
 }
 
-/// Workspace of the Newton iterations (rows in the layout of [`BlockJacobian::with_stiffness_rows`]).
+/// Workspace of the Newton iterations (rows in the layout of [`System::jacobian_layout_with_stiffness_rows`]).
 struct NewtonWork {
     /// The inertial prediction q̃ (length nq).
     q_tilde: Vec<f64>,
@@ -128,7 +127,7 @@ impl<'a> Xpbd<'a> {
                 last_hs: 1.0,
             });
         }
-        let jac = BlockJacobian::with_stiffness_rows(sys);
+        let jac = sys.jacobian_layout_with_stiffness_rows();
         let mut stiffness_row = vec![false; jac.nrows()];
         for (ci, c) in sys.constraints().iter().enumerate() {
             let r0 = jac.constraint_row0(ci) + c.rows();

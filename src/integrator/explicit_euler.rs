@@ -4,7 +4,7 @@
 
 use super::registry::{IntegratorEntry, Make};
 use super::{IntegrateError, Integrator, IntegratorStats, fixed_step};
-use crate::formulation::SecondOrderOde;
+use super::SecondOrderOde;
 
 /// Explicit Euler with a fixed step.
 #[derive(Debug)]

@@ -28,8 +28,57 @@ pub use runge_kutta::RungeKutta;
 pub use symplectic_euler::SymplecticEuler;
 pub use verlet::Verlet;
 
-use crate::formulation::SecondOrderOde;
-use crate::linsolve::SolveError;
+use crate::linsolve::{SolveError, SolverCounters};
+
+/// The second-order ODE a formulation yields for the integrators to advance: ẍ = a(x, ẋ) in its own coordinates x
+/// (Cartesian q for `force`, reduced u for `lagrangian`).
+///
+/// x may live on a manifold (the unit quaternions of rigid-3D bodies): then ẋ is a velocity of
+/// another length than x, x moves only through [`SecondOrderOde::advance`] (fixed-step methods) or
+/// through its rate [`SecondOrderOde::position_rate`] followed by [`SecondOrderOde::normalize`]
+/// (Runge–Kutta methods, which step in the embedding). The defaults are those of a vector space.
+pub trait SecondOrderOde: Send {
+    /// Number of velocity coordinates in ẋ (and in the acceleration).
+    fn dim(&self) -> usize;
+    /// Number of position coordinates in x (`dim()` unless x holds quaternions).
+    fn position_dim(&self) -> usize {
+        self.dim()
+    }
+    /// x ← x ⊕ h ẋ: the position update of a fixed-step method (x + h ẋ in a vector space, the
+    /// exponential map for orientations).
+    fn advance(&self, x: &mut [f64], xd: &[f64], h: f64) {
+        for (xi, vi) in x.iter_mut().zip(xd) {
+            *xi += h * vi;
+        }
+    }
+    /// The time derivative of x at velocity ẋ (ẋ itself in a vector space), into `out`.
+    fn position_rate(&self, _x: &[f64], xd: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(xd);
+    }
+    /// Restores the invariants of x after a step taken in the embedding (unit quaternions);
+    /// returns whether x has any.
+    fn normalize(&self, _x: &mut [f64]) -> bool {
+        false
+    }
+    /// The initial (x, ẋ) from the scene's initial state.
+    fn initial(&self, x: &mut [f64], xd: &mut [f64]);
+    /// The acceleration a(x, ẋ): one right-hand-side evaluation (one linear solve).
+    fn accel(&mut self, x: &[f64], xd: &[f64], a: &mut [f64]) -> Result<(), SolveError>;
+    /// The Cartesian state (q, v) of (x, ẋ).
+    fn cartesian(&self, x: &[f64], xd: &[f64], q: &mut [f64], v: &mut [f64]);
+    /// The Cartesian acceleration q̈ of the ODE acceleration `a` = ẍ at (x, ẋ) (identity for
+    /// Cartesian formulations). Validation derives the applied constraint force M q̈ − Q from it.
+    fn cartesian_acceleration(&self, x: &[f64], xd: &[f64], a: &[f64], out: &mut [f64]);
+    /// The constraint force Q̂ in Cartesian coordinates at (x, ẋ), for measurement only (its solve
+    /// is not counted as cost).
+    fn constraint_force(&mut self, x: &[f64], xd: &[f64], out: &mut [f64]) -> Result<(), SolveError>;
+    /// Cumulative solver work of the evaluations so far (measurement solves excluded).
+    fn solver_counters(&self) -> SolverCounters;
+    /// Whether x is the Cartesian q itself (so a post-step stabilizer may correct it).
+    fn is_cartesian(&self) -> bool {
+        false
+    }
+}
 
 /// Work done by an integrator so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,9 +12,9 @@
 //! The first step size comes from Hairer's `hinit` (Solving ODEs I, §II.4). A step clipped to
 //! land on a sample time does not shrink the step proposed for the next one.
 
+use super::SecondOrderOde;
 use super::tableaus::{ErrorEstimate, Tableau};
 use super::{Control, IntegrateError, Integrator, IntegratorStats, fixed_step};
-use crate::formulation::SecondOrderOde;
 
 /// An explicit Runge–Kutta integrator with its workspaces.
 #[derive(Debug)]

@@ -12,7 +12,7 @@
 
 use super::registry::{IntegratorEntry, Make};
 use super::{IntegrateError, Integrator, IntegratorStats, fixed_step};
-use crate::formulation::SecondOrderOde;
+use super::SecondOrderOde;
 
 /// Velocity Verlet with a fixed step.
 #[derive(Debug)]

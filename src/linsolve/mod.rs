@@ -172,6 +172,26 @@ impl Operator<'_> {
     }
 }
 
+/// Cumulative work of the linear solves of a formulation or stabilizer.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolverCounters {
+    /// Linear solves.
+    pub solves: u64,
+    /// Solver iterations summed over solves (1 per direct solve).
+    pub iterations: u64,
+    /// Largest relative residual any solve ended with.
+    pub max_residual: f64,
+}
+
+impl SolverCounters {
+    /// Records one solve.
+    pub fn record(&mut self, info: SolveInfo) {
+        self.solves += 1;
+        self.iterations += info.iterations as u64;
+        self.max_residual = self.max_residual.max(info.residual);
+    }
+}
+
 /// What one solve did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SolveInfo {

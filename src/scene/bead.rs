@@ -5,7 +5,8 @@
 use super::registry::{SceneEntry, SceneParams};
 use super::{AngleChain, EnergyScale, Reference, Scene, SceneError};
 use crate::constraint::Circle;
-use crate::model::{Body, Force, System};
+use crate::model::{Body, Force};
+use crate::system::System;
 use crate::params::Params;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -6,7 +6,8 @@
 use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError, pose3, push_pose};
 use crate::constraint::Ball;
-use crate::model::{Body, Force, System};
+use crate::model::{Body, Force};
+use crate::system::System;
 use crate::params::Params;
 use nalgebra::{UnitQuaternion, Vector3};
 use schemars::JsonSchema;

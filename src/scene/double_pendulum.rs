@@ -5,7 +5,8 @@
 use super::registry::{SceneEntry, SceneParams};
 use super::{AngleChain, EnergyScale, Scene, SceneError};
 use crate::constraint::Distance;
-use crate::model::{Body, Force, System};
+use crate::model::{Body, Force};
+use crate::system::System;
 use crate::params::Params;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

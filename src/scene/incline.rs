@@ -7,7 +7,8 @@
 use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError};
 use crate::constraint::Line;
-use crate::model::{Body, Force, System};
+use crate::model::{Body, Force};
+use crate::system::System;
 use crate::params::Params;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

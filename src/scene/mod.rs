@@ -26,7 +26,7 @@ registry! {
     ];
 }
 
-use crate::model::{ModelError, System};
+use crate::system::{ModelError, System};
 pub use parametrization::{AngleChain, Parametrization};
 
 /// A known answer a scene can be checked against.

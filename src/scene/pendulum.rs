@@ -7,7 +7,8 @@
 use super::registry::{SceneEntry, SceneParams};
 use super::{AngleChain, EnergyScale, Reference, Scene, SceneError};
 use crate::constraint::Distance;
-use crate::model::{Body, Force, System};
+use crate::model::{Body, Force};
+use crate::system::System;
 use crate::params::Params;
 use crate::special::{ellip_k, jacobi_sn};
 use schemars::JsonSchema;

@@ -11,7 +11,8 @@
 
 use super::registry::{SceneEntry, SceneParams};
 use super::{EnergyScale, Scene, SceneError};
-use crate::model::{Body, Force, System};
+use crate::model::{Body, Force};
+use crate::system::System;
 use crate::params::Params;
 use crate::special::ellip_k;
 use schemars::JsonSchema;

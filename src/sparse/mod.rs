@@ -11,7 +11,6 @@ mod normal;
 pub use normal::NormalMatrix;
 
 use crate::constraint::{MAX_BODIES, MAX_LOCAL_DOF};
-use crate::model::System;
 
 /// Where one constraint's blocks live.
 #[derive(Clone, Copy, Debug)]
@@ -109,29 +108,26 @@ pub struct BlockJacobian {
 }
 
 impl BlockJacobian {
-    /// Lays out J for `system`; values start at zero.
-    pub fn new(system: &System) -> Self {
-        Self::layout(system, |_| 0)
-    }
-
-    /// Lays out B = [J; Gᵀ] for XPBD's Newton step: each constraint's `rows()` rows of J followed
-    /// by its [`Constraint::stiffness_rows`] rows g_k of the geometric stiffness (filled by
-    /// [`System::eval_with_stiffness`]). Rows stay grouped by constraint, so a chain's matrix stays banded.
-    ///
-    /// [`Constraint::stiffness_rows`]: crate::constraint::Constraint::stiffness_rows
-    pub fn with_stiffness_rows(system: &System) -> Self {
-        Self::layout(system, |c| c.stiffness_rows())
-    }
-
-    fn layout(system: &System, extra: impl Fn(&dyn crate::constraint::Constraint) -> usize) -> Self {
-        let mut slots = Vec::with_capacity(system.constraints().len());
+    /// Lays out the rows of `constraints` on the velocity coordinates of `bodies` (`offsets`:
+    /// each body's first velocity coordinate; `ndof` in all): each constraint's `rows()` rows
+    /// followed by `extra(c)` more (the geometric-stiffness rows g_k of XPBD's Newton step,
+    /// B = [J; Gᵀ]). Rows stay grouped by constraint, so a chain's matrix stays banded. Values
+    /// start at zero. The system hub, one layer up, calls this for its constraints.
+    pub fn layout(
+        constraints: &[Box<dyn crate::constraint::Constraint>],
+        bodies: &[crate::model::Body],
+        offsets: &[usize],
+        ndof: usize,
+        extra: impl Fn(&dyn crate::constraint::Constraint) -> usize,
+    ) -> Self {
+        let mut slots = Vec::with_capacity(constraints.len());
         let mut colmap = Vec::new();
         let (mut val0, mut row0) = (0, 0);
-        for c in system.constraints() {
+        for c in constraints {
             let mut cols = [(0, 0); MAX_BODIES];
             let cm0 = colmap.len();
             for (k, &b) in c.bodies().iter().enumerate() {
-                cols[k] = (system.offsets()[b], system.bodies()[b].kind.dof());
+                cols[k] = (offsets[b], bodies[b].kind.dof());
                 colmap.extend(
                     (cols[k].0..cols[k].0 + cols[k].1).map(|x| u32::try_from(x).expect("fewer than 2^32 coordinates")),
                 );
@@ -141,7 +137,7 @@ impl BlockJacobian {
             val0 += rows * ldof;
             row0 += rows;
         }
-        BlockJacobian { slots, colmap, values: vec![0.0; val0], nrows: row0, ncols: system.ndof() }
+        BlockJacobian { slots, colmap, values: vec![0.0; val0], nrows: row0, ncols: ndof }
     }
 
     /// Number of rows of constraint `ci` in this layout.

@@ -6,8 +6,8 @@ pub mod registry;
 
 pub use projection::Projection;
 
-use crate::formulation::SolverCounters;
 use crate::linsolve::SolveError;
+use crate::linsolve::SolverCounters;
 
 /// A correction of (q, v) after a step, e.g. projection onto C(q) = 0 and J v = 0.
 pub trait Stabilizer: Send {

@@ -13,10 +13,10 @@
 //! run as a failure.
 
 use super::Stabilizer;
-use crate::formulation::SolverCounters;
-use crate::formulation::normal::NormalSolve;
 use crate::linsolve::SolveError;
+use crate::linsolve::SolverCounters;
 use crate::metrics::inf_norm;
+use crate::normal_solve::NormalSolve;
 
 /// Position and velocity projection with its workspaces.
 pub struct Projection<'a> {

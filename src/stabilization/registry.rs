@@ -2,9 +2,9 @@
 //! line here.
 
 use super::{Projection, Stabilizer};
-use crate::formulation::NotApplicable;
-use crate::formulation::normal::NormalSolve;
 use crate::linsolve::LinearSolver;
+use crate::normal_solve::NormalSolve;
+use crate::normal_solve::NotApplicable;
 use crate::params::{NoParams, ParamTable, Params, Resolved};
 use crate::scene::Scene;
 use schemars::JsonSchema;

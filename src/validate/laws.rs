@@ -9,10 +9,11 @@ use crate::integrator::registry::IntegratorKind;
 use crate::integrator::{Control, Integrator, registry as integrators};
 use crate::linsolve::SolveError;
 use crate::metrics::linear_fit;
-use crate::model::{Body, Force, System};
+use crate::model::{Body, Force};
 use crate::params::Scalar;
 use crate::scene::registry as scenes;
 use crate::scene::{EnergyScale, Scene};
+use crate::system::System;
 use nalgebra::{DMatrix, DVector};
 
 /// The scenes orthogonality is checked on: every registered scene without contact (contact rows

@@ -2,11 +2,14 @@
 //! block-sparse J (Witkin §4.2), the J W Jᵀ pattern (computed once), the prepared linear solver,
 //! λ (kept between solves as the warm start) and the solve counters.
 
-use super::{NotApplicable, SolverCounters};
-use crate::linsolve::{LinearSolver, Operator, Reg, SolveError};
-use crate::model::System;
-use crate::scene::Scene;
+use crate::linsolve::{LinearSolver, Operator, Reg, SolveError, SolverCounters};
 use crate::sparse::{BlockJacobian, NormalMatrix};
+use crate::system::System;
+
+/// Why a formulation (or stabilizer) cannot run on a scene (or with a solver), stated for the report.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotApplicable(pub String);
 
 /// Why the equality-only formulations do not run scenes with contact.
 pub const CONTACT_NOT_APPLICABLE: &str = "the scene has contacts (inequality rows λ_n ≥ 0, |λ_t| ≤ μ λ_n), which a linear solve of J W Jᵀ λ = b cannot enforce; use formulation `pgs`";
@@ -48,7 +51,7 @@ impl<'a> NormalSolve<'a> {
     }
 
     /// Like [`NormalSolve::with_contacts`] for a Jacobian layout other than the system's own (e.g.
-    /// [`BlockJacobian::with_stiffness_rows`]); the vectors have its row count.
+    /// [`System::jacobian_layout_with_stiffness_rows`]); the vectors have its row count.
     pub fn with_layout(
         system: &'a System,
         jac: BlockJacobian,
@@ -130,82 +133,5 @@ impl<'a> NormalSolve<'a> {
             self.counters.record(info);
         }
         Ok(())
-    }
-}
-
-/// The workspace every Cartesian stepper shares (`impulse`, `rattle`, `xpbd`, `soft_step`):
-/// the J W Jᵀ solve, the applied forces Q, the constraint values C, accumulated multipliers, an
-/// n-vector scratch, the constraint force of the last (sub)step and the count of applied-force
-/// evaluations. Allocated once per run.
-pub struct StepperCore<'a> {
-    /// The constraint-space solve.
-    pub ns: NormalSolve<'a>,
-    /// Q(q, v) of the last evaluation (length n).
-    pub applied: Vec<f64>,
-    /// C(q) (length m).
-    pub c: Vec<f64>,
-    /// Multipliers accumulated over a (sub)step (length m).
-    pub lam: Vec<f64>,
-    /// Scratch of length n.
-    pub tmp: Vec<f64>,
-    /// Constraint force Q̂ of the last (sub)step, for the power metric (length n).
-    pub qhat: Vec<f64>,
-    /// Applied-force evaluations so far.
-    pub force_evals: u64,
-}
-
-impl<'a> StepperCore<'a> {
-    /// Allocates the workspace for `scene` and prepares `solver`.
-    pub fn new(scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        Self::build(NormalSolve::new(&scene.system, solver)?, scene)
-    }
-
-    /// Like [`StepperCore::new`] but also on scenes with contact (for `pgs`).
-    pub fn with_contacts(scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        Self::build(NormalSolve::with_contacts(&scene.system, solver)?, scene)
-    }
-
-    /// Like [`StepperCore::new`] with another Jacobian layout (see [`NormalSolve::with_layout`]);
-    /// `c` and `lam` have its row count.
-    pub fn with_layout(
-        scene: &'a Scene,
-        jac: BlockJacobian,
-        solver: Box<dyn LinearSolver>,
-    ) -> Result<Self, NotApplicable> {
-        if scene.system.contacts().is_some() {
-            return Err(NotApplicable(CONTACT_NOT_APPLICABLE.into()));
-        }
-        Self::build(NormalSolve::with_layout(&scene.system, jac, solver)?, scene)
-    }
-
-    fn build(ns: NormalSolve<'a>, scene: &'a Scene) -> Result<Self, NotApplicable> {
-        let (n, m) = (scene.system.ndof(), ns.jac.nrows());
-        Ok(StepperCore {
-            ns,
-            applied: vec![0.0; n],
-            c: vec![0.0; m],
-            lam: vec![0.0; m],
-            tmp: vec![0.0; n],
-            qhat: vec![0.0; n],
-            force_evals: 0,
-        })
-    }
-
-    /// Evaluates Q(q, v) into `applied` and counts it.
-    pub fn eval_forces(&mut self, q: &[f64], v: &[f64]) {
-        self.ns.system.applied_forces(q, v, &mut self.applied);
-        self.force_evals += 1;
-    }
-
-    /// Sets the reported constraint force Q̂ = s · Jᵀ λ from the accumulated multipliers `lam`.
-    pub fn force_from_accumulated(&mut self, s: f64) {
-        self.ns.jac.mul_t(&self.lam, &mut self.qhat);
-        self.qhat.iter_mut().for_each(|x| *x *= s);
-    }
-
-    /// Sets the reported constraint force Q̂ = s · Jᵀ λ from the last solve's solution.
-    pub fn force_from_solution(&mut self, s: f64) {
-        self.ns.jac.mul_t(&self.ns.lambda, &mut self.qhat);
-        self.qhat.iter_mut().for_each(|x| *x *= s);
     }
 }

@@ -8,63 +8,10 @@
 //! moves q along a velocity goes through [`System::advance`] (q ⊕ h v: the exponential map for
 //! orientations), never through q + h v.
 
-use super::body::{Body, BodyKind};
-use super::force::{BodyView, Force};
 use crate::constraint::{Constraint, MAX_LOCAL_DOF, MAX_LOCAL_NQ};
+pub use crate::model::ModelError;
+use crate::model::{Body, BodyKind, BodyView, Force};
 use crate::sparse::BlockJacobian;
-
-/// A model that cannot be built as asked.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum ModelError {
-    /// A mass or inertia that is not positive and finite.
-    #[error("body {body}: {what} = {value} is invalid; expected a finite number > 0")]
-    BadInertia {
-        /// Body index.
-        body: usize,
-        /// `"mass"` or `"inertia"`.
-        what: &'static str,
-        /// The rejected value.
-        value: f64,
-    },
-    /// A force or constraint names a body that does not exist.
-    #[error("{owner} refers to body {body}, but the system has {count} bodies")]
-    UnknownBody {
-        /// What referred to it.
-        owner: String,
-        /// The index.
-        body: usize,
-        /// How many bodies exist.
-        count: usize,
-    },
-    /// A force or constraint expects another body kind.
-    #[error("{owner} expects body {body} to be {expected}, but it is {found}")]
-    KindMismatch {
-        /// What referred to it.
-        owner: String,
-        /// The body index.
-        body: usize,
-        /// Expected kind.
-        expected: &'static str,
-        /// Actual kind.
-        found: &'static str,
-    },
-    /// A contact plane whose normal is not a unit vector.
-    #[error("contact plane {index}: normal {normal:?} is not a unit vector")]
-    BadPlane {
-        /// Plane index.
-        index: usize,
-        /// The rejected normal.
-        normal: [f64; 3],
-    },
-    /// A constraint attached twice to the same body.
-    #[error("{owner} is attached twice to body {body}")]
-    RepeatedBody {
-        /// The constraint.
-        owner: String,
-        /// The body index.
-        body: usize,
-    },
-}
 
 /// Bodies, forces and constraints, with the index layout of q, v and the constraint rows.
 #[derive(Debug, Default)]
@@ -188,7 +135,7 @@ impl System {
     /// Adds contact geometry and material (inequality rows, handled only by formulations that
     /// support contact) after checking its bodies.
     pub fn set_contacts(&mut self, contacts: crate::contact::ContactSet) -> Result<(), ModelError> {
-        contacts.validate(self)?;
+        contacts.validate(&self.bodies)?;
         self.contacts = Some(contacts);
         Ok(())
     }
@@ -283,7 +230,7 @@ impl System {
         for (i, b) in self.bodies.iter().enumerate() {
             if b.kind == BodyKind::Rigid3 {
                 let o = self.q_offsets[i] + 3;
-                super::rotation::normalize(&mut q[o..o + 4]);
+                crate::model::rotation::normalize(&mut q[o..o + 4]);
                 any = true;
             }
         }
@@ -381,7 +328,14 @@ impl System {
 
     /// Allocates the block-sparse Jacobian for this system (pattern only; values are zero).
     pub fn jacobian_layout(&self) -> BlockJacobian {
-        BlockJacobian::new(self)
+        BlockJacobian::layout(&self.constraints, &self.bodies, self.offsets(), self.ndof(), |_| 0)
+    }
+
+    /// The layout of B = [J; Gᵀ] for XPBD's Newton step: each constraint's rows of J followed by
+    /// its [`Constraint::stiffness_rows`] rows g_k of the geometric stiffness (filled by
+    /// [`System::eval_with_stiffness`]).
+    pub fn jacobian_layout_with_stiffness_rows(&self) -> BlockJacobian {
+        BlockJacobian::layout(&self.constraints, &self.bodies, self.offsets(), self.ndof(), |c| c.stiffness_rows())
     }
 
     /// C(q) into `c` and J(q) into `jac` in one pass over the constraints (no allocation).
@@ -394,7 +348,7 @@ impl System {
         }
     }
 
-    /// For XPBD's Newton step, in the layout of [`BlockJacobian::with_stiffness_rows`] (all vectors
+    /// For XPBD's Newton step, in the layout of [`System::jacobian_layout_with_stiffness_rows`] (all vectors
     /// have its row count): C(q) and J(q) on each constraint's first rows, and on its stiffness
     /// rows the factor g_k, s_k of K_g = −Σ λ_r ∇²C_r (see
     /// [`crate::constraint::Constraint::geometric_stiffness`]) at the multipliers `lambda`. Clamped to
