@@ -108,16 +108,14 @@ fn impulse_pcg_ic0(bencher: Bencher, links: usize) {
 /// has one more per link).
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn xpbd_newton_1x2_envelope_ldlt(bencher: Bencher, links: usize) {
-    let fp: &[(&str, Scalar)] =
-        &[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(2.0)), ("newton", Scalar::Bool(true))];
-    stepper_on(bencher, chain(links), ("xpbd", fp), "envelope_ldlt", &[]);
+    let fp: &[(&str, Scalar)] = &[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(2.0))];
+    stepper_on(bencher, chain(links), ("xpbd_newton", fp), "envelope_ldlt", &[]);
 }
 
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn xpbd_newton_1x2_sparse_cholesky(bencher: Bencher, links: usize) {
-    let fp: &[(&str, Scalar)] =
-        &[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(2.0)), ("newton", Scalar::Bool(true))];
-    stepper_on(bencher, chain(links), ("xpbd", fp), "sparse_cholesky", &[]);
+    let fp: &[(&str, Scalar)] = &[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(2.0))];
+    stepper_on(bencher, chain(links), ("xpbd_newton", fp), "sparse_cholesky", &[]);
 }
 
 #[divan::bench(args = CLOTH, sample_count = 10)]

@@ -36,10 +36,6 @@ pub struct System {
     vmap_start: Vec<usize>,
 }
 
-/// Relative size s gᵀ W g below which a geometric-stiffness term is dropped (see
-/// [`System::eval_with_stiffness`]): 1/s then stays within 1e10 of the row's own scale gᵀ W g.
-pub const STIFFNESS_CUTOFF: f64 = 1e-10;
-
 /// buf[k] = x[map[k]]; returns the count.
 #[inline]
 fn gather_mapped(map: &[u32], x: &[f64], buf: &mut [f64]) -> usize {
@@ -351,12 +347,10 @@ impl System {
     /// For XPBD's Newton step, in the layout of [`System::jacobian_layout_with_stiffness_rows`] (all vectors
     /// have its row count): C(q) and J(q) on each constraint's first rows, and on its stiffness
     /// rows the factor g_k, s_k of K_g = −Σ λ_r ∇²C_r (see
-    /// [`crate::constraint::Constraint::geometric_stiffness`]) at the multipliers `lambda`. Clamped to
-    /// keep the Newton matrix positive definite: a term with s_k ≤ 0 (compression) gets a zero row
-    /// and s_k = 0, i.e. the Gauss–Newton matrix for it. So does a term negligible against the mass
-    /// it acts on, s_k · g_kᵀ W g_k < [`STIFFNESS_CUTOFF`] (a slack link): it would change M + K_g
-    /// below rounding, and its 1/s_k would only inflate the system's diagonal. The stiffness rows of
-    /// `c` are not written (callers keep them 0). No allocation.
+    /// [`crate::constraint::Constraint::geometric_stiffness`]) at the multipliers `lambda`. A term
+    /// for which `keep(s_k, g_kᵀ W g_k)` is false gets a zero row and s_k = 0 (the caller's policy:
+    /// XPBD's Newton step drops compression and negligible terms). The stiffness rows of `c` are
+    /// not written (callers keep them 0). No allocation.
     pub fn eval_with_stiffness(
         &self,
         q: &[f64],
@@ -364,6 +358,7 @@ impl System {
         c: &mut [f64],
         s: &mut [f64],
         jac: &mut BlockJacobian,
+        keep: impl Fn(f64, f64) -> bool,
     ) {
         let mut ql = [0.0; MAX_LOCAL_NQ];
         for (ci, con) in self.constraints.iter().enumerate() {
@@ -380,7 +375,7 @@ impl System {
                 let w = &self.vmap[self.vmap_start[ci]..self.vmap_start[ci + 1]];
                 for (row, sv) in gv.chunks_exact_mut(ldof).zip(sk.iter_mut()) {
                     let gwg: f64 = row.iter().zip(w).map(|(g, &i)| g * g * self.inv_mass[i as usize]).sum();
-                    if !(*sv * gwg >= STIFFNESS_CUTOFF) {
+                    if !keep(*sv, gwg) {
                         *sv = 0.0;
                         row.fill(0.0);
                     }

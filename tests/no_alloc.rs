@@ -126,13 +126,8 @@ fn impulse_rattle_and_force_steps_allocate_nothing() {
 #[test]
 fn xpbd_newton_steps_allocate_nothing() {
     let scene = chain();
-    let f = formulations::find("xpbd").unwrap();
-    let fp = [
-        ("substeps", Scalar::Num(2.0)),
-        ("iterations", Scalar::Num(3.0)),
-        ("newton", Scalar::Bool(true)),
-        ("tol", Scalar::Num(1e-9)),
-    ];
+    let f = formulations::find("xpbd_newton").unwrap();
+    let fp = [("substeps", Scalar::Num(2.0)), ("iterations", Scalar::Num(3.0)), ("tol", Scalar::Num(1e-9))];
     for solver in ["envelope_ldlt", "sparse_cholesky"] {
         let s = solvers::find(solver).unwrap();
         let Dynamics::Stepper(mut st) =

@@ -23,10 +23,17 @@ use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::NormalMatrix;
 use tinkertoy::system::System;
 
-/// One step of `xpbd` with the given parameters from (q, v) at step h on a 3-link chain of unit
-/// masses; returns q̃ and the new q.
-fn one_step(scene: &Scene, params: &[(&str, Scalar)], q0: &[f64], v0: &[f64], h: f64) -> (Vec<f64>, Vec<f64>) {
-    let f = formulations::find("xpbd").unwrap();
+/// One step of `formulation` (`xpbd` or `xpbd_newton`) with the given parameters from (q, v) at
+/// step h on a 3-link chain of unit masses; returns q̃ and the new q.
+fn one_step(
+    scene: &Scene,
+    formulation: &str,
+    params: &[(&str, Scalar)],
+    q0: &[f64],
+    v0: &[f64],
+    h: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    let f = formulations::find(formulation).unwrap();
     let s = solvers::find("sparse_cholesky").unwrap();
     let Dynamics::Stepper(mut st) =
         (f.build)(&f.params.with("f", params).unwrap(), scene, (s.build)(&s.params.defaults())).unwrap()
@@ -69,8 +76,8 @@ fn a_converged_newton_step_solves_macklin_eq_8_and_plain_xpbd_does_not() {
     let v0 = [0.0, 0.0, 0.5, 1.0, -1.0, 2.0, 1.5, 3.0];
     let h = 1.0 / 30.0;
     let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(4.0))]).unwrap();
-    let newton = [("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(30.0)), ("newton", Scalar::Bool(true))];
-    let (q_tilde, q) = one_step(&scene, &newton, &q0, &v0, h);
+    let newton = [("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(30.0))];
+    let (q_tilde, q) = one_step(&scene, "xpbd_newton", &newton, &q0, &v0, h);
     let (c, stationarity) = kkt_residuals(&scene.system, &q_tilde, &q);
     println!("newton: |C| = {c:.2e}, stationarity residual {stationarity:.2e}");
     // 30 quadratically convergent iterations: both residuals at rounding level
@@ -78,30 +85,35 @@ fn a_converged_newton_step_solves_macklin_eq_8_and_plain_xpbd_does_not() {
     assert!(stationarity <= 1e-10, "newton: stationarity residual {stationarity:e}");
 
     let plain = [("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(30.0))];
-    let (q_tilde, q) = one_step(&scene, &plain, &q0, &v0, h);
+    let (q_tilde, q) = one_step(&scene, "xpbd", &plain, &q0, &v0, h);
     let (c, stationarity) = kkt_residuals(&scene.system, &q_tilde, &q);
     println!("plain xpbd: |C| = {c:.2e}, stationarity residual {stationarity:.2e}");
     assert!(c <= 1e-10, "plain xpbd reaches C = 0 too: {c:e}");
     assert!(stationarity > 1e-6, "plain xpbd drops g, so its end point is not the projection: {stationarity:e}");
 }
 
-fn challenge(formulation_params: &[(&str, Scalar)]) -> tinkertoy::experiment::RunResult {
+fn challenge(formulation: &str, formulation_params: &[(&str, Scalar)]) -> tinkertoy::experiment::RunResult {
     let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(1000.0))]).unwrap();
-    let spec =
-        CellSpec::named("xpbd", formulation_params, "envelope_ldlt", &[], None, Control::Fixed { h: 1.0 / 60.0 }, 5.0)
-            .unwrap()
-            .sampled(1.0 / 60.0);
+    let spec = CellSpec::named(
+        formulation,
+        formulation_params,
+        "envelope_ldlt",
+        &[],
+        None,
+        Control::Fixed { h: 1.0 / 60.0 },
+        5.0,
+    )
+    .unwrap()
+    .sampled(1.0 / 60.0);
     run(&scene, &spec)
 }
 
 #[test]
 fn newton_holds_the_1000_link_chain_within_1e_6_m_at_h_1_60() {
-    let newton = challenge(&[
-        ("substeps", Scalar::Num(1.0)),
-        ("iterations", Scalar::Num(3.0)),
-        ("newton", Scalar::Bool(true)),
-        ("tol", Scalar::Num(3e-7)),
-    ]);
+    let newton = challenge(
+        "xpbd_newton",
+        &[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(3.0)), ("tol", Scalar::Num(3e-7))],
+    );
     let s = &newton.summary;
     println!(
         "newton 1 x <=3: {:?}, max link error {:.2e} m, {} solves in {} steps",
@@ -111,7 +123,7 @@ fn newton_holds_the_1000_link_chain_within_1e_6_m_at_h_1_60() {
     assert!(s.max_drift_position <= 1e-6, "max link error {:e} m", s.max_drift_position);
     // The same budget of three solves per step without the geometric stiffness: Gauss–Newton
     // diverges where h² |λ| / (m ℓ) > 1 (the tension near the pivot).
-    let plain = challenge(&[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(3.0))]);
+    let plain = challenge("xpbd", &[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(3.0))]);
     let p = &plain.summary;
     println!("plain xpbd 1 x 3: {:?}, max link error {:.2e} m", p.status, p.max_drift_position);
     assert!(!matches!(p.status, Status::Ok) || p.max_drift_position > 1e-2, "{:?}", p.status);
@@ -173,16 +185,11 @@ fn every_direct_solver_takes_the_same_newton_steps() {
     // dropped (not turned into 1/s ≈ 1e16 on the diagonal), or the dense LU's pivot test calls
     // the matrix singular. All direct solvers then follow the same trajectory to rounding.
     let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(30.0))]).unwrap();
-    let fp = [
-        ("substeps", Scalar::Num(1.0)),
-        ("iterations", Scalar::Num(3.0)),
-        ("newton", Scalar::Bool(true)),
-        ("tol", Scalar::Num(1e-9)),
-    ];
+    let fp = [("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(3.0)), ("tol", Scalar::Num(1e-9))];
     let energies: Vec<(&str, f64)> = ["dense_lu", "dense_cholesky", "sparse_cholesky", "envelope_ldlt"]
         .iter()
         .map(|&solver| {
-            let spec = CellSpec::named("xpbd", &fp, solver, &[], None, Control::Fixed { h: 1.0 / 60.0 }, 1.0)
+            let spec = CellSpec::named("xpbd_newton", &fp, solver, &[], None, Control::Fixed { h: 1.0 / 60.0 }, 1.0)
                 .unwrap()
                 .sampled(0.1);
             let r = run(&scene, &spec);

@@ -73,10 +73,7 @@ impl Stepper for Impulse<'_> {
             let sys = self.core.ns.system;
             let w = sys.inv_mass();
             // v* = v + h_s W Q
-            self.core.eval_forces(q, v);
-            for ((vi, qi), wi) in v.iter_mut().zip(&self.core.applied).zip(w) {
-                *vi += hs * wi * qi;
-            }
+            self.core.integrate_velocities(q, v, hs);
             // J W Jᵀ λ = −(J v* + (β/h_s) C)
             self.core.ns.update_constraints(q, &mut self.core.c);
             self.core.ns.jac.mul(v, &mut self.core.ns.rhs);

@@ -16,6 +16,7 @@ registry! {
         pgs,
         rattle,
         xpbd,
+        xpbd_newton,
         soft_step,
         lagrangian,
     ];
@@ -28,6 +29,7 @@ pub use pgs::{Pgs, PgsOptions};
 pub use rattle::{Rattle, RattleOptions};
 pub use soft_step::{SoftStep, SoftStepOptions};
 pub use xpbd::{Xpbd, XpbdOptions};
+pub use xpbd_newton::{XpbdNewton, XpbdNewtonOptions};
 
 pub use crate::integrator::SecondOrderOde;
 use crate::linsolve::SolveError;

@@ -245,11 +245,7 @@ impl<'a> Pgs<'a> {
 impl Stepper for Pgs<'_> {
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
         let sys = self.core.ns.system;
-        let w = sys.inv_mass();
-        self.core.eval_forces(q, v);
-        for ((vi, qi), wi) in v.iter_mut().zip(&self.core.applied).zip(w) {
-            *vi += h * wi * qi;
-        }
+        self.core.integrate_velocities(q, v, h);
         self.build_rows(h, q, v);
         // Warm start (friction clamped to the warm normal impulse).
         for i in 0..self.rows.len() {

@@ -89,17 +89,13 @@ impl<'a> Rattle<'a> {
 impl Stepper for Rattle<'_> {
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
         let sys = self.core.ns.system;
-        let w = sys.inv_mass();
         // Factorization of Jₙ W Jₙᵀ: left by the previous velocity projection if q has not moved.
         let mut factored = self.has_factor && self.factored_at.as_slice() == &*q;
         if !factored {
             self.core.ns.update_jacobian(q);
         }
         // v½ (without constraint force) and the unconstrained position q + h v½.
-        self.core.eval_forces(q, v);
-        for i in 0..v.len() {
-            v[i] += 0.5 * h * w[i] * self.core.applied[i];
-        }
+        self.core.integrate_velocities(q, v, 0.5 * h);
         self.q_base.copy_from_slice(q);
         sys.advance(q, v, h);
         self.core.lam.fill(0.0);
@@ -141,10 +137,7 @@ impl Stepper for Rattle<'_> {
         // v½ gets the position constraint impulse: q = qₙ + h v½.
         self.core.ns.add_w_jt(&self.core.lam, 0.5 * h, v, &mut self.core.tmp);
         // Second half kick and projection onto Jₙ₊₁ v = 0.
-        self.core.eval_forces(q, v);
-        for i in 0..v.len() {
-            v[i] += 0.5 * h * w[i] * self.core.applied[i];
-        }
+        self.core.integrate_velocities(q, v, 0.5 * h);
         self.core.ns.update_jacobian(q);
         self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
         for r in self.core.ns.rhs.iter_mut() {

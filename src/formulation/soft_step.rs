@@ -85,12 +85,7 @@ impl Stepper for SoftStep<'_> {
         let (bias_rate, mass_scale, impulse_scale) = (omega / a1, a2 * a3, a3);
         for _ in 0..self.opts.substeps {
             let sys = self.core.ns.system;
-            let w = sys.inv_mass();
-            // integrate velocities
-            self.core.eval_forces(q, v);
-            for ((vi, qi), wi) in v.iter_mut().zip(&self.core.applied).zip(w) {
-                *vi += hs * wi * qi;
-            }
+            self.core.integrate_velocities(q, v, hs);
             // warm start with the previous substep's impulses (J at the new configuration)
             self.core.ns.update_jacobian(q);
             self.core.ns.add_w_jt(&self.core.lam, 1.0, v, &mut self.core.tmp);

@@ -71,6 +71,16 @@ impl<'a> StepperCore<'a> {
         self.force_evals += 1;
     }
 
+    /// Stage "integrate velocities" (Box2D's name; symplectic Euler's kick): Q = Q(q, v), then
+    /// v ← v + h W Q. Every stepper opens its (sub)step with it; RATTLE's half kicks pass h/2.
+    pub fn integrate_velocities(&mut self, q: &[f64], v: &mut [f64], h: f64) {
+        self.eval_forces(q, v);
+        let w = self.ns.system.inv_mass();
+        for ((vi, qi), wi) in v.iter_mut().zip(&self.applied).zip(w) {
+            *vi += h * wi * qi;
+        }
+    }
+
     /// Sets the reported constraint force Q̂ = s · Jᵀ λ from the accumulated multipliers `lam`.
     pub fn force_from_accumulated(&mut self, s: f64) {
         self.ns.jac.mul_t(&self.lam, &mut self.qhat);

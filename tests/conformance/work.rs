@@ -61,13 +61,8 @@ const CASES: &[Case] = &[
     (
         "chain",
         CHAIN,
-        "xpbd",
-        &[
-            ("newton", Scalar::Bool(true)),
-            ("substeps", Scalar::Num(1.0)),
-            ("iterations", Scalar::Num(3.0)),
-            ("tol", Scalar::Num(1e-9)),
-        ],
+        "xpbd_newton",
+        &[("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(3.0)), ("tol", Scalar::Num(1e-9))],
         "envelope_ldlt",
         &[],
         None,
