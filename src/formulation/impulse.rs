@@ -9,6 +9,7 @@
 //! solve is the sequential-impulse sweep; λ of the previous step is the warm start when enabled.
 
 use super::Dynamics;
+use super::softness::Softness;
 use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
@@ -77,7 +78,7 @@ impl Stepper for Impulse<'_> {
             // J W Jᵀ λ = −(J v* + (β/h_s) C)
             self.core.ns.update_constraints(q, &mut self.core.c);
             self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
-            let bias = self.opts.beta / hs;
+            let bias = Softness::baumgarte(self.opts.beta, hs).bias_rate;
             for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {
                 *r = -(*r + bias * c);
             }

@@ -6,6 +6,7 @@
 //! system and the block-sparse Jacobian; no formulation contains Jacobian code.
 
 pub mod registry;
+pub mod softness;
 pub mod stepper_core;
 
 registry! {
@@ -76,8 +77,8 @@ pub struct Gains {
 }
 
 impl Gains {
-    /// From frequency ω \[rad/s\] and damping ratio ζ \[1\].
+    /// From frequency ω \[rad/s\] and damping ratio ζ \[1\] (see [`softness::Spring`]).
     pub fn from_frequency(omega: f64, zeta: f64) -> Self {
-        Gains { ks: omega * omega, kd: 2.0 * zeta * omega }
+        softness::Spring { omega, zeta }.gains()
     }
 }

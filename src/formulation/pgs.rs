@@ -19,6 +19,7 @@
 //! `impulse` with its own projected sweeps (the same solution when the sweeps converge).
 
 use super::Dynamics;
+use super::softness::Softness;
 use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, SolverCounters, Stepper};
@@ -169,6 +170,7 @@ impl<'a> Pgs<'a> {
     fn build_rows(&mut self, h: f64, q: &[f64], v: &[f64]) {
         let sys = self.core.ns.system;
         let w = sys.inv_mass();
+        let bias_rate = Softness::baumgarte(self.opts.beta, h).bias_rate;
         self.rows.clear();
         // Equality rows: J at q, target −(β/h) C, warm-started from last step's λ.
         self.core.ns.update_constraints(q, &mut self.core.c);
@@ -177,7 +179,7 @@ impl<'a> Pgs<'a> {
                 let mut row = Row { nb: blk.cols.len(), ..Row::default() };
                 row.cols[..blk.cols.len()].copy_from_slice(blk.cols);
                 row.j[..blk.ldof].copy_from_slice(&blk.values[r * blk.ldof..(r + 1) * blk.ldof]);
-                row.target = -self.opts.beta / h * self.core.c[blk.row0 + r];
+                row.target = -bias_rate * self.core.c[blk.row0 + r];
                 row.lambda = self.core.lam[blk.row0 + r];
                 row.finish(w);
                 self.rows.push(row);
@@ -216,7 +218,7 @@ impl<'a> Pgs<'a> {
                     let un = row.velocity(v);
                     let phi = c.separation;
                     let mut target =
-                        if phi > 0.0 { -phi / h } else { self.opts.beta / h * (-phi - self.opts.slop).max(0.0) };
+                        if phi > 0.0 { -phi / h } else { bias_rate * (-phi - self.opts.slop).max(0.0) };
                     // Restitution only for an impact within this step (the gap closes: φ + h u_n ≤ 0).
                     if un < -mat.restitution_threshold && phi + h * un <= 0.0 {
                         target = target.max(-mat.restitution * un);

@@ -16,6 +16,7 @@
 //! the solve stage (J at the substep start; Box2D updates anchors with the body rotations).
 
 use super::Dynamics;
+use super::softness::{Softness, Spring};
 use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
@@ -78,11 +79,8 @@ impl Stepper for SoftStep<'_> {
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
         let hs = h / self.opts.substeps as f64;
         // b2MakeSoft(hertz, zeta, h_s)
-        let omega = 2.0 * std::f64::consts::PI * self.opts.hertz;
-        let a1 = 2.0 * self.opts.damping_ratio + hs * omega;
-        let a2 = hs * omega * a1;
-        let a3 = 1.0 / (1.0 + a2);
-        let (bias_rate, mass_scale, impulse_scale) = (omega / a1, a2 * a3, a3);
+        let Softness { bias_rate, mass_scale, impulse_scale } =
+            Spring::from_hertz(self.opts.hertz, self.opts.damping_ratio).soft(hs);
         for _ in 0..self.opts.substeps {
             let sys = self.core.ns.system;
             self.core.integrate_velocities(q, v, hs);

@@ -59,7 +59,7 @@ pub struct XpbdNewtonOptions {
 
 impl Default for XpbdNewtonOptions {
     fn default() -> Self {
-        XpbdNewtonOptions { substeps: 1, iterations: 3, compliance: 0.0, tol: 0.0 }
+        XpbdNewtonOptions { substeps: 10, iterations: 1, compliance: 0.0, tol: 0.0 }
     }
 }
 
