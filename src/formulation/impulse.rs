@@ -92,7 +92,7 @@ impl Stepper for Impulse<'_> {
                 self.core.qhat[i] = self.core.tmp[i] / hs;
                 v[i] += w[i] * self.core.tmp[i];
             }
-            sys.advance(q, v, hs);
+            self.core.integrate_positions(q, v, hs);
         }
         Ok(())
     }

@@ -180,7 +180,7 @@ impl<'a> Pgs<'a> {
                 row.cols[..blk.cols.len()].copy_from_slice(blk.cols);
                 row.j[..blk.ldof].copy_from_slice(&blk.values[r * blk.ldof..(r + 1) * blk.ldof]);
                 row.target = -bias_rate * self.core.c[blk.row0 + r];
-                row.lambda = self.core.lam[blk.row0 + r];
+                row.lambda = self.core.accumulated[blk.row0 + r];
                 row.finish(w);
                 self.rows.push(row);
             }
@@ -283,7 +283,7 @@ impl Stepper for Pgs<'_> {
         self.counters.record(SolveInfo { iterations: sweeps, residual: change });
         // Keep λ for the next step's warm start; Q̂ = Jᵀλ / h.
         let m = sys.nrows();
-        for (l, row) in self.core.lam.iter_mut().zip(&self.rows[..m]) {
+        for (l, row) in self.core.accumulated.iter_mut().zip(&self.rows[..m]) {
             *l = row.lambda;
         }
         self.warm_next.clear();
@@ -302,7 +302,7 @@ impl Stepper for Pgs<'_> {
                 k += d;
             }
         }
-        sys.advance(q, v, h);
+        self.core.integrate_positions(q, v, h);
         Ok(())
     }
 

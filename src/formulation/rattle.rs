@@ -97,8 +97,8 @@ impl Stepper for Rattle<'_> {
         // v½ (without constraint force) and the unconstrained position q + h v½.
         self.core.integrate_velocities(q, v, 0.5 * h);
         self.q_base.copy_from_slice(q);
-        sys.advance(q, v, h);
-        self.core.lam.fill(0.0);
+        self.core.integrate_positions(q, v, h);
+        self.core.accumulated.fill(0.0);
         let mut it = 0;
         loop {
             sys.eval_constraints(q, &mut self.core.c);
@@ -125,17 +125,17 @@ impl Stepper for Rattle<'_> {
                 self.core.ns.solve(true)?
             }
             factored = true;
-            for (l, d) in self.core.lam.iter_mut().zip(&self.core.ns.lambda) {
+            for (l, d) in self.core.accumulated.iter_mut().zip(&self.core.ns.lambda) {
                 *l += d;
             }
             self.v_half.copy_from_slice(v);
-            self.core.ns.add_w_jt(&self.core.lam, 0.5 * h, &mut self.v_half, &mut self.core.tmp);
+            self.core.ns.add_w_jt(&self.core.accumulated, 0.5 * h, &mut self.v_half, &mut self.core.tmp);
             q.copy_from_slice(&self.q_base);
             sys.advance(q, &self.v_half, h);
             it += 1;
         }
         // v½ gets the position constraint impulse: q = qₙ + h v½.
-        self.core.ns.add_w_jt(&self.core.lam, 0.5 * h, v, &mut self.core.tmp);
+        self.core.ns.add_w_jt(&self.core.accumulated, 0.5 * h, v, &mut self.core.tmp);
         // Second half kick and projection onto Jₙ₊₁ v = 0.
         self.core.integrate_velocities(q, v, 0.5 * h);
         self.core.ns.update_jacobian(q);

@@ -86,7 +86,7 @@ impl Stepper for SoftStep<'_> {
             self.core.integrate_velocities(q, v, hs);
             // warm start with the previous substep's impulses (J at the new configuration)
             self.core.ns.update_jacobian(q);
-            self.core.ns.add_w_jt(&self.core.lam, 1.0, v, &mut self.core.tmp);
+            self.core.ns.add_w_jt(&self.core.accumulated, 1.0, v, &mut self.core.tmp);
             // soft solve
             sys.eval_constraints(q, &mut self.core.c);
             self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
@@ -95,13 +95,13 @@ impl Stepper for SoftStep<'_> {
             }
             self.core.ns.lambda.fill(0.0);
             self.core.ns.solve(true)?;
-            for (x, l) in self.core.ns.lambda.iter_mut().zip(self.core.lam.iter_mut()) {
+            for (x, l) in self.core.ns.lambda.iter_mut().zip(self.core.accumulated.iter_mut()) {
                 *x = mass_scale * *x - impulse_scale * *l; // Δλ
                 *l += *x;
             }
             self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, v, &mut self.core.tmp);
             // integrate positions
-            sys.advance(q, v, hs);
+            self.core.integrate_positions(q, v, hs);
             // relax: rigid velocity solve, no bias, same factorization
             self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
             for r in self.core.ns.rhs.iter_mut() {
@@ -109,7 +109,7 @@ impl Stepper for SoftStep<'_> {
             }
             self.core.ns.lambda.fill(0.0);
             self.core.ns.solve_same(true)?;
-            for (l, y) in self.core.lam.iter_mut().zip(&self.core.ns.lambda) {
+            for (l, y) in self.core.accumulated.iter_mut().zip(&self.core.ns.lambda) {
                 *l += y;
             }
             self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, v, &mut self.core.tmp);

@@ -7,25 +7,28 @@ use crate::normal_solve::{CONTACT_NOT_APPLICABLE, NormalSolve};
 use crate::scene::Scene;
 use crate::sparse::BlockJacobian;
 
-/// The workspace every Cartesian stepper shares (`impulse`, `rattle`, `xpbd`, `soft_step`):
-/// the J W Jᵀ solve, the applied forces Q, the constraint values C, accumulated multipliers, an
-/// n-vector scratch, the constraint force of the last (sub)step and the count of applied-force
-/// evaluations. Allocated once per run.
+/// The workspace every Cartesian stepper shares (`impulse`, `pgs`, `rattle`, `xpbd`,
+/// `xpbd_newton`, `soft_step`), private to the formulations: the J W Jᵀ solve (with its own λ,
+/// the unknown of the last solve and the next one's warm start), the applied forces Q, the
+/// constraint values C, the multipliers accumulated over a (sub)step, an n-vector scratch, the
+/// constraint force of the last (sub)step and the count of applied-force evaluations. Allocated
+/// once per run. The steppers are written as Box2D's stages over it: [`Self::integrate_velocities`],
+/// warm start, solve, relax, [`Self::integrate_positions`], project.
 pub struct StepperCore<'a> {
     /// The constraint-space solve.
-    pub ns: NormalSolve<'a>,
+    pub(super) ns: NormalSolve<'a>,
     /// Q(q, v) of the last evaluation (length n).
-    pub applied: Vec<f64>,
+    pub(super) applied: Vec<f64>,
     /// C(q) (length m).
-    pub c: Vec<f64>,
+    pub(super) c: Vec<f64>,
     /// Multipliers accumulated over a (sub)step (length m).
-    pub lam: Vec<f64>,
+    pub(super) accumulated: Vec<f64>,
     /// Scratch of length n.
-    pub tmp: Vec<f64>,
+    pub(super) tmp: Vec<f64>,
     /// Constraint force Q̂ of the last (sub)step, for the power metric (length n).
-    pub qhat: Vec<f64>,
+    pub(super) qhat: Vec<f64>,
     /// Applied-force evaluations so far.
-    pub force_evals: u64,
+    pub(super) force_evals: u64,
 }
 
 impl<'a> StepperCore<'a> {
@@ -40,7 +43,7 @@ impl<'a> StepperCore<'a> {
     }
 
     /// Like [`StepperCore::new`] with another Jacobian layout (see [`NormalSolve::with_layout`]);
-    /// `c` and `lam` have its row count.
+    /// `c` and `accumulated` have its row count.
     pub fn with_layout(
         scene: &'a Scene,
         jac: BlockJacobian,
@@ -58,7 +61,7 @@ impl<'a> StepperCore<'a> {
             ns,
             applied: vec![0.0; n],
             c: vec![0.0; m],
-            lam: vec![0.0; m],
+            accumulated: vec![0.0; m],
             tmp: vec![0.0; n],
             qhat: vec![0.0; n],
             force_evals: 0,
@@ -81,9 +84,14 @@ impl<'a> StepperCore<'a> {
         }
     }
 
-    /// Sets the reported constraint force Q̂ = s · Jᵀ λ from the accumulated multipliers `lam`.
+    /// Stage "integrate positions": q ← q ⊕ h v (the exponential map for orientations).
+    pub fn integrate_positions(&self, q: &mut [f64], v: &[f64], h: f64) {
+        self.ns.system.advance(q, v, h);
+    }
+
+    /// Sets the reported constraint force Q̂ = s · Jᵀ λ from the accumulated multipliers.
     pub fn force_from_accumulated(&mut self, s: f64) {
-        self.ns.jac.mul_t(&self.lam, &mut self.qhat);
+        self.ns.jac.mul_t(&self.accumulated, &mut self.qhat);
         self.qhat.iter_mut().for_each(|x| *x *= s);
     }
 

@@ -92,17 +92,17 @@ impl Stepper for Xpbd<'_> {
             let sys = self.core.ns.system;
             self.q_prev.copy_from_slice(q);
             self.core.integrate_velocities(q, v, hs);
-            sys.advance(q, v, hs);
-            self.core.lam.fill(0.0);
+            self.core.integrate_positions(q, v, hs);
+            self.core.accumulated.fill(0.0);
             for _ in 0..self.opts.iterations {
                 // (J W Jᵀ + α̃ I) Δλ = −C − α̃ λ   (eq. 12)
                 self.core.ns.update_constraints(q, &mut self.core.c);
-                for ((r, c), l) in self.core.ns.rhs.iter_mut().zip(&self.core.c).zip(&self.core.lam) {
+                for ((r, c), l) in self.core.ns.rhs.iter_mut().zip(&self.core.c).zip(&self.core.accumulated) {
                     *r = -c - alpha_t * l;
                 }
                 self.core.ns.lambda.fill(0.0);
                 self.core.ns.solve(true)?;
-                for (l, d) in self.core.lam.iter_mut().zip(&self.core.ns.lambda) {
+                for (l, d) in self.core.accumulated.iter_mut().zip(&self.core.ns.lambda) {
                     *l += d;
                 }
                 // q ← q ⊕ W Jᵀ Δλ   (eq. 17)
@@ -121,7 +121,7 @@ impl Stepper for Xpbd<'_> {
     /// Q̂ = Jᵀλ / h_s² of the last substep (eq. 9), computed when asked (at samples) rather than
     /// at every substep: J of the last iteration is still in place.
     fn constraint_force(&self, out: &mut [f64]) {
-        self.core.ns.jac.mul_t(&self.core.lam, out);
+        self.core.ns.jac.mul_t(&self.core.accumulated, out);
         let s = 1.0 / (self.last_hs * self.last_hs);
         out.iter_mut().for_each(|x| *x *= s);
     }

@@ -126,9 +126,9 @@ impl<'a> XpbdNewton<'a> {
         work.q_tilde.copy_from_slice(q);
         for it in 0..self.opts.iterations {
             // C, J and K_g = Σ s g gᵀ at (q, λ)
-            sys.eval_with_stiffness(q, &core.lam, &mut core.c, &mut work.s, &mut core.ns.jac, keep_stiffness);
+            sys.eval_with_stiffness(q, &core.accumulated, &mut core.c, &mut work.s, &mut core.ns.jac, keep_stiffness);
             if it > 0 && self.opts.tol > 0.0 {
-                let h = core.c.iter().zip(&core.lam).map(|(c, l)| (c + alpha_t * l).abs()).fold(0.0, f64::max);
+                let h = core.c.iter().zip(&core.accumulated).map(|(c, l)| (c + alpha_t * l).abs()).fold(0.0, f64::max);
                 if h <= self.opts.tol {
                     break;
                 }
@@ -146,13 +146,13 @@ impl<'a> XpbdNewton<'a> {
             // u = W g = (q ⊖ q̃) − W Jᵀλ  (in `applied`, free until the next substep's forces)
             let u = &mut core.applied;
             sys.difference(&work.q_tilde, q, 1.0, u);
-            core.ns.jac.mul_t(&core.lam, &mut core.tmp);
+            core.ns.jac.mul_t(&core.accumulated, &mut core.tmp);
             for ((ui, ti), wi) in u.iter_mut().zip(&core.tmp).zip(w) {
                 *ui -= wi * ti;
             }
             // rhs = B u − [C + α̃λ; 0]
             core.ns.jac.mul(u, &mut core.ns.rhs);
-            for ((r, c), l) in core.ns.rhs.iter_mut().zip(&core.c).zip(&core.lam) {
+            for ((r, c), l) in core.ns.rhs.iter_mut().zip(&core.c).zip(&core.accumulated) {
                 *r -= c + alpha_t * l; // c = λ = 0 on stiffness rows
             }
             core.ns.lambda.fill(0.0);
@@ -163,7 +163,7 @@ impl<'a> XpbdNewton<'a> {
                 *ti = wi * *ti - ui;
             }
             sys.advance(q, &core.tmp, 1.0);
-            for ((l, z), &stiff) in core.lam.iter_mut().zip(&core.ns.lambda).zip(&work.stiffness_row) {
+            for ((l, z), &stiff) in core.accumulated.iter_mut().zip(&core.ns.lambda).zip(&work.stiffness_row) {
                 if !stiff {
                     *l += z;
                 }
@@ -183,7 +183,7 @@ impl Stepper for XpbdNewton<'_> {
             let sys = self.core.ns.system;
             self.q_prev.copy_from_slice(q);
             self.core.integrate_velocities(q, v, hs);
-            sys.advance(q, v, hs);
+            self.core.integrate_positions(q, v, hs);
             self.newton_iterations(q, alpha_t)?;
             // v = (q − q_prev) / h_s (the logarithm of the relative rotation for orientations)
             sys.difference(&self.q_prev, q, hs, v);
@@ -198,7 +198,7 @@ impl Stepper for XpbdNewton<'_> {
     /// Q̂ = Jᵀλ / h_s² of the last substep (Macklin 2016, eq. 9): J of the last iteration is in
     /// place (its stiffness rows carry λ = 0).
     fn constraint_force(&self, out: &mut [f64]) {
-        self.core.ns.jac.mul_t(&self.core.lam, out);
+        self.core.ns.jac.mul_t(&self.core.accumulated, out);
         let s = 1.0 / (self.last_hs * self.last_hs);
         out.iter_mut().for_each(|x| *x *= s);
     }
