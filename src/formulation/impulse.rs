@@ -77,11 +77,7 @@ impl Stepper for Impulse<'_> {
             self.core.integrate_velocities(q, v, hs);
             // J W Jᵀ λ = −(J v* + (β/h_s) C)
             self.core.ns.update_constraints(q, &mut self.core.c);
-            self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
-            let bias = Softness::baumgarte(self.opts.beta, hs).bias_rate;
-            for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {
-                *r = -(*r + bias * c);
-            }
+            self.core.velocity_target(v, Some(Softness::baumgarte(self.opts.beta, hs).bias_rate));
             if !self.opts.warm_start {
                 self.core.ns.lambda.fill(0.0);
             }

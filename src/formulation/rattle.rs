@@ -138,14 +138,7 @@ impl Stepper for Rattle<'_> {
         self.core.ns.add_w_jt(&self.core.accumulated, 0.5 * h, v, &mut self.core.tmp);
         // Second half kick and projection onto Jₙ₊₁ v = 0.
         self.core.integrate_velocities(q, v, 0.5 * h);
-        self.core.ns.update_jacobian(q);
-        self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
-        for r in self.core.ns.rhs.iter_mut() {
-            *r = -*r;
-        }
-        self.core.ns.lambda.fill(0.0);
-        self.core.ns.solve(true)?;
-        self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, v, &mut self.core.tmp);
+        self.core.project(q, v)?;
         self.factored_at.copy_from_slice(q);
         self.has_factor = true;
         // The force of the last half step, for the power metric: Q̂ = Jᵀμ' / (h/2).

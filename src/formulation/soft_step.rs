@@ -86,13 +86,10 @@ impl Stepper for SoftStep<'_> {
             self.core.integrate_velocities(q, v, hs);
             // warm start with the previous substep's impulses (J at the new configuration)
             self.core.ns.update_jacobian(q);
-            self.core.ns.add_w_jt(&self.core.accumulated, 1.0, v, &mut self.core.tmp);
+            self.core.warm_start(v);
             // soft solve
             sys.eval_constraints(q, &mut self.core.c);
-            self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
-            for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {
-                *r = -(*r + bias_rate * c);
-            }
+            self.core.velocity_target(v, Some(bias_rate));
             self.core.ns.lambda.fill(0.0);
             self.core.ns.solve(true)?;
             for (x, l) in self.core.ns.lambda.iter_mut().zip(self.core.accumulated.iter_mut()) {
@@ -103,16 +100,7 @@ impl Stepper for SoftStep<'_> {
             // integrate positions
             self.core.integrate_positions(q, v, hs);
             // relax: rigid velocity solve, no bias, same factorization
-            self.core.ns.jac.mul(v, &mut self.core.ns.rhs);
-            for r in self.core.ns.rhs.iter_mut() {
-                *r = -*r;
-            }
-            self.core.ns.lambda.fill(0.0);
-            self.core.ns.solve_same(true)?;
-            for (l, y) in self.core.accumulated.iter_mut().zip(&self.core.ns.lambda) {
-                *l += y;
-            }
-            self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, v, &mut self.core.tmp);
+            self.core.relax(v)?;
             self.core.force_from_accumulated(1.0 / hs);
         }
         Ok(())

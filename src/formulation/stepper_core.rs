@@ -2,7 +2,7 @@
 //! ([`crate::normal_solve::NormalSolve`]).
 
 use super::NotApplicable;
-use crate::linsolve::LinearSolver;
+use crate::linsolve::{LinearSolver, SolveError};
 use crate::normal_solve::{CONTACT_NOT_APPLICABLE, NormalSolve};
 use crate::scene::Scene;
 use crate::sparse::BlockJacobian;
@@ -82,6 +82,50 @@ impl<'a> StepperCore<'a> {
         for ((vi, qi), wi) in v.iter_mut().zip(&self.applied).zip(w) {
             *vi += h * wi * qi;
         }
+    }
+
+    /// The right-hand side of a velocity solve, (J W Jᵀ) x = −(J v + b C) with the Baumgarte or
+    /// soft bias rate b, or −J v without bias (relax, project), into the solve's `rhs`. J (and C,
+    /// for a bias) must be current.
+    pub fn velocity_target(&mut self, v: &[f64], bias_rate: Option<f64>) {
+        self.ns.jac.mul(v, &mut self.ns.rhs);
+        match bias_rate {
+            Some(b) => {
+                for (r, c) in self.ns.rhs.iter_mut().zip(&self.c) {
+                    *r = -(*r + b * c);
+                }
+            }
+            None => self.ns.rhs.iter_mut().for_each(|r| *r = -*r),
+        }
+    }
+
+    /// Stage "warm start": v ← v + W Jᵀ λ with the multipliers accumulated so far.
+    pub fn warm_start(&mut self, v: &mut [f64]) {
+        self.ns.add_w_jt(&self.accumulated, 1.0, v, &mut self.tmp);
+    }
+
+    /// Stage "relax" (Box2D): a rigid velocity solve without bias, J v⁺ = 0, reusing the
+    /// factorization of the last solve; its impulse is added to the accumulated multipliers.
+    pub fn relax(&mut self, v: &mut [f64]) -> Result<(), SolveError> {
+        self.velocity_target(v, None);
+        self.ns.lambda.fill(0.0);
+        self.ns.solve_same(true)?;
+        for (l, y) in self.accumulated.iter_mut().zip(&self.ns.lambda) {
+            *l += y;
+        }
+        self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
+        Ok(())
+    }
+
+    /// Stage "project": v onto J(q) v = 0 in the metric of M, with a fresh factorization at q
+    /// (RATTLE's second constraint); the multipliers stay in the solve's `lambda`.
+    pub fn project(&mut self, q: &[f64], v: &mut [f64]) -> Result<(), SolveError> {
+        self.ns.update_jacobian(q);
+        self.velocity_target(v, None);
+        self.ns.lambda.fill(0.0);
+        self.ns.solve(true)?;
+        self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
+        Ok(())
     }
 
     /// Stage "integrate positions": q ← q ⊕ h v (the exponential map for orientations).
