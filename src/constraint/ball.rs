@@ -3,10 +3,10 @@
 //!
 //! With ρ = R u the world offset of each anchor (see [`super::joint3`]):
 //!   C   = (x_a + ρ_a) − (x_b + ρ_b)                              \[m\]  (3 rows)
-//!   J   = [ I, −R_a [u_a]× | −I, R_b [u_b]× ]  (point rows with n = e₁, e₂, e₃)
+//!   J   = [ I, −R_a \[u_a\]× | −I, R_b \[u_b\]× ]  (point rows with n = e₁, e₂, e₃)
 //!   J̇v = ω_a × (ω_a × ρ_a) − ω_b × (ω_b × ρ_b)
 //! and the geometric stiffness of XPBD's Newton step, three rows per rotating side
-//! ([`super::joint3::ball_stiffness`]).
+//! (`joint3::ball_stiffness`).
 
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, ball_stiffness};

@@ -127,7 +127,7 @@ impl Constraint for Distance {
     fn stiffness_rows(&self) -> usize {
         self.dim - 1
     }
-    /// See [`Distance::stiffness_from`].
+    /// See `Distance::stiffness_from`.
     fn geometric_stiffness(&self, q: &[f64], lambda: &[f64], g: &mut [f64], s: &mut [f64]) {
         let d = self.delta(q, true);
         let inv_l = 1.0 / norm(d);

@@ -1,5 +1,5 @@
 //! Bead on an inclined straight wire: a particle-2D on the line through the origin at angle α
-//! below the horizontal (`line`: 1 row, the offset normal to the wire [m]), released at rest at
+//! below the horizontal (`line`: 1 row, the offset normal to the wire \[m\]), released at rest at
 //! the origin under gravity. It slides with constant acceleration g sin α, s(t) = ½ g sin α t²,
 //! the constraint force is the constant normal force m g cos α, and energy is conserved. The only
 //! registered scene with the `line` constraint.
