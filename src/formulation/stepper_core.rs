@@ -133,6 +133,13 @@ impl<'a> StepperCore<'a> {
         self.ns.system.advance(q, v, h);
     }
 
+    /// out = s · Jᵀ λ with the accumulated multipliers and the J in place (position-based
+    /// steppers compute their Q̂ = Jᵀλ / h_s² only when it is sampled).
+    pub fn accumulated_force(&self, s: f64, out: &mut [f64]) {
+        self.ns.jac.mul_t(&self.accumulated, out);
+        out.iter_mut().for_each(|x| *x *= s);
+    }
+
     /// Sets the reported constraint force Q̂ = s · Jᵀ λ from the accumulated multipliers.
     pub fn force_from_accumulated(&mut self, s: f64) {
         self.ns.jac.mul_t(&self.accumulated, &mut self.qhat);

@@ -121,8 +121,6 @@ impl Stepper for Xpbd<'_> {
     /// Q̂ = Jᵀλ / h_s² of the last substep (eq. 9), computed when asked (at samples) rather than
     /// at every substep: J of the last iteration is still in place.
     fn constraint_force(&self, out: &mut [f64]) {
-        self.core.ns.jac.mul_t(&self.core.accumulated, out);
-        let s = 1.0 / (self.last_hs * self.last_hs);
-        out.iter_mut().for_each(|x| *x *= s);
+        self.core.accumulated_force(1.0 / (self.last_hs * self.last_hs), out);
     }
 }

@@ -198,8 +198,6 @@ impl Stepper for XpbdNewton<'_> {
     /// Q̂ = Jᵀλ / h_s² of the last substep (Macklin 2016, eq. 9): J of the last iteration is in
     /// place (its stiffness rows carry λ = 0).
     fn constraint_force(&self, out: &mut [f64]) {
-        self.core.ns.jac.mul_t(&self.core.accumulated, out);
-        let s = 1.0 / (self.last_hs * self.last_hs);
-        out.iter_mut().for_each(|x| *x *= s);
+        self.core.accumulated_force(1.0 / (self.last_hs * self.last_hs), out);
     }
 }
