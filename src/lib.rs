@@ -20,7 +20,7 @@
 //! - [`stabilization`]: post-step corrections;
 //! - [`experiment`], [`report`], [`validate`]: configs and cells, reports, and the scorecard.
 //!
-//! The math and the architecture are described in DESIGN.md; every kernel cites its equation.
+//! The math and the architecture are described in `docs/design.md`; every kernel cites its equation.
 
 // `!(x > 0.0)` is used on purpose throughout: unlike `x <= 0.0` it is true for NaN, so a
 // non-finite value is treated as a failure rather than passing a check.

@@ -1,5 +1,5 @@
 //! The runner: advances one cell from t = 0 to the duration, samples metrics at exact times, and
-//! ends cleanly on failure or divergence (DESIGN.md §6–7).
+//! ends cleanly on failure or divergence (docs/design.md §6–7).
 //!
 //! Wall time counts only the stepping (integration and solves), not the sampling of metrics; the
 //! solves done to measure constraint power are not counted as cost either.

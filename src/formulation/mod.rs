@@ -1,4 +1,4 @@
-//! Constraint formulations (DESIGN.md §2): what the multipliers λ mean and which system is solved.
+//! Constraint formulations (docs/design.md §2): what the multipliers λ mean and which system is solved.
 //!
 //! A formulation turns a scene and a linear solver into [`Dynamics`]: either a second-order ODE
 //! ẍ = a(x, ẋ) that any ODE integrator can advance (`force`, `lagrangian`), or a time stepper that

@@ -1,5 +1,5 @@
 //! Time integrators for the second-order ODEs ẍ = a(x, ẋ) of the `force` and `lagrangian`
-//! formulations (DESIGN.md §4).
+//! formulations (docs/design.md §4).
 //!
 //! Every integrator advances by one step of at most `h_max` (so the runner lands exactly on its
 //! sample times) and counts accepted steps, rejected steps and right-hand-side evaluations. The

@@ -1,5 +1,5 @@
 //! Linear solvers for the symmetric positive (semi-)definite systems A x = b of the formulations
-//! (DESIGN.md §3): A = J W Jᵀ for `force` and `impulse`, A = Jᵀ M J for `lagrangian`.
+//! (docs/design.md §3): A = J W Jᵀ for `force` and `impulse`, A = Jᵀ M J for `lagrangian`.
 //!
 //! Every solver follows the same life cycle, after faer's split of symbolic and numeric work:
 //! [`LinearSolver::prepare`] once per run (allocate workspaces, analyse the sparsity pattern), then

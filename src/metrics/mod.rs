@@ -1,4 +1,4 @@
-//! Metrics: pure functions of states and trajectories (DESIGN.md §6). Their exact definitions are
+//! Metrics: pure functions of states and trajectories (docs/design.md §6). Their exact definitions are
 //! part of the product and are repeated in the README.
 
 /// ‖x‖∞ = max |xᵢ| (0 for an empty vector). Used for drift: ‖C(q)‖∞ and ‖J v‖∞.

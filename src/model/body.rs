@@ -1,7 +1,7 @@
 //! Body kinds and their generalized coordinates.
 //!
 //! Each body owns a contiguous slice of the stacked position vector `q` and of the velocity
-//! vector `v` (DESIGN.md §1). For the planar kinds and particles q̇ = v; a rigid-3D body has a unit
+//! vector `v` (docs/design.md §1). For the planar kinds and particles q̇ = v; a rigid-3D body has a unit
 //! quaternion in q (7 numbers) and its angular velocity Ω in the body frame in v (6 numbers), with
 //! q̇ = G(q) v given by [`super::rotation::qdot`].
 //!

@@ -1,5 +1,5 @@
 //! Hanging chain: N unit-spaced point masses joined by rigid links, the first pinned at the origin,
-//! released at rest along the +x axis (the long-chain benchmark of DESIGN.md §5).
+//! released at rest along the +x axis (the long-chain benchmark; docs/design.md §5).
 //!
 //! Rows: 2 (pin) + N − 1 (links). Energy scale: Σ m g · depth of each mass when hanging straight
 //! down, Σ_i m g i ℓ = m g ℓ N(N − 1)/2, since E₀ = 0 at the horizontal start.

@@ -1,5 +1,5 @@
 //! Scenes: parametrised mechanisms with a consistent initial state and, where one exists, a
-//! reference solution (DESIGN.md §5). One file per scene; the list is in [`registry`].
+//! reference solution (docs/design.md §5). One file per scene; the list is in [`registry`].
 
 pub mod parametrization;
 pub mod registry;

@@ -1,5 +1,5 @@
 //! Post-step stabilizers: corrections a cell applies to its Cartesian state after every step
-//! (DESIGN.md §2, "later formulations"). One file per stabilizer; the list is in [`registry`].
+//! (docs/design.md §2.8). One file per stabilizer; the list is in [`registry`].
 
 mod projection;
 pub mod registry;

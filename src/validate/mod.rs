@@ -1,5 +1,5 @@
 //! `tinkertoy validate`: every applicable cell against properties that must hold and cases with
-//! known answers, as a scorecard (DESIGN.md §6; issue "Verification").
+//! known answers, as a scorecard (docs/design.md §6, §9).
 //!
 //! The checks iterate the registries (or any list given by the caller, so a test can validate a
 //! formulation that is not registered): a formulation added in one new file is validated with no
