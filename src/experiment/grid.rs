@@ -40,6 +40,27 @@ pub struct StepChoice {
     pub control: Control,
     /// As written in the config (e.g. `1/60`, `1e-9`).
     pub label: String,
+    /// A fixed step as the exact fraction p/q it was written as (`1/60`, `0.0025` = 25/10000), so
+    /// that step boundaries n·h print as the decimal of n·p/q; None for tolerances or other text.
+    pub fraction: Option<(u64, u64)>,
+}
+
+/// The exact fraction p/q a step was written as: `p/q` with integers, or a plain decimal.
+fn exact_fraction(text: &str) -> Option<(u64, u64)> {
+    let int = |s: &str| s.trim().parse::<u64>().ok();
+    if let Some((p, q)) = text.split_once('/') {
+        return int(p).zip(int(q)).filter(|&(p, q)| p > 0 && q > 0);
+    }
+    let t = text.trim();
+    let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+    if whole.is_empty() && frac.is_empty() || frac.len() > 15 || !frac.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let q = 10u64.pow(frac.len() as u32);
+    let whole = if whole.is_empty() { 0 } else { int(whole)? };
+    let frac = if frac.is_empty() { 0 } else { int(frac)? };
+    let p = whole.checked_mul(q)?.checked_add(frac)?;
+    (p > 0).then_some((p, q))
 }
 
 /// One scene built from one combination of swept parameters.
@@ -360,7 +381,8 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
                     ),
                 );
             }
-            steps.push(StepChoice { control: Control::Fixed { h }, label: s.value.text.clone() });
+            let fraction = exact_fraction(&s.value.text).filter(|&(p, q)| p as f64 / q as f64 == h);
+            steps.push(StepChoice { control: Control::Fixed { h }, label: s.value.text.clone(), fraction });
         }
     }
     let mut tolerances = Vec::new();
@@ -376,6 +398,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
             tolerances.push(StepChoice {
                 control: Control::Adaptive { rtol: t.value, atol: t.value },
                 label: fmt_num(t.value),
+                fraction: None,
             });
         }
     }
@@ -523,6 +546,7 @@ impl Experiment {
             solver_params: self.solvers[cell.solver].params.clone(),
             integrator: cell.integrator.map(|i| self.integrators[i].entry),
             control: cell.step.control,
+            step_fraction: cell.step.fraction,
             duration: self.duration,
             sample_interval: self.sample_interval,
             drift_bound: self.divergence_bound,
@@ -543,5 +567,22 @@ impl Experiment {
                 r
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exact_fraction;
+
+    #[test]
+    fn steps_are_read_as_the_exact_fractions_they_were_written_as() {
+        assert_eq!(exact_fraction("1/60"), Some((1, 60)));
+        assert_eq!(exact_fraction(" 3 / 200 "), Some((3, 200)));
+        assert_eq!(exact_fraction("0.0025"), Some((25, 10000)));
+        assert_eq!(exact_fraction("2"), Some((2, 1)));
+        assert_eq!(exact_fraction("1.5"), Some((15, 10)));
+        for not_exact in ["1e-3", "0.1/3", "-0.5", "0", "1/0", "", "."] {
+            assert_eq!(exact_fraction(not_exact), None, "{not_exact}");
+        }
     }
 }

@@ -32,6 +32,9 @@ pub struct CellSpec<'f> {
     pub integrator: Option<&'static IntegratorEntry>,
     /// Step size or tolerances.
     pub control: Control,
+    /// A fixed step h as the exact fraction p/q (step boundaries n·h are then computed as n·p/q,
+    /// one rounding); None: n·h.
+    pub step_fraction: Option<(u64, u64)>,
     /// End time \[s\].
     pub duration: f64,
     /// Time between samples \[s\].
@@ -76,6 +79,7 @@ impl CellSpec<'static> {
             solver_params: s.params.with(solver, solver_params).map_err(|e| e.to_string())?,
             integrator: i,
             control,
+            step_fraction: None,
             duration,
             sample_interval: duration,
             drift_bound: 1e3,
@@ -386,6 +390,35 @@ impl Probe {
     }
 }
 
+/// The time axis of a fixed step h: boundary n is at n·h, computed as n·p/q (one rounding) when h
+/// was written as the fraction p/q, so that it prints as that decimal.
+struct FixedClock {
+    h: f64,
+    fraction: Option<(u64, u64)>,
+    /// The last boundary: the one nearest the duration (|n·h − duration| ≤ h/2), at least 1.
+    n_end: u64,
+}
+
+impl FixedClock {
+    fn new(h: f64, fraction: Option<(u64, u64)>, duration: f64) -> Self {
+        FixedClock { h, fraction, n_end: (duration / h + 0.5).floor().max(1.0) as u64 }
+    }
+
+    /// t_n \[s\].
+    fn time(&self, n: u64) -> f64 {
+        match self.fraction.and_then(|(p, q)| n.checked_mul(p).map(|np| (np, q))) {
+            Some((np, q)) if np < 1 << 53 => np as f64 / q as f64,
+            _ => n as f64 * self.h,
+        }
+    }
+
+    /// The first boundary at or after time `t` (a relative 1e-9 of slack absorbs the rounding of
+    /// h itself), capped at the last.
+    fn boundary_at_or_after(&self, t: f64) -> u64 {
+        ((t / self.h * (1.0 - 1e-9)).ceil().max(1.0) as u64).min(self.n_end)
+    }
+}
+
 /// Capacity for the per-step times: the step count of a fixed step (capped), a guess for adaptive.
 fn expected_steps(cell: &CellSpec) -> usize {
     match cell.control {
@@ -455,11 +488,29 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
     let mut step_seconds: Vec<f64> = Vec::with_capacity(expected_steps(cell));
     let mut t = 0.0;
     let n_samples = (cell.duration / cell.sample_interval - 1e-9).ceil().max(1.0) as u64;
+    // Fixed steps: every step has the labelled h and the time is the step count times h, never
+    // accumulated. A sample is the state at the first step boundary at or after k × interval
+    // (once per boundary); the run ends at the boundary nearest the duration (within h/2).
+    let clock = match cell.control {
+        Control::Fixed { h } => Some(FixedClock::new(h, cell.step_fraction, cell.duration)),
+        Control::Adaptive { .. } => None,
+    };
+    let mut n: u64 = 0;
     'outer: for k in 1..=n_samples {
         let target = (k as f64 * cell.sample_interval).min(cell.duration);
+        let n_target = clock.as_ref().map(|c| if k == n_samples { c.n_end } else { c.boundary_at_or_after(target) });
+        if n_target.is_some_and(|nk| nk <= n) {
+            continue; // this boundary was sampled already (sample interval below h)
+        }
         let start = Instant::now();
-        while t < target {
-            let h_max = target - t;
+        while match n_target {
+            Some(nk) => n < nk,
+            None => t < target,
+        } {
+            let h_max = match &clock {
+                Some(c) => c.h,
+                None => target - t,
+            };
             let step_start = Instant::now();
             let step = match &mut driver {
                 Driver::Ode { ode, integrator, x, xd } => {
@@ -488,7 +539,12 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
             step_seconds.push(step_start.elapsed().as_secs_f64());
             match step {
                 Ok((h, finite)) => {
-                    t = if h >= h_max { target } else { t + h };
+                    n += 1;
+                    t = match &clock {
+                        Some(c) => c.time(n),
+                        None if h >= h_max => target,
+                        None => t + h,
+                    };
                     if !finite {
                         status = Status::Diverged { t, reason: "non-finite state (NaN or infinity)".into() };
                         wall += start.elapsed().as_secs_f64();

@@ -100,6 +100,18 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
         fmt_num(exp.sample_interval),
         fmt_num(exp.divergence_bound)
     );
+    if !exp.steps.is_empty() {
+        let _ = writeln!(
+            out,
+            "- time axis of fixed steps: every step has exactly the labelled h and t = n·h (counted, not accumulated); a sample is the state at the first step boundary at or after each multiple of the sample interval, and a run ends at the boundary nearest the duration (within h/2)"
+        );
+    }
+    if !exp.tolerances.is_empty() {
+        let _ = writeln!(
+            out,
+            "- adaptive steps are still cut to land on the sample times, so a shorter sample interval adds steps to adaptive cells"
+        );
+    }
     let count = |l: &str| rows.iter().filter(|r| r.result.summary.status.label() == l).count();
     let _ = writeln!(
         out,

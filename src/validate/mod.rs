@@ -103,6 +103,7 @@ pub(crate) fn run_cell(
         solver_params: s.params.with(s.name, &tight(s)).ok()?,
         integrator: i.into(),
         control,
+        step_fraction: None,
         duration,
         sample_interval: interval,
         drift_bound: 1e6,
