@@ -412,10 +412,11 @@ impl FixedClock {
         }
     }
 
-    /// The first boundary at or after time `t` (a relative 1e-9 of slack absorbs the rounding of
-    /// h itself), capped at the last.
+    /// The first boundary at or after time `t`, capped at the last. t/h carries the rounding of h
+    /// and of t (≈ n ε relative): a slack of 1e-6 of a step absorbs it for n up to ~10⁹ without
+    /// ever skipping to the boundary before.
     fn boundary_at_or_after(&self, t: f64) -> u64 {
-        ((t / self.h * (1.0 - 1e-9)).ceil().max(1.0) as u64).min(self.n_end)
+        ((t / self.h - 1e-6).ceil().max(1.0) as u64).min(self.n_end)
     }
 }
 
@@ -593,4 +594,25 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         counters,
     };
     RunResult { samples, summary }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FixedClock;
+
+    #[test]
+    fn boundaries_are_counted_not_accumulated() {
+        let c = FixedClock::new(1.0 / 60.0, Some((1, 60)), 10.0);
+        assert_eq!(c.n_end, 600);
+        // 0.05 s = 3 steps, although 0.05 / (1/60) = 3.0000000000000004 in floating point.
+        assert_eq!(c.boundary_at_or_after(0.05), 3);
+        assert_eq!(c.boundary_at_or_after(0.06), 4);
+        assert_eq!(c.time(3), 0.05);
+        assert_eq!(c.time(600), 10.0);
+        // Long runs: the boundary at or after 2e9 + 0.5 steps is 2e9 + 1.
+        let long = FixedClock::new(1e-3, Some((1, 1000)), 4e6);
+        assert_eq!(long.boundary_at_or_after((2e9 + 0.5) * 1e-3), 2_000_000_001);
+        // The run ends at the boundary nearest the duration: 10 s at h = 0.3 s ends at 9.9 s.
+        assert_eq!(FixedClock::new(0.3, Some((3, 10)), 10.0).n_end, 33);
+    }
 }
