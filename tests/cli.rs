@@ -64,6 +64,7 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("stepper_integrator.yaml", &[":9:11:", "`stepper` is not an integrator", "impulse, pgs, rattle"]),
         ("ode_without_integrators.yaml", &[":6:11:", "`force` yields an ODE", "integrators", "rk4"]),
         ("integrators_without_ode.yaml", &["no formulation here yields an ODE", "rattle, xpbd", "force, lagrangian"]),
+        ("unused_tolerances.yaml", &[":9:13:", "`tolerances` pairs with no cell", "dopri5, dop853"]),
         ("pgs_with_solver_params.yaml", &[":5:11:", "`pgs` runs its own `gauss_seidel`", "without parameters"]),
         // Domains and types from the parameter structs.
         ("bad_omega.yaml", &[":8:21:", "`omega` = 2.5", "(0, 2)"]),

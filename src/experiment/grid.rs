@@ -152,7 +152,27 @@ fn check_pairings(
     solvers: &[Item<SolverEntry>],
     integrators: &[Item<IntegratorEntry>],
     steps: &[StepChoice],
+    tolerances: &[StepChoice],
 ) -> Result<(), ConfigError> {
+    let has_ode = formulations.iter().any(|f| f.entry.kind == FormulationKind::Ode);
+    let uses_tolerances =
+        has_ode && integrators.iter().any(|i| matches!(i.entry.kind(), IntegratorKind::Adaptive { .. }));
+    let uses_steps = formulations.iter().any(|f| f.entry.kind == FormulationKind::Stepper)
+        || has_ode && integrators.iter().any(|i| matches!(i.entry.kind(), IntegratorKind::Fixed { .. }));
+    if let (Some(list), false, false) = (&raw.tolerances, tolerances.is_empty(), uses_tolerances) {
+        return err(
+            file,
+            at(list),
+            "field `tolerances` pairs with no cell: only an adaptive integrator (dopri5, dop853) of an ODE formulation takes tolerances; remove it or add one".into(),
+        );
+    }
+    if let (Some(list), false, false) = (&raw.steps, steps.is_empty(), uses_steps) {
+        return err(
+            file,
+            at(list),
+            "field `steps` pairs with no cell: step sizes are for fixed-step integrators of ODE formulations and for stepping formulations; remove it or add one".into(),
+        );
+    }
     for (i, f) in formulations.iter().enumerate() {
         let loc = at(&raw.formulations.value[i].name);
         if let SolverUse::Own(own) = f.entry.solver
@@ -423,7 +443,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         }
     }
 
-    check_pairings(file, &raw, &formulations, &solvers, &integrators, &steps)?;
+    check_pairings(file, &raw, &formulations, &solvers, &integrators, &steps, &tolerances)?;
 
     // Scene variants: the cross product of list-valued parameters.
     let mut combos: Vec<Vec<(String, Scalar)>> = vec![vec![]];
