@@ -65,6 +65,7 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("ode_without_integrators.yaml", &[":6:11:", "`force` yields an ODE", "integrators", "rk4"]),
         ("integrators_without_ode.yaml", &["no formulation here yields an ODE", "rattle, xpbd", "force, lagrangian"]),
         ("unused_tolerances.yaml", &[":9:13:", "`tolerances` pairs with no cell", "dopri5, dop853"]),
+        ("record_too_large.yaml", &[":12:9:", "field `record`", "MB", "record_limit_mb"]),
         ("pgs_with_solver_params.yaml", &[":5:11:", "`pgs` runs its own `gauss_seidel`", "without parameters"]),
         // Domains and types from the parameter structs.
         ("bad_omega.yaml", &[":8:21:", "`omega` = 2.5", "(0, 2)"]),
@@ -90,7 +91,7 @@ fn data_files_are_byte_identical_with_one_and_two_threads() {
     let config = configs().join("valid_small.yaml");
     assert_eq!(run(&config, &a, &["--threads", "1"]).0, 0);
     assert_eq!(run(&config, &b, &["--threads", "2"]).0, 0);
-    for f in ["summary.csv", "runs.csv"] {
+    for f in ["summary.csv", "runs.csv", "states.csv"] {
         let x = std::fs::read(a.join("valid_small").join(f)).unwrap();
         let y = std::fs::read(b.join("valid_small").join(f)).unwrap();
         assert!(!x.is_empty());

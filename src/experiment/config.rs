@@ -169,6 +169,13 @@ pub struct RawConfig {
     /// A run stops as diverged when ‖C‖∞ exceeds this (units of C). Default 100.
     #[serde(default)]
     pub divergence_bound: Option<Spanned<f64>>,
+    /// Per-sample quantities written to `states.csv`: any of `q`, `v`, `c` (C per row), `jv`
+    /// (J v per row).
+    #[serde(default)]
+    pub record: Option<Spanned<Vec<Spanned<String>>>>,
+    /// The largest recorded state a run may hold \[MB\] (default 256); checked before running.
+    #[serde(default)]
+    pub record_limit_mb: Option<Spanned<f64>>,
 }
 
 /// The location of a spanned value.

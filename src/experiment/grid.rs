@@ -105,7 +105,37 @@ pub struct Experiment {
     pub sample_interval: f64,
     /// Divergence bound on ‖C‖∞.
     pub divergence_bound: f64,
+    /// The per-sample quantities written to `states.csv` (empty: no file).
+    pub record: Vec<Recorded>,
 }
+
+/// A per-sample quantity a config can record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// Positions q (rigid-3D orientations as quaternions w, x, y, z).
+    Q,
+    /// Velocities v (rigid-3D: ẋ and Ω in the body frame).
+    V,
+    /// C(q) per constraint row.
+    C,
+    /// J v per constraint row.
+    Jv,
+}
+
+impl Recorded {
+    /// Every recordable quantity with its config name.
+    pub const ALL: [(Recorded, &'static str); 4] =
+        [(Recorded::Q, "q"), (Recorded::V, "v"), (Recorded::C, "c"), (Recorded::Jv, "jv")];
+
+    /// The config name (`q`, `v`, `c`, `jv`).
+    pub fn name(self) -> &'static str {
+        Recorded::ALL.iter().find(|(r, _)| *r == self).map_or("", |(_, n)| n)
+    }
+}
+
+/// Bytes one recorded value takes in `states.csv` (cell, t, name, value and separators), an upper
+/// estimate for the size check.
+const BYTES_PER_RECORDED_VALUE: f64 = 48.0;
 
 /// One cell of the grid: indices into the experiment's lists.
 #[derive(Clone, Debug, PartialEq)]
@@ -243,6 +273,12 @@ fn check_pairings(
 
 /// Integrators take no parameters (their step control is the `steps` and `tolerances` axes).
 const NO_PARAMS: ParamTable = ParamTable::of::<params::NoParams>();
+
+/// A value for an error message: at most 40 characters, control characters escaped.
+fn short(s: &str) -> String {
+    let escaped: String = s.chars().flat_map(|c| c.escape_debug()).collect();
+    if escaped.chars().count() > 40 { format!("{}…", escaped.chars().take(40).collect::<String>()) } else { escaped }
+}
 
 fn err<T>(file: &str, location: Option<(u32, u32)>, message: String) -> Result<T, ConfigError> {
     Err(ConfigError { file: file.to_string(), location, message })
@@ -484,6 +520,58 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         variants.push(Variant { label, params, scene: scene_built });
     }
 
+    let record = match &raw.record {
+        None => Vec::new(),
+        Some(list) => {
+            let mut out = Vec::new();
+            for (i, item) in list.value.iter().enumerate() {
+                let Some((r, _)) = Recorded::ALL.iter().find(|(_, n)| *n == item.value.as_str()) else {
+                    return err(
+                        file,
+                        at(item),
+                        format!(
+                            "field `record[{i}]`: unknown quantity `{}`; expected one of: {}",
+                            short(&item.value),
+                            Recorded::ALL.map(|(_, n)| n).join(", ")
+                        ),
+                    );
+                };
+                if !out.contains(r) {
+                    out.push(*r);
+                }
+            }
+            out
+        }
+    };
+    let record_limit_mb = match &raw.record_limit_mb {
+        Some(b) => check_positive(file, "record_limit_mb", b)?,
+        None => 256.0,
+    };
+    if let (Some(list), false) = (&raw.record, record.is_empty()) {
+        // Every cell holds q, v, C and J v at each of at most n_samples + 1 samples.
+        let n_samples = (duration / sample_interval - 1e-9).ceil().max(1.0) + 1.0;
+        let cells_per_variant = (formulations.len() * solvers.len() * (integrators.len() + 1) * stabilizers.len())
+            as f64
+            * (steps.len() + tolerances.len()) as f64;
+        let values: f64 = variants
+            .iter()
+            .map(|v| (v.scene.system.nq() + v.scene.system.ndof() + 2 * v.scene.system.nrows()) as f64)
+            .sum();
+        let mb = values * cells_per_variant * n_samples * BYTES_PER_RECORDED_VALUE / 1e6;
+        if !(mb <= record_limit_mb) {
+            return err(
+                file,
+                at(list),
+                format!(
+                    "field `record`: the recorded states would take about {} MB (at most {} samples per cell); `record_limit_mb` = {} — sample less often, shorten the run, sweep fewer cells, or raise the limit",
+                    fmt_num(mb.round()),
+                    fmt_num(n_samples),
+                    fmt_num(record_limit_mb)
+                ),
+            );
+        }
+    }
+
     Ok(Experiment {
         name,
         description: raw.description.trim().to_string(),
@@ -500,6 +588,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         duration,
         sample_interval,
         divergence_bound,
+        record,
     })
 }
 
@@ -570,7 +659,7 @@ impl Experiment {
             duration: self.duration,
             sample_interval: self.sample_interval,
             drift_bound: self.divergence_bound,
-            record_state: false,
+            record_state: !self.record.is_empty(),
             stabilizer: self.stabilizers[cell.stabilizer].entry,
             stabilizer_params: self.stabilizers[cell.stabilizer].params.clone(),
         }

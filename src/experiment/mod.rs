@@ -6,5 +6,5 @@ pub mod grid;
 pub mod runner;
 
 pub use config::ConfigError;
-pub use grid::{Cell, Experiment, OWN_STEPPER, load};
+pub use grid::{Cell, Experiment, OWN_STEPPER, Recorded, load};
 pub use runner::{CellSpec, Counters, RunResult, Sample, Status, Summary, run};

@@ -41,7 +41,7 @@ pub struct CellSpec<'f> {
     pub sample_interval: f64,
     /// A run whose ‖C‖∞ exceeds this (in the units of C) is stopped as diverged.
     pub drift_bound: f64,
-    /// Keep q and v in every sample.
+    /// Keep q, v, C and J v in every sample.
     pub record_state: bool,
     /// Post-step stabilizer (`none` for none).
     pub stabilizer: &'static StabilizerEntry,
@@ -101,7 +101,7 @@ impl<'f> CellSpec<'f> {
         CellSpec { drift_bound: bound, ..self }
     }
 
-    /// The same cell keeping q and v in every sample.
+    /// The same cell keeping q, v, C and J v in every sample.
     pub fn recording(self) -> Self {
         CellSpec { record_state: true, ..self }
     }
@@ -157,6 +157,10 @@ pub struct Sample {
     pub q: Vec<f64>,
     /// Velocities (empty unless requested).
     pub v: Vec<f64>,
+    /// C(q) per constraint row (empty unless requested).
+    pub c: Vec<f64>,
+    /// J v per constraint row (empty unless requested).
+    pub jv: Vec<f64>,
 }
 
 /// How a run ended.
@@ -386,6 +390,8 @@ impl Probe {
             counters: total_counters(driver, stab),
             q: if record { self.q.clone() } else { vec![] },
             v: if record { self.v.clone() } else { vec![] },
+            c: if record { self.c.clone() } else { vec![] },
+            jv: if record { self.jv.clone() } else { vec![] },
         }
     }
 }

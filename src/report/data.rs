@@ -129,3 +129,32 @@ pub fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
     w.flush()?;
     Ok(())
 }
+
+/// `states.csv`: the recorded quantities in tidy long form, one row per (cell, sample, value):
+/// `cell, t, name, value` with names `q[i]`, `v[i]`, `c[r]`, `jv[r]` (indices into the layouts of
+/// q, v and the constraint rows). Written in cell order, so byte-identical whatever the thread
+/// count.
+pub fn write_states(rows: &[Row], record: &[crate::experiment::Recorded], path: &Path) -> csv::Result<()> {
+    use crate::experiment::Recorded;
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record(["cell", "t", "name", "value"])?;
+    for r in rows {
+        let id = r.cell.id.to_string();
+        for sample in &r.result.samples {
+            let t = num(sample.t);
+            for &q in record {
+                let values = match q {
+                    Recorded::Q => &sample.q,
+                    Recorded::V => &sample.v,
+                    Recorded::C => &sample.c,
+                    Recorded::Jv => &sample.jv,
+                };
+                for (i, x) in values.iter().enumerate() {
+                    w.write_record([id.as_str(), t.as_str(), &format!("{}[{i}]", q.name()), &num(*x)])?;
+                }
+            }
+        }
+    }
+    w.flush()?;
+    Ok(())
+}

@@ -165,6 +165,9 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
     data::write_summary(rows, &dir.join("summary.csv"))?;
     data::write_runs(rows, &dir.join("runs.csv"))?;
     data::write_timing(rows, &dir.join("timing.csv"))?;
+    if !exp.record.is_empty() {
+        data::write_states(rows, &exp.record, &dir.join("states.csv"))?;
+    }
     let with_scene = exp.variants.len() > 1;
     let accuracy = accuracy_name(exp);
     let scale = exp.variants[0].scene.energy_scale.definition;
