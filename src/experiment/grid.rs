@@ -10,9 +10,11 @@
 //! not on this scene (a contact scene for an equality-only formulation) are kept and reported as
 //! not applicable with the reason.
 
+use super::clock::exact_fraction;
 use super::config::{ConfigError, RawConfig, RawItem, at, parse};
+use super::pairing::{check_pairings, names_of_kind, pairs_with};
 use super::runner::{CellSpec, RunResult, run};
-use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind, SolverUse};
+use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind};
 use crate::integrator::Control;
 use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};
 use crate::linsolve::registry::{SOLVERS, SolverEntry};
@@ -43,24 +45,6 @@ pub struct StepChoice {
     /// A fixed step as the exact fraction p/q it was written as (`1/60`, `0.0025` = 25/10000), so
     /// that step boundaries n·h print as the decimal of n·p/q; None for tolerances or other text.
     pub fraction: Option<(u64, u64)>,
-}
-
-/// The exact fraction p/q a step was written as: `p/q` with integers, or a plain decimal.
-fn exact_fraction(text: &str) -> Option<(u64, u64)> {
-    let int = |s: &str| s.trim().parse::<u64>().ok();
-    if let Some((p, q)) = text.split_once('/') {
-        return int(p).zip(int(q)).filter(|&(p, q)| p > 0 && q > 0);
-    }
-    let t = text.trim();
-    let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
-    if whole.is_empty() && frac.is_empty() || frac.len() > 15 || !frac.chars().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let q = 10u64.pow(frac.len() as u32);
-    let whole = if whole.is_empty() { 0 } else { int(whole)? };
-    let frac = if frac.is_empty() { 0 } else { int(frac)? };
-    let p = whole.checked_mul(q)?.checked_add(frac)?;
-    (p > 0).then_some((p, q))
 }
 
 /// One scene built from one combination of swept parameters.
@@ -159,118 +143,6 @@ pub struct Cell {
 /// What the integrator column says for a stepping formulation.
 pub const OWN_STEPPER: &str = "stepper";
 
-/// The registered formulations of `kind`, comma-separated.
-fn names_of_kind(kind: FormulationKind) -> String {
-    FORMULATIONS.iter().filter(|f| f.kind == kind).map(|f| f.name).collect::<Vec<_>>().join(", ")
-}
-
-/// Whether formulation `f` runs with solver `s`: any solver, or its own one given without
-/// parameters (the formulation's own parameters set that iteration; the solver's would be ignored).
-fn pairs_with(f: &Item<FormulationEntry>, s: &Item<SolverEntry>) -> bool {
-    match f.entry.solver {
-        SolverUse::Any => true,
-        SolverUse::Own(name) => s.entry.name == name && s.params.given().is_empty(),
-    }
-}
-
-/// Every listed formulation, solver and integrator must be part of at least one cell; the
-/// message says why one is not.
-fn check_pairings(
-    file: &str,
-    raw: &RawConfig,
-    formulations: &[Item<FormulationEntry>],
-    solvers: &[Item<SolverEntry>],
-    integrators: &[Item<IntegratorEntry>],
-    steps: &[StepChoice],
-    tolerances: &[StepChoice],
-) -> Result<(), ConfigError> {
-    let has_ode = formulations.iter().any(|f| f.entry.kind == FormulationKind::Ode);
-    let uses_tolerances =
-        has_ode && integrators.iter().any(|i| matches!(i.entry.kind(), IntegratorKind::Adaptive { .. }));
-    let uses_steps = formulations.iter().any(|f| f.entry.kind == FormulationKind::Stepper)
-        || has_ode && integrators.iter().any(|i| matches!(i.entry.kind(), IntegratorKind::Fixed { .. }));
-    if let (Some(list), false, false) = (&raw.tolerances, tolerances.is_empty(), uses_tolerances) {
-        return err(
-            file,
-            at(list),
-            "field `tolerances` pairs with no cell: only an adaptive integrator (dopri5, dop853) of an ODE formulation takes tolerances; remove it or add one".into(),
-        );
-    }
-    if let (Some(list), false, false) = (&raw.steps, steps.is_empty(), uses_steps) {
-        return err(
-            file,
-            at(list),
-            "field `steps` pairs with no cell: step sizes are for fixed-step integrators of ODE formulations and for stepping formulations; remove it or add one".into(),
-        );
-    }
-    for (i, f) in formulations.iter().enumerate() {
-        let loc = at(&raw.formulations.value[i].name);
-        if let SolverUse::Own(own) = f.entry.solver
-            && !solvers.iter().any(|s| pairs_with(f, s))
-        {
-            return err(
-                file,
-                loc,
-                format!(
-                    "formulation `{}` runs its own `{own}` sweeps, set by its own parameters; list solver `{own}` without parameters for it (a `{own}` entry with parameters pairs only with the other formulations)",
-                    f.entry.name
-                ),
-            );
-        }
-        match f.entry.kind {
-            FormulationKind::Ode if integrators.is_empty() => {
-                return err(
-                    file,
-                    loc,
-                    format!(
-                        "formulation `{}` yields an ODE right-hand side and needs at least one entry in `integrators` (one of: {})",
-                        f.entry.name,
-                        INTEGRATORS.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
-                    ),
-                );
-            }
-            FormulationKind::Stepper if steps.is_empty() => {
-                return err(
-                    file,
-                    loc,
-                    format!(
-                        "formulation `{}` is its own time stepper and needs a non-empty `steps` list",
-                        f.entry.name
-                    ),
-                );
-            }
-            _ => {}
-        }
-    }
-    for (i, s) in solvers.iter().enumerate() {
-        if !formulations.iter().any(|f| pairs_with(f, s)) {
-            return err(
-                file,
-                at(&raw.solvers.value[i].name),
-                format!(
-                    "solver `{}` pairs with none of the formulations: {} bring their own solver",
-                    s.entry.name,
-                    formulations.iter().map(|f| f.entry.name).collect::<Vec<_>>().join(", ")
-                ),
-            );
-        }
-    }
-    if let (Some(list), false) = (&raw.integrators, integrators.is_empty())
-        && !formulations.iter().any(|f| f.entry.kind == FormulationKind::Ode)
-    {
-        return err(
-            file,
-            at(list),
-            format!(
-                "no formulation here yields an ODE ({} are their own time steppers), so `integrators` would pair with nothing; remove it, or add an ODE formulation ({})",
-                formulations.iter().map(|f| f.entry.name).collect::<Vec<_>>().join(", "),
-                names_of_kind(FormulationKind::Ode)
-            ),
-        );
-    }
-    Ok(())
-}
-
 /// Integrators take no parameters (their step control is the `steps` and `tolerances` axes).
 const NO_PARAMS: ParamTable = ParamTable::of::<params::NoParams>();
 
@@ -280,7 +152,7 @@ fn short(s: &str) -> String {
     if escaped.chars().count() > 40 { format!("{}…", escaped.chars().take(40).collect::<String>()) } else { escaped }
 }
 
-fn err<T>(file: &str, location: Option<(u32, u32)>, message: String) -> Result<T, ConfigError> {
+pub(super) fn err<T>(file: &str, location: Option<(u32, u32)>, message: String) -> Result<T, ConfigError> {
     Err(ConfigError { file: file.to_string(), location, message })
 }
 
@@ -676,22 +548,5 @@ impl Experiment {
                 r
             })
             .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::exact_fraction;
-
-    #[test]
-    fn steps_are_read_as_the_exact_fractions_they_were_written_as() {
-        assert_eq!(exact_fraction("1/60"), Some((1, 60)));
-        assert_eq!(exact_fraction(" 3 / 200 "), Some((3, 200)));
-        assert_eq!(exact_fraction("0.0025"), Some((25, 10000)));
-        assert_eq!(exact_fraction("2"), Some((2, 1)));
-        assert_eq!(exact_fraction("1.5"), Some((15, 10)));
-        for not_exact in ["1e-3", "0.1/3", "-0.5", "0", "1/0", "", "."] {
-            assert_eq!(exact_fraction(not_exact), None, "{not_exact}");
-        }
     }
 }

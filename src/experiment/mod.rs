@@ -1,8 +1,11 @@
-//! Experiments: one run of a cell (scene × formulation × solver × integrator × step control), and
-//! later the YAML grid and provenance on top of it.
+//! Experiments: the YAML config, the grid of cells and its pairing rules, and the run of one cell
+//! (scene × formulation × solver × integrator or own stepping × step control × stabilizer) on its
+//! time axis.
 
+mod clock;
 pub mod config;
 pub mod grid;
+mod pairing;
 pub mod runner;
 
 pub use config::ConfigError;

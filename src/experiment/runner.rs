@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 
+use super::clock::FixedClock;
 use crate::formulation::registry::FormulationEntry;
 use crate::formulation::{Dynamics, SecondOrderOde, Stepper};
 use crate::integrator::registry::IntegratorEntry;
@@ -396,36 +397,6 @@ impl Probe {
     }
 }
 
-/// The time axis of a fixed step h: boundary n is at n·h, computed as n·p/q (one rounding) when h
-/// was written as the fraction p/q, so that it prints as that decimal.
-struct FixedClock {
-    h: f64,
-    fraction: Option<(u64, u64)>,
-    /// The last boundary: the one nearest the duration (|n·h − duration| ≤ h/2), at least 1.
-    n_end: u64,
-}
-
-impl FixedClock {
-    fn new(h: f64, fraction: Option<(u64, u64)>, duration: f64) -> Self {
-        FixedClock { h, fraction, n_end: (duration / h + 0.5).floor().max(1.0) as u64 }
-    }
-
-    /// t_n \[s\].
-    fn time(&self, n: u64) -> f64 {
-        match self.fraction.and_then(|(p, q)| n.checked_mul(p).map(|np| (np, q))) {
-            Some((np, q)) if np < 1 << 53 => np as f64 / q as f64,
-            _ => n as f64 * self.h,
-        }
-    }
-
-    /// The first boundary at or after time `t`, capped at the last. t/h carries the rounding of h
-    /// and of t (≈ n ε relative): a slack of 1e-6 of a step absorbs it for n up to ~10⁹ without
-    /// ever skipping to the boundary before.
-    fn boundary_at_or_after(&self, t: f64) -> u64 {
-        ((t / self.h - 1e-6).ceil().max(1.0) as u64).min(self.n_end)
-    }
-}
-
 /// Capacity for the per-step times: the step count of a fixed step (capped), a guess for adaptive.
 fn expected_steps(cell: &CellSpec) -> usize {
     match cell.control {
@@ -600,25 +571,4 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         counters,
     };
     RunResult { samples, summary }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::FixedClock;
-
-    #[test]
-    fn boundaries_are_counted_not_accumulated() {
-        let c = FixedClock::new(1.0 / 60.0, Some((1, 60)), 10.0);
-        assert_eq!(c.n_end, 600);
-        // 0.05 s = 3 steps, although 0.05 / (1/60) = 3.0000000000000004 in floating point.
-        assert_eq!(c.boundary_at_or_after(0.05), 3);
-        assert_eq!(c.boundary_at_or_after(0.06), 4);
-        assert_eq!(c.time(3), 0.05);
-        assert_eq!(c.time(600), 10.0);
-        // Long runs: the boundary at or after 2e9 + 0.5 steps is 2e9 + 1.
-        let long = FixedClock::new(1e-3, Some((1, 1000)), 4e6);
-        assert_eq!(long.boundary_at_or_after((2e9 + 0.5) * 1e-3), 2_000_000_001);
-        // The run ends at the boundary nearest the duration: 10 s at h = 0.3 s ends at 9.9 s.
-        assert_eq!(FixedClock::new(0.3, Some((3, 10)), 10.0).n_end, 33);
-    }
 }

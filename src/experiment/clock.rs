@@ -1,0 +1,84 @@
+//! The time axis of fixed-step cells: a cell labelled h takes steps of exactly h, and step
+//! boundary n is at t = n·h, counted, never accumulated (docs/design.md §7). A step written as a
+//! fraction or a decimal keeps that exact value, so boundary times print as its decimal.
+
+/// The exact fraction p/q a step was written as: `p/q` with integers, or a plain decimal.
+pub(crate) fn exact_fraction(text: &str) -> Option<(u64, u64)> {
+    let int = |s: &str| s.trim().parse::<u64>().ok();
+    if let Some((p, q)) = text.split_once('/') {
+        return int(p).zip(int(q)).filter(|&(p, q)| p > 0 && q > 0);
+    }
+    let t = text.trim();
+    let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+    if whole.is_empty() && frac.is_empty() || frac.len() > 15 || !frac.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let q = 10u64.pow(frac.len() as u32);
+    let whole = if whole.is_empty() { 0 } else { int(whole)? };
+    let frac = if frac.is_empty() { 0 } else { int(frac)? };
+    let p = whole.checked_mul(q)?.checked_add(frac)?;
+    (p > 0).then_some((p, q))
+}
+
+/// The time axis of a fixed step h: boundary n is at n·h, computed as n·p/q (one rounding) when h
+/// was written as the fraction p/q, so that it prints as that decimal.
+pub(crate) struct FixedClock {
+    pub(crate) h: f64,
+    fraction: Option<(u64, u64)>,
+    /// The last boundary: the one nearest the duration (|n·h − duration| ≤ h/2), at least 1.
+    pub(crate) n_end: u64,
+}
+
+impl FixedClock {
+    pub(crate) fn new(h: f64, fraction: Option<(u64, u64)>, duration: f64) -> Self {
+        FixedClock { h, fraction, n_end: (duration / h + 0.5).floor().max(1.0) as u64 }
+    }
+
+    /// t_n \[s\].
+    pub(crate) fn time(&self, n: u64) -> f64 {
+        match self.fraction.and_then(|(p, q)| n.checked_mul(p).map(|np| (np, q))) {
+            Some((np, q)) if np < 1 << 53 => np as f64 / q as f64,
+            _ => n as f64 * self.h,
+        }
+    }
+
+    /// The first boundary at or after time `t`, capped at the last. t/h carries the rounding of h
+    /// and of t (≈ n ε relative): a slack of 1e-6 of a step absorbs it for n up to ~10⁹ without
+    /// ever skipping to the boundary before.
+    pub(crate) fn boundary_at_or_after(&self, t: f64) -> u64 {
+        ((t / self.h - 1e-6).ceil().max(1.0) as u64).min(self.n_end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FixedClock, exact_fraction};
+
+    #[test]
+    fn boundaries_are_counted_not_accumulated() {
+        let c = FixedClock::new(1.0 / 60.0, Some((1, 60)), 10.0);
+        assert_eq!(c.n_end, 600);
+        // 0.05 s = 3 steps, although 0.05 / (1/60) = 3.0000000000000004 in floating point.
+        assert_eq!(c.boundary_at_or_after(0.05), 3);
+        assert_eq!(c.boundary_at_or_after(0.06), 4);
+        assert_eq!(c.time(3), 0.05);
+        assert_eq!(c.time(600), 10.0);
+        // Long runs: the boundary at or after 2e9 + 0.5 steps is 2e9 + 1.
+        let long = FixedClock::new(1e-3, Some((1, 1000)), 4e6);
+        assert_eq!(long.boundary_at_or_after((2e9 + 0.5) * 1e-3), 2_000_000_001);
+        // The run ends at the boundary nearest the duration: 10 s at h = 0.3 s ends at 9.9 s.
+        assert_eq!(FixedClock::new(0.3, Some((3, 10)), 10.0).n_end, 33);
+    }
+
+    #[test]
+    fn steps_are_read_as_the_exact_fractions_they_were_written_as() {
+        assert_eq!(exact_fraction("1/60"), Some((1, 60)));
+        assert_eq!(exact_fraction(" 3 / 200 "), Some((3, 200)));
+        assert_eq!(exact_fraction("0.0025"), Some((25, 10000)));
+        assert_eq!(exact_fraction("2"), Some((2, 1)));
+        assert_eq!(exact_fraction("1.5"), Some((15, 10)));
+        for not_exact in ["1e-3", "0.1/3", "-0.5", "0", "1/0", "", "."] {
+            assert_eq!(exact_fraction(not_exact), None, "{not_exact}");
+        }
+    }
+}
