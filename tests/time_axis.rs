@@ -1,5 +1,6 @@
-//! The time axis of fixed steps: a cell labelled h takes steps of exactly h, t_n = n·h is counted,
-//! never accumulated, and sampling never changes the steps.
+//! The time axis: a cell labelled h takes steps of exactly h, t_n = n·h is counted, never
+//! accumulated; adaptive cells are sampled through their dense output; sampling never changes the
+//! steps.
 
 use tinkertoy::experiment::{CellSpec, run};
 use tinkertoy::integrator::Control;
@@ -50,4 +51,37 @@ fn sampling_every_step_or_every_ten_steps_reaches_the_same_final_state_bit_for_b
         assert!((a.t - 3.0).abs() <= 4.0 * f64::EPSILON * 3.0 && a.t == b.t, "{} {}", a.t, b.t);
         assert!(a.q == b.q && a.v == b.v, "{f} {i:?}: the final states differ");
     }
+}
+
+#[test]
+fn dop853_sampled_every_millisecond_takes_the_same_steps_as_with_one_sample() {
+    // Samples inside a step come from the continuous extension (Hairer I, §II.6): the steps, the
+    // cost and the final state do not depend on how often the cell is sampled.
+    let scene = scenes::find("pendulum").unwrap().build_default(&[("theta0", Scalar::Num(1.0))]).unwrap();
+    for formulation in ["force", "lagrangian"] {
+        let spec =
+            CellSpec::named(formulation, &[], "dense_lu", &[], Some("dop853"), tol(1e-9), 10.0).unwrap().recording();
+        let once = run(&scene, &spec);
+        let dense = run(&scene, &spec.clone().sampled(1e-3));
+        let (a, b) = (&once.summary.counters, &dense.summary.counters);
+        println!("{formulation}/dop853 at 1e-9: {} steps sampled once, {} sampled every 1 ms", a.steps, b.steps);
+        assert!(once.summary.status.is_ok() && dense.summary.status.is_ok());
+        assert_eq!((a.steps, a.rejected, a.rhs_evals), (b.steps, b.rejected, b.rhs_evals));
+        assert_eq!((a.linear_solves, a.solver_iterations), (b.linear_solves, b.solver_iterations));
+        assert_eq!(dense.samples.len(), 10_001);
+        let (l0, l1) = (once.samples.last().unwrap(), dense.samples.last().unwrap());
+        let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!((l0.t, bits(&l0.q), bits(&l0.v)), (l1.t, bits(&l1.q), bits(&l1.v)), "final state bit for bit");
+        // Exact sample times, printed as their decimals.
+        assert_eq!(dense.samples[150].t, 0.15);
+        assert_eq!(dense.samples[7].t.to_string(), "0.007");
+        // The interpolated samples are as accurate as the steps: the exact reference agrees to
+        // the tolerance's order at every millisecond.
+        let worst = dense.samples.iter().map(|s| s.reference_error.unwrap()).fold(0.0, f64::max);
+        assert!(worst < 1e-7, "{formulation}: worst interpolated reference error {worst:e}");
+    }
+}
+
+fn tol(t: f64) -> Control {
+    Control::Adaptive { rtol: t, atol: t }
 }

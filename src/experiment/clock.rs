@@ -20,6 +20,15 @@ pub(crate) fn exact_fraction(text: &str) -> Option<(u64, u64)> {
     (p > 0).then_some((p, q))
 }
 
+/// Time k·interval \[s\] (a sample time, or a step boundary n·h), as k·p/q (one rounding) when the interval's shortest decimal is
+/// the fraction p/q, so that it prints as that decimal (0.15, not 0.15000000000000002).
+pub(crate) fn sample_time(k: u64, interval: f64, fraction: Option<(u64, u64)>) -> f64 {
+    match fraction.and_then(|(p, q)| k.checked_mul(p).map(|kp| (kp, q))) {
+        Some((kp, q)) if kp < 1 << 53 => kp as f64 / q as f64,
+        _ => k as f64 * interval,
+    }
+}
+
 /// The time axis of a fixed step h: boundary n is at n·h, computed as n·p/q (one rounding) when h
 /// was written as the fraction p/q, so that it prints as that decimal.
 pub(crate) struct FixedClock {
@@ -36,10 +45,7 @@ impl FixedClock {
 
     /// t_n \[s\].
     pub(crate) fn time(&self, n: u64) -> f64 {
-        match self.fraction.and_then(|(p, q)| n.checked_mul(p).map(|np| (np, q))) {
-            Some((np, q)) if np < 1 << 53 => np as f64 / q as f64,
-            _ => n as f64 * self.h,
-        }
+        sample_time(n, self.h, self.fraction)
     }
 
     /// The first boundary at or after time `t`, capped at the last. t/h carries the rounding of h

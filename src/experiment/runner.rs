@@ -6,11 +6,12 @@
 
 use std::time::Instant;
 
-use super::clock::FixedClock;
+use super::clock::{FixedClock, exact_fraction, sample_time};
 use crate::formulation::registry::FormulationEntry;
 use crate::formulation::{Dynamics, SecondOrderOde, Stepper};
 use crate::integrator::registry::IntegratorEntry;
 use crate::integrator::{Control, Integrator, fixed_step};
+use crate::linsolve::SolverCounters;
 use crate::linsolve::registry::SolverEntry;
 use crate::metrics::{constraint_power, inf_norm, relative_energy_error};
 use crate::params::{Resolved, Scalar};
@@ -258,21 +259,29 @@ fn not_applicable(scene: &Scene, reason: String) -> RunResult {
 
 /// The two ways a formulation advances.
 enum Driver<'a> {
-    Ode { ode: Box<dyn SecondOrderOde + 'a>, integrator: Box<dyn Integrator>, x: Vec<f64>, xd: Vec<f64> },
+    /// `uncounted`: the solves made only to sample inside a step (dense output), subtracted from
+    /// the cost.
+    Ode {
+        ode: Box<dyn SecondOrderOde + 'a>,
+        integrator: Box<dyn Integrator>,
+        x: Vec<f64>,
+        xd: Vec<f64>,
+        uncounted: SolverCounters,
+    },
     Stepper { stepper: Box<dyn Stepper + 'a>, h: f64, steps: u64 },
 }
 
 impl Driver<'_> {
     fn counters(&self) -> Counters {
         match self {
-            Driver::Ode { ode, integrator, .. } => {
+            Driver::Ode { ode, integrator, uncounted, .. } => {
                 let (s, i) = (ode.solver_counters(), integrator.stats());
                 Counters {
                     steps: i.steps,
                     rejected: i.rejected,
                     rhs_evals: i.rhs_evals,
-                    linear_solves: s.solves,
-                    solver_iterations: s.iterations,
+                    linear_solves: s.solves - uncounted.solves,
+                    solver_iterations: s.iterations - uncounted.iterations,
                     wall_seconds: 0.0,
                     median_step_seconds: 0.0,
                 }
@@ -323,7 +332,7 @@ fn pair<'a>(dynamics: Dynamics<'a>, cell: &CellSpec) -> Result<Driver<'a>, Strin
             integrator.prepare(nx, nv);
             let (mut x, mut xd) = (vec![0.0; nx], vec![0.0; nv]);
             ode.initial(&mut x, &mut xd);
-            Ok(Driver::Ode { ode, integrator, x, xd })
+            Ok(Driver::Ode { ode, integrator, x, xd, uncounted: SolverCounters::default() })
         }
     }
 }
@@ -359,10 +368,12 @@ impl Probe {
         t: f64,
         e0: f64,
         record: bool,
+        at: Option<(&[f64], &[f64])>,
     ) -> Sample {
         let sys = &scene.system;
         let power_ok = match driver {
             Driver::Ode { ode, x, xd, .. } => {
+                let (x, xd) = at.unwrap_or((x, xd));
                 ode.cartesian(x, xd, &mut self.q, &mut self.v);
                 ode.constraint_force(x, xd, &mut self.qhat).is_ok()
             }
@@ -460,7 +471,7 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
     // Stepping formulations advance the Cartesian state in place.
     let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
     let e0 = sys.energy(&scene.q0, &scene.v0);
-    let mut samples = vec![probe.sample(scene, &mut driver, &stab, 0.0, e0, cell.record_state)];
+    let mut samples = vec![probe.sample(scene, &mut driver, &stab, 0.0, e0, cell.record_state, None)];
     let mut status = Status::Ok;
     let mut wall = 0.0;
     let mut step_seconds: Vec<f64> = Vec::with_capacity(expected_steps(cell));
@@ -474,8 +485,15 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         Control::Adaptive { .. } => None,
     };
     let mut n: u64 = 0;
+    // Adaptive steps run to the duration regardless of the samples (the last one is clipped to end
+    // on it); a sample inside a step is read off the method's continuous extension.
+    let (mut t_prev, mut xi, mut xdi) = match &driver {
+        Driver::Ode { x, xd, .. } => (0.0, vec![0.0; x.len()], vec![0.0; xd.len()]),
+        Driver::Stepper { .. } => (0.0, vec![], vec![]),
+    };
+    let sample_fraction = exact_fraction(&format!("{}", cell.sample_interval));
     'outer: for k in 1..=n_samples {
-        let target = (k as f64 * cell.sample_interval).min(cell.duration);
+        let target = if k == n_samples { cell.duration } else { sample_time(k, cell.sample_interval, sample_fraction) };
         let n_target = clock.as_ref().map(|c| if k == n_samples { c.n_end } else { c.boundary_at_or_after(target) });
         if n_target.is_some_and(|nk| nk <= n) {
             continue; // this boundary was sampled already (sample interval below h)
@@ -487,11 +505,11 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         } {
             let h_max = match &clock {
                 Some(c) => c.h,
-                None => target - t,
+                None => cell.duration - t,
             };
             let step_start = Instant::now();
             let step = match &mut driver {
-                Driver::Ode { ode, integrator, x, xd } => {
+                Driver::Ode { ode, integrator, x, xd, .. } => {
                     let r = integrator.step(ode.as_mut(), x, xd, h_max).map_err(|e| e.to_string());
                     // A post-step stabilizer moves the state: the integrator's caches go stale.
                     let r = r.and_then(|h| match stab.as_mut() {
@@ -518,9 +536,10 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
             match step {
                 Ok((h, finite)) => {
                     n += 1;
+                    t_prev = t;
                     t = match &clock {
                         Some(c) => c.time(n),
-                        None if h >= h_max => target,
+                        None if h >= h_max => cell.duration,
                         None => t + h,
                     };
                     if !finite {
@@ -541,13 +560,34 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
             probe.q.copy_from_slice(&q);
             probe.v.copy_from_slice(&v);
         }
-        let mut s = probe.sample(scene, &mut driver, &stab, t, e0, cell.record_state);
+        // An adaptive step that passed the sample time: interpolate inside it.
+        let (sample_t, inside) = match (&clock, &mut driver) {
+            (None, Driver::Ode { ode, integrator, uncounted, .. }) if target < t => {
+                let before = ode.solver_counters();
+                let theta = (target - t_prev) / (t - t_prev);
+                let r = integrator.dense_output(ode.as_mut(), theta, &mut xi, &mut xdi);
+                let after = ode.solver_counters();
+                uncounted.solves += after.solves - before.solves;
+                uncounted.iterations += after.iterations - before.iterations;
+                match r {
+                    Ok(true) => (target, true),
+                    Ok(false) => (t, false),
+                    Err(e) => {
+                        status = Status::Failed { t: target, reason: format!("dense output: {e}") };
+                        break 'outer;
+                    }
+                }
+            }
+            _ => (t, false),
+        };
+        let at = inside.then_some((xi.as_slice(), xdi.as_slice()));
+        let mut s = probe.sample(scene, &mut driver, &stab, sample_t, e0, cell.record_state, at);
         s.counters.wall_seconds = wall;
         let drift = s.drift_position;
         samples.push(s);
         if !(drift <= cell.drift_bound) {
             status = Status::Diverged {
-                t,
+                t: sample_t,
                 reason: format!("constraint drift |C|inf = {drift:.3e} exceeds the bound {:.3e}", cell.drift_bound),
             };
             break;

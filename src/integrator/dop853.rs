@@ -2,7 +2,7 @@
 //! coefficients are in `dop853_tableau.rs`.
 
 use super::registry::{IntegratorEntry, Make};
-use super::tableaus::{ErrorEstimate, Tableau};
+use super::tableaus::{Dense, ErrorEstimate, Tableau};
 use super::{Control, RungeKutta};
 use super::dop853_tableau as d8;
 
@@ -19,6 +19,7 @@ pub const DOP853: Tableau = Tableau {
     beta: 0.0,
     fac_min: 1.0 / 3.0,
     fac_max: 6.0,
+    dense: Dense::Dop853 { c: &d8::DENSE_C, a: &d8::DENSE_A, d: &d8::DENSE_D },
 };
 
 /// The registry entry of `dop853`.

@@ -1,7 +1,7 @@
 //! `dopri5` — the Dormand–Prince 5(4) pair with error control (Dormand & Prince 1980).
 
 use super::registry::{IntegratorEntry, Make};
-use super::tableaus::{ErrorEstimate, Tableau};
+use super::tableaus::{Dense, ErrorEstimate, Tableau};
 use super::{Control, RungeKutta};
 
 /// Dormand–Prince 5(4) (Dormand & Prince 1980; Hairer I, Table II.5.2; controller of dopri5.f:
@@ -33,7 +33,19 @@ pub const DOPRI5: Tableau = Tableau {
     beta: 0.04,
     fac_min: 0.2,
     fac_max: 10.0,
+    dense: Dense::Dopri5(&DOPRI5_DENSE),
 };
+
+/// Dense-output weights d₁…d₇ (Hairer I, §II.6; dopri5.f).
+const DOPRI5_DENSE: [f64; 7] = [
+    -12715105075.0 / 11282082432.0,
+    0.0,
+    87487479700.0 / 32700410799.0,
+    -10690763975.0 / 1880347072.0,
+    701980252875.0 / 199316789632.0,
+    -1453857185.0 / 822651844.0,
+    69997945.0 / 29380423.0,
+];
 
 /// The registry entry of `dopri5`.
 pub const ENTRY: IntegratorEntry = IntegratorEntry {

@@ -1,9 +1,12 @@
 //! Time integrators for the second-order ODEs ẍ = a(x, ẋ) of the `force` and `lagrangian`
 //! formulations (docs/design.md §4).
 //!
-//! Every integrator advances by one step of at most `h_max` (so the runner lands exactly on its
-//! sample times) and counts accepted steps, rejected steps and right-hand-side evaluations. The
-//! explicit Runge–Kutta methods share one driver ([`runge_kutta`]); their Butcher tableaux are data.
+//! Every integrator advances by one step of at most `h_max` (the runner passes the time left to the
+//! end of the run) and counts accepted steps, rejected steps and right-hand-side evaluations. Fixed
+//! steps are sampled at step boundaries; the adaptive methods are sampled between boundaries
+//! through their continuous extension ([`Integrator::dense_output`]), so sampling never changes
+//! the steps. The explicit Runge–Kutta methods share one driver ([`runge_kutta`]); their Butcher
+//! tableaux are data.
 
 pub mod registry;
 
@@ -87,8 +90,11 @@ pub struct IntegratorStats {
     pub steps: u64,
     /// Rejected step attempts (adaptive methods).
     pub rejected: u64,
-    /// Right-hand-side evaluations a(x, ẋ).
+    /// Right-hand-side evaluations a(x, ẋ) of the steps.
     pub rhs_evals: u64,
+    /// Evaluations made only to sample inside a step (dop853's three extra dense-output stages);
+    /// measurement, not counted in `rhs_evals`.
+    pub dense_evals: u64,
 }
 
 /// How the step size is chosen.
@@ -137,6 +143,18 @@ pub trait Integrator: Send {
     ) -> Result<f64, IntegrateError>;
     /// Work so far.
     fn stats(&self) -> IntegratorStats;
+    /// The state at t₀ + θ h inside the last accepted step [t₀, t₀ + h], θ ∈ [0, 1], from the
+    /// method's continuous extension (Hairer, Nørsett & Wanner I, §II.6), into (x, ẋ). Returns
+    /// false when the method has none (the caller samples at step boundaries only).
+    fn dense_output(
+        &mut self,
+        _ode: &mut dyn SecondOrderOde,
+        _theta: f64,
+        _x: &mut [f64],
+        _xd: &mut [f64],
+    ) -> Result<bool, IntegrateError> {
+        Ok(false)
+    }
     /// Forgets values cached from the previous step (first-same-as-last stages, Verlet's last
     /// acceleration): called when the state was changed between steps, e.g. by a projection.
     fn reset(&mut self) {}

@@ -1,7 +1,7 @@
 //! `rk4` — the classic fourth-order Runge–Kutta method (Kutta 1901), fixed step.
 
 use super::registry::{IntegratorEntry, Make};
-use super::tableaus::{ErrorEstimate, Tableau};
+use super::tableaus::{Dense, ErrorEstimate, Tableau};
 use super::{Control, RungeKutta};
 
 /// Classic fourth-order Runge–Kutta (Kutta 1901).
@@ -17,6 +17,7 @@ pub const RK4: Tableau = Tableau {
     beta: 0.0,
     fac_min: 1.0,
     fac_max: 1.0,
+    dense: Dense::None,
 };
 
 /// The registry entry of `rk4`.

@@ -17,6 +17,29 @@ pub enum ErrorEstimate {
     },
 }
 
+/// The continuous extension (dense output) of a method: y(t₀ + θh) for θ ∈ [0, 1] from one step's
+/// stages (Hairer, Nørsett & Wanner, Solving ODEs I, §II.6).
+#[derive(Clone, Copy, Debug)]
+pub enum Dense {
+    /// None: the method is sampled only at step boundaries.
+    None,
+    /// Dopri5's order-4 extension (Hairer I, §II.6; dopri5.f `contd5`):
+    /// y(θ) = r₁ + θ(r₂ + (1−θ)(r₃ + θ(r₄ + (1−θ) r₅))), r₁ = y₀, r₂ = y₁ − y₀, r₃ = h k₁ − r₂,
+    /// r₄ = r₂ − h k₇ − r₃, r₅ = h Σ dⱼ kⱼ (k₇ = f(y₁), the FSAL stage). No extra evaluation.
+    Dopri5(&'static [f64; 7]),
+    /// Dop853's order-7 extension (Hairer I, §II.6; dop853.f `contd8`): the same nesting to r₈,
+    /// r₅…r₈ = h Σ dᵢⱼ kⱼ over 16 stages, of which stage 13 is f(y₁) and stages 14–16 are three
+    /// extra evaluations.
+    Dop853 {
+        /// Nodes of the extra stages.
+        c: &'static [f64; 3],
+        /// Their rows as (stage index from 0, coefficient), nonzero entries only.
+        a: &'static [&'static [(usize, f64)]; 3],
+        /// d₄…d₇ as (stage index from 0, coefficient), nonzero entries only.
+        d: &'static [&'static [(usize, f64)]; 4],
+    },
+}
+
 /// An explicit Runge–Kutta method.
 #[derive(Clone, Copy, Debug)]
 pub struct Tableau {
@@ -42,4 +65,6 @@ pub struct Tableau {
     pub fac_min: f64,
     /// Upper bound on the step ratio.
     pub fac_max: f64,
+    /// Continuous extension for sampling between steps.
+    pub dense: Dense,
 }
