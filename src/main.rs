@@ -11,7 +11,7 @@ use tinkertoy::integrator::registry::{INTEGRATORS, IntegratorKind};
 use tinkertoy::linsolve::registry::SOLVERS;
 use tinkertoy::params;
 use tinkertoy::report::{self, provenance::Provenance};
-use tinkertoy::scene::registry::SCENES;
+use tinkertoy::scene::registry::{SCENES, SceneEntry};
 use tinkertoy::stabilization::registry::STABILIZERS;
 use tinkertoy::validate;
 
@@ -68,7 +68,7 @@ fn list() -> String {
         out.push_str(&format!("  {:<16} {}\n    params: {}\n", c.name, c.summary, c.params));
     }
     // (name, summary, parameters) of every registry that declares parameter tables.
-    type Rows = Vec<(&'static str, String, params::ParamTable)>;
+    type Rows = Vec<(&'static str, String, params::ParamTable, String)>;
     let formulation = |e: &FormulationEntry| {
         let kind = match e.kind {
             FormulationKind::Ode => "an ODE: pairs with integrators",
@@ -78,19 +78,38 @@ fn list() -> String {
             SolverUse::Any => String::new(),
             SolverUse::Own(s) => format!("; its own solver: {s}"),
         };
-        (e.name, format!("{} [{kind}{solver}]", e.summary), e.params)
+        (e.name, format!("{} [{kind}{solver}]", e.summary), e.params, String::new())
+    };
+    // A scene's named outputs (at its default parameters) for `record`, `reference` and `events`.
+    let outputs = |e: &SceneEntry| match e.build_default(&[]) {
+        Ok(s) if !s.outputs.is_empty() => {
+            let named: Vec<String> =
+                s.outputs.iter().map(|o| format!("{} [{}] {}", o.name, o.unit, o.describes)).collect();
+            format!("    outputs: {}\n", named.join("; "))
+        }
+        _ => String::new(),
     };
     let sections: [(&str, Rows); 4] = [
-        ("Scenes", SCENES.iter().map(|e| (e.name, e.summary.to_string(), e.params)).collect()),
+        ("Scenes", SCENES.iter().map(|e| (e.name, e.summary.to_string(), e.params, outputs(e))).collect()),
         ("Formulations", FORMULATIONS.iter().map(formulation).collect()),
-        ("Linear solvers", SOLVERS.iter().map(|e| (e.name, e.summary.to_string(), e.params)).collect()),
-        ("Post-step stabilizers", STABILIZERS.iter().map(|e| (e.name, e.summary.to_string(), e.params)).collect()),
+        ("Linear solvers", SOLVERS.iter().map(|e| (e.name, e.summary.to_string(), e.params, String::new())).collect()),
+        (
+            "Post-step stabilizers",
+            STABILIZERS.iter().map(|e| (e.name, e.summary.to_string(), e.params, String::new())).collect(),
+        ),
     ];
     for (title, rows) in sections {
         out.push_str(&format!("\n{title}\n"));
-        for (name, summary, specs) in rows {
+        for (name, summary, specs, extra) in rows {
             out.push_str(&format!("  {name:<16} {summary}\n"));
             out.push_str(&params::describe(&(specs.specs)()));
+            out.push_str(&extra);
+        }
+        if title == "Scenes" {
+            out.push_str(&format!(
+                "  Any scene's outputs also include {}\n",
+                tinkertoy::scene::output::GENERIC_OUTPUTS
+            ));
         }
     }
     out.push_str("\nIntegrators\n");

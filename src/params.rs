@@ -517,3 +517,9 @@ mod tests {
         assert_eq!(r.given(), &[("on".to_string(), Scalar::Bool(false))]);
     }
 }
+
+/// A value for an error message: at most 40 characters, control characters escaped.
+pub fn short(s: &str) -> String {
+    let escaped: String = s.chars().flat_map(|c| c.escape_debug()).collect();
+    if escaped.chars().count() > 40 { format!("{}…", escaped.chars().take(40).collect::<String>()) } else { escaped }
+}

@@ -117,6 +117,7 @@ fn linear_scene(pin: bool) -> Scene {
         reference: None,
         energy_scale: EnergyScale { joules: 1.0, definition: "1 J" },
         parametrization: None,
+        outputs: Vec::new(),
     }
 }
 

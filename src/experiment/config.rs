@@ -169,13 +169,44 @@ pub struct RawConfig {
     /// A run stops as diverged when ‖C‖∞ exceeds this (units of C). Default 100.
     #[serde(default)]
     pub divergence_bound: Option<Spanned<f64>>,
-    /// Per-sample quantities written to `states.csv`: any of `q`, `v`, `c` (C per row), `jv`
-    /// (J v per row).
+    /// Per-sample quantities written to `states.csv`: any of `q`, `v`, `lambda` (multipliers per
+    /// row, force units), `c` (C per row), `jv` (J v per row), and named outputs of the scene.
     #[serde(default)]
     pub record: Option<Spanned<Vec<Spanned<String>>>>,
     /// The largest recorded state a run may hold \[MB\] (default 256); checked before running.
     #[serde(default)]
     pub record_limit_mb: Option<Spanned<f64>>,
+    /// Reference data to compare every cell with, exactly at its times.
+    #[serde(default)]
+    pub reference: Option<Spanned<RawReference>>,
+    /// Output crossings to locate (and the period they give).
+    #[serde(default)]
+    pub events: Option<Spanned<Vec<Spanned<RawEvent>>>>,
+}
+
+/// `reference:` a CSV of `t` and named outputs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReference {
+    /// The CSV file, relative to the config file.
+    pub file: Spanned<String>,
+    /// The columns to compare (default: every column but `t`).
+    #[serde(default)]
+    pub columns: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// One entry of `events:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEvent {
+    /// The output whose crossings are located.
+    pub output: Spanned<String>,
+    /// The value crossed (default 0), in the output's unit.
+    #[serde(default)]
+    pub value: Option<Spanned<f64>>,
+    /// `up` (default), `down` or `both`.
+    #[serde(default)]
+    pub direction: Option<Spanned<String>>,
 }
 
 /// The location of a spanned value.

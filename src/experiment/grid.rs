@@ -12,6 +12,7 @@
 
 use super::clock::exact_fraction;
 use super::config::{ConfigError, RawConfig, RawItem, at, parse};
+use super::measure::{Axis, Measurements, measurements};
 use super::pairing::{check_pairings, names_of_kind, pairs_with};
 use super::runner::{CellSpec, RunResult, run};
 use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind};
@@ -19,8 +20,8 @@ use crate::integrator::Control;
 use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};
 use crate::linsolve::registry::{SOLVERS, SolverEntry};
 use crate::params::{self, ParamTable, Resolved, Scalar, fmt_num};
-use crate::scene::Scene;
 use crate::scene::registry::{self as scenes, SceneEntry};
+use crate::scene::{Output, Scene};
 use crate::stabilization::registry::{STABILIZERS, StabilizerEntry};
 use rayon::prelude::*;
 use serde_saphyr::Spanned;
@@ -55,6 +56,8 @@ pub struct Variant {
     pub params: Vec<(String, Scalar)>,
     /// The built scene.
     pub scene: Scene,
+    /// The outputs the config uses, resolved on this scene (in [`Measurements::outputs`] order).
+    pub outputs: Vec<Output>,
 }
 
 /// A validated experiment.
@@ -89,37 +92,11 @@ pub struct Experiment {
     pub sample_interval: f64,
     /// Divergence bound on ‖C‖∞.
     pub divergence_bound: f64,
-    /// The per-sample quantities written to `states.csv` (empty: no file).
-    pub record: Vec<Recorded>,
+    /// Recorded quantities and outputs, reference data, events.
+    pub measure: Measurements,
+    /// The reference file's times, shared by every cell.
+    pub probe_times: std::sync::Arc<[f64]>,
 }
-
-/// A per-sample quantity a config can record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recorded {
-    /// Positions q (rigid-3D orientations as quaternions w, x, y, z).
-    Q,
-    /// Velocities v (rigid-3D: ẋ and Ω in the body frame).
-    V,
-    /// C(q) per constraint row.
-    C,
-    /// J v per constraint row.
-    Jv,
-}
-
-impl Recorded {
-    /// Every recordable quantity with its config name.
-    pub const ALL: [(Recorded, &'static str); 4] =
-        [(Recorded::Q, "q"), (Recorded::V, "v"), (Recorded::C, "c"), (Recorded::Jv, "jv")];
-
-    /// The config name (`q`, `v`, `c`, `jv`).
-    pub fn name(self) -> &'static str {
-        Recorded::ALL.iter().find(|(r, _)| *r == self).map_or("", |(_, n)| n)
-    }
-}
-
-/// Bytes one recorded value takes in `states.csv` (cell, t, name, value and separators), an upper
-/// estimate for the size check.
-const BYTES_PER_RECORDED_VALUE: f64 = 48.0;
 
 /// One cell of the grid: indices into the experiment's lists.
 #[derive(Clone, Debug, PartialEq)]
@@ -145,12 +122,6 @@ pub const OWN_STEPPER: &str = "stepper";
 
 /// Integrators take no parameters (their step control is the `steps` and `tolerances` axes).
 const NO_PARAMS: ParamTable = ParamTable::of::<params::NoParams>();
-
-/// A value for an error message: at most 40 characters, control characters escaped.
-fn short(s: &str) -> String {
-    let escaped: String = s.chars().flat_map(|c| c.escape_debug()).collect();
-    if escaped.chars().count() > 40 { format!("{}…", escaped.chars().take(40).collect::<String>()) } else { escaped }
-}
 
 pub(super) fn err<T>(file: &str, location: Option<(u32, u32)>, message: String) -> Result<T, ConfigError> {
     Err(ConfigError { file: file.to_string(), location, message })
@@ -389,60 +360,13 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        variants.push(Variant { label, params, scene: scene_built });
+        variants.push(Variant { label, params, scene: scene_built, outputs: Vec::new() });
     }
 
-    let record = match &raw.record {
-        None => Vec::new(),
-        Some(list) => {
-            let mut out = Vec::new();
-            for (i, item) in list.value.iter().enumerate() {
-                let Some((r, _)) = Recorded::ALL.iter().find(|(_, n)| *n == item.value.as_str()) else {
-                    return err(
-                        file,
-                        at(item),
-                        format!(
-                            "field `record[{i}]`: unknown quantity `{}`; expected one of: {}",
-                            short(&item.value),
-                            Recorded::ALL.map(|(_, n)| n).join(", ")
-                        ),
-                    );
-                };
-                if !out.contains(r) {
-                    out.push(*r);
-                }
-            }
-            out
-        }
-    };
-    let record_limit_mb = match &raw.record_limit_mb {
-        Some(b) => check_positive(file, "record_limit_mb", b)?,
-        None => 256.0,
-    };
-    if let (Some(list), false) = (&raw.record, record.is_empty()) {
-        // Every cell holds q, v, C and J v at each of at most n_samples + 1 samples.
-        let n_samples = (duration / sample_interval - 1e-9).ceil().max(1.0) + 1.0;
-        let cells_per_variant = (formulations.len() * solvers.len() * (integrators.len() + 1) * stabilizers.len())
-            as f64
-            * (steps.len() + tolerances.len()) as f64;
-        let values: f64 = variants
-            .iter()
-            .map(|v| (v.scene.system.nq() + v.scene.system.ndof() + 2 * v.scene.system.nrows()) as f64)
-            .sum();
-        let mb = values * cells_per_variant * n_samples * BYTES_PER_RECORDED_VALUE / 1e6;
-        if !(mb <= record_limit_mb) {
-            return err(
-                file,
-                at(list),
-                format!(
-                    "field `record`: the recorded states would take about {} MB (at most {} samples per cell); `record_limit_mb` = {} — sample less often, shorten the run, sweep fewer cells, or raise the limit",
-                    fmt_num(mb.round()),
-                    fmt_num(n_samples),
-                    fmt_num(record_limit_mb)
-                ),
-            );
-        }
-    }
+    let cells_per_variant = (formulations.len() * solvers.len() * (integrators.len() + 1) * stabilizers.len()) as f64
+        * (steps.len() + tolerances.len()) as f64;
+    let axis = Axis { duration, sample_interval, steps: &steps, cells_per_variant };
+    let measure = measurements(file, &raw, &mut variants, &axis)?;
 
     Ok(Experiment {
         name,
@@ -460,7 +384,8 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         duration,
         sample_interval,
         divergence_bound,
-        record,
+        probe_times: measure.reference.as_ref().map_or(Vec::new(), |r| r.times.clone()).into(),
+        measure,
     })
 }
 
@@ -531,7 +456,10 @@ impl Experiment {
             duration: self.duration,
             sample_interval: self.sample_interval,
             drift_bound: self.divergence_bound,
-            record_state: !self.record.is_empty(),
+            record_state: !self.measure.record.is_empty(),
+            outputs: self.variants[cell.variant].outputs.clone(),
+            probe_times: self.probe_times.clone(),
+            events: self.measure.events.clone(),
             stabilizer: self.stabilizers[cell.stabilizer].entry,
             stabilizer_params: self.stabilizers[cell.stabilizer].params.clone(),
         }

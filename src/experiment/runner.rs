@@ -13,9 +13,11 @@ use crate::integrator::registry::IntegratorEntry;
 use crate::integrator::{Control, Integrator, fixed_step};
 use crate::linsolve::SolverCounters;
 use crate::linsolve::registry::SolverEntry;
-use crate::metrics::{constraint_power, inf_norm, relative_energy_error};
 use crate::params::{Resolved, Scalar};
-use crate::scene::{EnergyScale, Scene};
+use crate::scene::{EnergyScale, Output, Scene};
+use std::sync::Arc;
+
+use super::observe::{Crossings, Direction, EventSpec, Probe};
 use crate::stabilization::Stabilizer;
 use crate::stabilization::registry::StabilizerEntry;
 
@@ -43,8 +45,16 @@ pub struct CellSpec<'f> {
     pub sample_interval: f64,
     /// A run whose ‖C‖∞ exceeds this (in the units of C) is stopped as diverged.
     pub drift_bound: f64,
-    /// Keep q, v, C and J v in every sample.
+    /// Keep q, v, C, J v and λ in every sample.
     pub record_state: bool,
+    /// Named outputs evaluated at every sample, at every probe time and for the events.
+    pub outputs: Vec<Output>,
+    /// Extra times \[s\] (increasing, within the duration) at which the outputs are evaluated
+    /// exactly (a reference file's times): fixed steps need them on step boundaries, adaptive
+    /// methods read them off their dense output.
+    pub probe_times: Arc<[f64]>,
+    /// Output crossings to locate.
+    pub events: Vec<EventSpec>,
     /// Post-step stabilizer (`none` for none).
     pub stabilizer: &'static StabilizerEntry,
     /// Its parameters.
@@ -86,6 +96,9 @@ impl CellSpec<'static> {
             sample_interval: duration,
             drift_bound: 1e3,
             record_state: false,
+            outputs: Vec::new(),
+            probe_times: Arc::from(Vec::new()),
+            events: Vec::new(),
             stabilizer: none,
             stabilizer_params: none.params.defaults(),
         })
@@ -103,9 +116,28 @@ impl<'f> CellSpec<'f> {
         CellSpec { drift_bound: bound, ..self }
     }
 
-    /// The same cell keeping q, v, C and J v in every sample.
+    /// The same cell keeping q, v, C, J v and λ in every sample.
     pub fn recording(self) -> Self {
         CellSpec { record_state: true, ..self }
+    }
+
+    /// The same cell evaluating the scene's outputs `names` at every sample (see
+    /// [`Scene::output`]).
+    pub fn observing(self, scene: &Scene, names: &[&str]) -> Result<Self, String> {
+        let outputs = names.iter().map(|n| scene.output(n)).collect::<Result<_, _>>()?;
+        Ok(CellSpec { outputs, ..self })
+    }
+
+    /// The same cell locating the crossings of output `output` (an index into the observed
+    /// outputs) through `value` in `direction`.
+    pub fn with_event(mut self, output: usize, value: f64, direction: Direction) -> Self {
+        self.events.push(EventSpec { output, value, direction });
+        self
+    }
+
+    /// The same cell also evaluating its outputs exactly at `times` \[s\] (increasing).
+    pub fn probing(self, times: &[f64]) -> Self {
+        CellSpec { probe_times: Arc::from(times), ..self }
     }
 
     /// The same cell with the registered stabilizer `name` and parameter overrides.
@@ -163,6 +195,10 @@ pub struct Sample {
     pub c: Vec<f64>,
     /// J v per constraint row (empty unless requested).
     pub jv: Vec<f64>,
+    /// Multipliers λ per constraint row, Q̂ = Jᵀ λ, in force units (empty unless requested).
+    pub lambda: Vec<f64>,
+    /// Values of the cell's outputs.
+    pub outputs: Vec<f64>,
 }
 
 /// How a run ended.
@@ -238,11 +274,17 @@ pub struct RunResult {
     pub samples: Vec<Sample>,
     /// The summary.
     pub summary: Summary,
+    /// The outputs at each probe time reached (one vector per time, in order).
+    pub probes: Vec<Vec<f64>>,
+    /// The crossings of each event.
+    pub events: Vec<Crossings>,
 }
 
 fn not_applicable(scene: &Scene, reason: String) -> RunResult {
     RunResult {
         samples: vec![],
+        probes: vec![],
+        events: vec![],
         summary: Summary {
             status: Status::NotApplicable { reason },
             max_drift_position: f64::NAN,
@@ -258,7 +300,7 @@ fn not_applicable(scene: &Scene, reason: String) -> RunResult {
 }
 
 /// The two ways a formulation advances.
-enum Driver<'a> {
+pub(super) enum Driver<'a> {
     /// `uncounted`: the solves made only to sample inside a step (dense output), subtracted from
     /// the cost.
     Ode {
@@ -268,7 +310,11 @@ enum Driver<'a> {
         xd: Vec<f64>,
         uncounted: SolverCounters,
     },
-    Stepper { stepper: Box<dyn Stepper + 'a>, h: f64, steps: u64 },
+    Stepper {
+        stepper: Box<dyn Stepper + 'a>,
+        h: f64,
+        steps: u64,
+    },
 }
 
 impl Driver<'_> {
@@ -337,19 +383,8 @@ fn pair<'a>(dynamics: Dynamics<'a>, cell: &CellSpec) -> Result<Driver<'a>, Strin
     }
 }
 
-/// Measurement workspaces, allocated once per run.
-struct Probe {
-    q: Vec<f64>,
-    v: Vec<f64>,
-    c: Vec<f64>,
-    jv: Vec<f64>,
-    qhat: Vec<f64>,
-    jac: crate::sparse::BlockJacobian,
-    contacts: Vec<crate::contact::Contact>,
-}
-
 /// The driver's counters plus the stabilizer's solves.
-fn total_counters(driver: &Driver, stab: &Option<Box<dyn Stabilizer + '_>>) -> Counters {
+pub(super) fn total_counters(driver: &Driver, stab: &Option<Box<dyn Stabilizer + '_>>) -> Counters {
     let mut c = driver.counters();
     if let Some(s) = stab {
         let sc = s.counters();
@@ -357,55 +392,6 @@ fn total_counters(driver: &Driver, stab: &Option<Box<dyn Stabilizer + '_>>) -> C
         c.solver_iterations += sc.iterations;
     }
     c
-}
-
-impl Probe {
-    fn sample(
-        &mut self,
-        scene: &Scene,
-        driver: &mut Driver,
-        stab: &Option<Box<dyn Stabilizer + '_>>,
-        t: f64,
-        e0: f64,
-        record: bool,
-        at: Option<(&[f64], &[f64])>,
-    ) -> Sample {
-        let sys = &scene.system;
-        let power_ok = match driver {
-            Driver::Ode { ode, x, xd, .. } => {
-                let (x, xd) = at.unwrap_or((x, xd));
-                ode.cartesian(x, xd, &mut self.q, &mut self.v);
-                ode.constraint_force(x, xd, &mut self.qhat).is_ok()
-            }
-            Driver::Stepper { stepper, .. } => {
-                stepper.constraint_force(&mut self.qhat);
-                true
-            }
-        };
-        let energy = sys.energy(&self.q, &self.v);
-        sys.eval_constraints(&self.q, &mut self.c);
-        sys.fill_jacobian(&self.q, &mut self.jac);
-        self.jac.mul(&self.v, &mut self.jv);
-        // Contact rows C = φ ≥ 0 are violated by the penetration max(0, −φ).
-        let penetration = sys.contacts().map_or(0.0, |set| {
-            set.detect(sys.q_offsets(), &self.q, &mut self.contacts);
-            self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.separation))
-        });
-        Sample {
-            t,
-            energy,
-            energy_error: relative_energy_error(energy, e0, scene.energy_scale.joules),
-            drift_position: inf_norm(&self.c).max(penetration),
-            drift_velocity: inf_norm(&self.jv),
-            power: if power_ok { constraint_power(&self.qhat, &self.v) } else { f64::NAN },
-            reference_error: scene.reference.as_ref().map(|r| r.error(t, &self.q)),
-            counters: total_counters(driver, stab),
-            q: if record { self.q.clone() } else { vec![] },
-            v: if record { self.v.clone() } else { vec![] },
-            c: if record { self.c.clone() } else { vec![] },
-            jv: if record { self.jv.clone() } else { vec![] },
-        }
-    }
 }
 
 /// Capacity for the per-step times: the step count of a fixed step (capped), a guess for adaptive.
@@ -458,25 +444,16 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         );
     }
     let sys = &scene.system;
-    let (n, m) = (sys.ndof(), sys.nrows());
-    let mut probe = Probe {
-        q: scene.q0.clone(),
-        v: scene.v0.clone(),
-        c: vec![0.0; m],
-        jv: vec![0.0; m],
-        qhat: vec![0.0; n],
-        jac: sys.jacobian_layout(),
-        contacts: Vec::new(),
-    };
+    let mut probe = Probe::new(scene, cell.record_state);
     // Stepping formulations advance the Cartesian state in place.
     let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
     let e0 = sys.energy(&scene.q0, &scene.v0);
-    let mut samples = vec![probe.sample(scene, &mut driver, &stab, 0.0, e0, cell.record_state, None)];
+    let outs = &cell.outputs;
+    let mut samples = vec![probe.sample(scene, &mut driver, &stab, 0.0, e0, cell.record_state, None, outs)];
     let mut status = Status::Ok;
     let mut wall = 0.0;
     let mut step_seconds: Vec<f64> = Vec::with_capacity(expected_steps(cell));
     let mut t = 0.0;
-    let n_samples = (cell.duration / cell.sample_interval - 1e-9).ceil().max(1.0) as u64;
     // Fixed steps: every step has the labelled h and the time is the step count times h, never
     // accumulated. A sample is the state at the first step boundary at or after k × interval
     // (once per boundary); the run ends at the boundary nearest the duration (within h/2).
@@ -484,24 +461,31 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         Control::Fixed { h } => Some(FixedClock::new(h, cell.step_fraction, cell.duration)),
         Control::Adaptive { .. } => None,
     };
+    let stops = stops(cell, clock.as_ref());
     let mut n: u64 = 0;
     // Adaptive steps run to the duration regardless of the samples (the last one is clipped to end
-    // on it); a sample inside a step is read off the method's continuous extension.
+    // on it); a sample, probe or event inside a step is read off the method's continuous extension.
     let (mut t_prev, mut xi, mut xdi) = match &driver {
         Driver::Ode { x, xd, .. } => (0.0, vec![0.0; x.len()], vec![0.0; xd.len()]),
         Driver::Stepper { .. } => (0.0, vec![], vec![]),
     };
-    let sample_fraction = exact_fraction(&format!("{}", cell.sample_interval));
-    'outer: for k in 1..=n_samples {
-        let target = if k == n_samples { cell.duration } else { sample_time(k, cell.sample_interval, sample_fraction) };
-        let n_target = clock.as_ref().map(|c| if k == n_samples { c.n_end } else { c.boundary_at_or_after(target) });
-        if n_target.is_some_and(|nk| nk <= n) {
-            continue; // this boundary was sampled already (sample interval below h)
+    let mut probes: Vec<Vec<f64>> = Vec::with_capacity(cell.probe_times.len());
+    let mut events = vec![Crossings::default(); cell.events.len()];
+    // Event functions g = output − value (wrapped for angles) at the last step boundary.
+    let mut g_prev = vec![0.0; cell.events.len()];
+    let mut values = vec![0.0; outs.len()];
+    if !cell.events.is_empty() {
+        probe.outputs(scene, outs, &mut values);
+        for (g, e) in g_prev.iter_mut().zip(&cell.events) {
+            *g = outs[e.output].difference(values[e.output], e.value);
         }
+    }
+    'outer: for stop in &stops {
         let start = Instant::now();
-        while match n_target {
+        let mut unmeasured = 0.0; // event location inside the timed loop is measurement
+        while match stop.boundary {
             Some(nk) => n < nk,
-            None => t < target,
+            None => t < stop.t,
         } {
             let h_max = match &clock {
                 Some(c) => c.h,
@@ -544,50 +528,97 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
                     };
                     if !finite {
                         status = Status::Diverged { t, reason: "non-finite state (NaN or infinity)".into() };
-                        wall += start.elapsed().as_secs_f64();
+                        wall += start.elapsed().as_secs_f64() - unmeasured;
                         break 'outer;
                     }
                 }
                 Err(reason) => {
                     status = Status::Failed { t, reason };
-                    wall += start.elapsed().as_secs_f64();
+                    wall += start.elapsed().as_secs_f64() - unmeasured;
                     break 'outer;
                 }
             }
+            if !cell.events.is_empty() {
+                let event_start = Instant::now();
+                if let Driver::Stepper { .. } = driver {
+                    probe.q.copy_from_slice(&q);
+                }
+                probe.load(&driver, None);
+                probe.outputs(scene, outs, &mut values);
+                for (i, e) in cell.events.iter().enumerate() {
+                    let o = &outs[e.output];
+                    let g1 = o.difference(values[e.output], e.value);
+                    if e.crosses(o, g_prev[i], g1) {
+                        let tc = match &mut driver {
+                            Driver::Ode { ode, integrator, uncounted, .. } if clock.is_none() => {
+                                let before = ode.solver_counters();
+                                let mut g = |theta: f64| match integrator.dense_output(
+                                    ode.as_mut(),
+                                    theta,
+                                    &mut xi,
+                                    &mut xdi,
+                                ) {
+                                    Ok(true) => {
+                                        ode.cartesian(&xi, &xdi, &mut probe.q, &mut probe.v);
+                                        o.difference(o.value(sys, &probe.q), e.value)
+                                    }
+                                    _ => f64::NAN,
+                                };
+                                let theta = illinois(&mut g, g_prev[i], g1);
+                                let after = ode.solver_counters();
+                                uncounted.solves += after.solves - before.solves;
+                                uncounted.iterations += after.iterations - before.iterations;
+                                t_prev + theta * (t - t_prev)
+                            }
+                            // Fixed steps: linear interpolation between the two boundaries.
+                            _ => t_prev + (t - t_prev) * g_prev[i] / (g_prev[i] - g1),
+                        };
+                        events[i].times.push(tc);
+                        events[i].rising.push(g1 > g_prev[i]);
+                    }
+                    g_prev[i] = g1;
+                }
+                unmeasured += event_start.elapsed().as_secs_f64();
+            }
         }
-        wall += start.elapsed().as_secs_f64();
+        wall += start.elapsed().as_secs_f64() - unmeasured;
         if let Driver::Stepper { .. } = driver {
             probe.q.copy_from_slice(&q);
             probe.v.copy_from_slice(&v);
         }
-        // An adaptive step that passed the sample time: interpolate inside it.
-        let (sample_t, inside) = match (&clock, &mut driver) {
-            (None, Driver::Ode { ode, integrator, uncounted, .. }) if target < t => {
+        // An adaptive step that passed the stop: interpolate inside it.
+        let inside = match (&clock, &mut driver) {
+            (None, Driver::Ode { ode, integrator, uncounted, .. }) if stop.t < t => {
                 let before = ode.solver_counters();
-                let theta = (target - t_prev) / (t - t_prev);
+                let theta = (stop.t - t_prev) / (t - t_prev);
                 let r = integrator.dense_output(ode.as_mut(), theta, &mut xi, &mut xdi);
                 let after = ode.solver_counters();
                 uncounted.solves += after.solves - before.solves;
                 uncounted.iterations += after.iterations - before.iterations;
                 match r {
-                    Ok(true) => (target, true),
-                    Ok(false) => (t, false),
+                    Ok(inside) => inside,
                     Err(e) => {
-                        status = Status::Failed { t: target, reason: format!("dense output: {e}") };
+                        status = Status::Failed { t: stop.t, reason: format!("dense output: {e}") };
                         break 'outer;
                     }
                 }
             }
-            _ => (t, false),
+            _ => false,
         };
-        let at = inside.then_some((xi.as_slice(), xdi.as_slice()));
-        let mut s = probe.sample(scene, &mut driver, &stab, sample_t, e0, cell.record_state, at);
+        let (stop_t, at) = if inside { (stop.t, Some((xi.as_slice(), xdi.as_slice()))) } else { (t, None) };
+        if stop.is_probe {
+            probe.load(&driver, at);
+            probe.outputs(scene, outs, &mut values);
+            probes.push(values.clone());
+            continue;
+        }
+        let mut s = probe.sample(scene, &mut driver, &stab, stop_t, e0, cell.record_state, at, outs);
         s.counters.wall_seconds = wall;
         let drift = s.drift_position;
         samples.push(s);
         if !(drift <= cell.drift_bound) {
             status = Status::Diverged {
-                t: sample_t,
+                t: stop_t,
                 reason: format!("constraint drift |C|inf = {drift:.3e} exceeds the bound {:.3e}", cell.drift_bound),
             };
             break;
@@ -610,5 +641,96 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         max_solver_residual: driver.max_residual(),
         counters,
     };
-    RunResult { samples, summary }
+    RunResult { samples, summary, probes, events }
+}
+
+/// A time the run stops at: a sample, or a probe time.
+struct Stop {
+    /// The time \[s\].
+    t: f64,
+    /// Fixed steps: the step boundary of the stop.
+    boundary: Option<u64>,
+    /// A probe (outputs only) rather than a sample.
+    is_probe: bool,
+}
+
+/// The samples (every k·interval, the last at the duration) and probe times of a run, in time
+/// order. Fixed steps: a sample is at the first boundary at or after its time (boundaries already
+/// sampled are skipped); a probe is at the boundary nearest its time (checked to be on one before
+/// the run).
+fn stops(cell: &CellSpec, clock: Option<&FixedClock>) -> Vec<Stop> {
+    let n_samples = (cell.duration / cell.sample_interval - 1e-9).ceil().max(1.0) as u64;
+    let fraction = exact_fraction(&format!("{}", cell.sample_interval));
+    let mut out: Vec<Stop> = Vec::with_capacity(n_samples as usize + cell.probe_times.len());
+    let mut last = 0;
+    for k in 1..=n_samples {
+        let t = if k == n_samples { cell.duration } else { sample_time(k, cell.sample_interval, fraction) };
+        let boundary = clock.map(|c| if k == n_samples { c.n_end } else { c.boundary_at_or_after(t) });
+        if let Some(b) = boundary {
+            if b <= last {
+                continue; // this boundary was sampled already (sample interval below h)
+            }
+            last = b;
+        }
+        out.push(Stop { t, boundary, is_probe: false });
+    }
+    let mut probes = cell.probe_times.iter().map(|&t| Stop {
+        t,
+        boundary: clock.map(|c| ((t / c.h).round() as u64).min(c.n_end)),
+        is_probe: true,
+    });
+    // Merge by time (by boundary for fixed steps); a probe goes before a sample at the same time.
+    let mut merged = Vec::with_capacity(out.len() + cell.probe_times.len());
+    let mut next = probes.next();
+    for s in out {
+        while let Some(p) = next.take() {
+            let before = match (p.boundary, s.boundary) {
+                (Some(a), Some(b)) => a <= b,
+                _ => p.t <= s.t,
+            };
+            if before {
+                merged.push(p);
+                next = probes.next();
+            } else {
+                next = Some(p);
+                break;
+            }
+        }
+        merged.push(s);
+    }
+    merged.extend(next);
+    merged.extend(probes);
+    merged
+}
+
+/// The root θ ∈ [0, 1] of g with g(0) = g0 and g(1) = g1 of opposite signs: the Illinois variant
+/// of regula falsi (Dowell & Jarratt 1971), superlinear, bracketing; stops when the bracket is
+/// below 1e-15 or g vanishes.
+fn illinois(g: &mut dyn FnMut(f64) -> f64, g0: f64, g1: f64) -> f64 {
+    let (mut a, mut b, mut ga, mut gb) = (0.0, 1.0, g0, g1);
+    let mut side = 0;
+    for _ in 0..100 {
+        let c = (a * gb - b * ga) / (gb - ga);
+        if !(b - a > 1e-15) || !c.is_finite() {
+            break;
+        }
+        let gc = g(c);
+        if gc == 0.0 || !gc.is_finite() {
+            return c;
+        }
+        if (gc < 0.0) == (ga < 0.0) {
+            (a, ga) = (c, gc);
+            if side == -1 {
+                gb *= 0.5;
+            }
+            side = -1;
+        } else {
+            (b, gb) = (c, gc);
+            if side == 1 {
+                ga *= 0.5;
+            }
+            side = 1;
+        }
+    }
+    (a * gb - b * ga) / (gb - ga)
 }

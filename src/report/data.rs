@@ -3,6 +3,7 @@
 //! from run to run, go to `timing.csv`.
 
 use super::Row;
+use crate::experiment::{Measurements, Recorded};
 use std::path::Path;
 
 /// Shortest round-trip text of a float (deterministic): plain in [1e-4, 1e15), else scientific.
@@ -14,10 +15,19 @@ fn opt(x: Option<f64>) -> String {
     x.map(num).unwrap_or_default()
 }
 
-/// `summary.csv`: one row per cell.
-pub fn write_summary(rows: &[Row], path: &Path) -> csv::Result<()> {
+/// `summary.csv`: one row per cell; with a reference file, one `ref_err_<column>` per column
+/// and `max_ref_err`; with events, `event<i>_crossings`, `event<i>_first` and `event<i>_period`.
+pub fn write_summary(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
-    w.write_record([
+    let mut extra: Vec<String> = Vec::new();
+    if let Some(r) = &m.reference {
+        extra.extend(r.columns.iter().map(|c| format!("ref_err_{c}")));
+        extra.push("max_ref_err".into());
+    }
+    for i in 0..m.events.len() {
+        extra.extend([format!("event{i}_crossings"), format!("event{i}_first"), format!("event{i}_period")]);
+    }
+    let fixed = [
         "cell",
         "scene",
         "formulation",
@@ -40,12 +50,24 @@ pub fn write_summary(rows: &[Row], path: &Path) -> csv::Result<()> {
         "linear_solves",
         "solver_iterations",
         "max_solver_residual",
-    ])?;
+    ];
+    w.write_record(fixed.iter().map(|s| s.to_string()).chain(extra.iter().cloned()))?;
     for r in rows {
         let s = &r.result.summary;
         let c = &s.counters;
         let (t, reason) = r.status_time_reason();
-        w.write_record([
+        let mut tail: Vec<String> = Vec::new();
+        if let Some(errs) = &r.file_errors {
+            tail.extend(errs.iter().map(|e| num(*e)));
+            tail.push(opt(r.accuracy()));
+        }
+        for i in 0..m.events.len() {
+            match r.result.events.get(i) {
+                Some(e) => tail.extend([e.times.len().to_string(), opt(e.times.first().copied()), opt(e.period())]),
+                None => tail.extend([String::new(), String::new(), String::new()]),
+            }
+        }
+        let head = [
             r.cell.id.to_string(),
             r.scene.clone(),
             r.formulation.clone(),
@@ -68,7 +90,8 @@ pub fn write_summary(rows: &[Row], path: &Path) -> csv::Result<()> {
             c.linear_solves.to_string(),
             c.solver_iterations.to_string(),
             num(s.max_solver_residual),
-        ])?;
+        ];
+        w.write_record(head.into_iter().chain(tail))?;
     }
     w.flush()?;
     Ok(())
@@ -131,27 +154,49 @@ pub fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
 }
 
 /// `states.csv`: the recorded quantities in tidy long form, one row per (cell, sample, value):
-/// `cell, t, name, value` with names `q[i]`, `v[i]`, `c[r]`, `jv[r]` (indices into the layouts of
-/// q, v and the constraint rows). Written in cell order, so byte-identical whatever the thread
-/// count.
-pub fn write_states(rows: &[Row], record: &[crate::experiment::Recorded], path: &Path) -> csv::Result<()> {
-    use crate::experiment::Recorded;
+/// `cell, t, name, value` with names `q[i]`, `v[i]`, `lambda[r]`, `c[r]`, `jv[r]` (indices into
+/// the layouts of q, v and the constraint rows) and the recorded outputs by name. Written in cell
+/// order, so byte-identical whatever the thread count.
+pub fn write_states(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record(["cell", "t", "name", "value"])?;
     for r in rows {
         let id = r.cell.id.to_string();
         for sample in &r.result.samples {
             let t = num(sample.t);
-            for &q in record {
+            for &q in &m.record {
                 let values = match q {
                     Recorded::Q => &sample.q,
                     Recorded::V => &sample.v,
+                    Recorded::Lambda => &sample.lambda,
                     Recorded::C => &sample.c,
                     Recorded::Jv => &sample.jv,
                 };
                 for (i, x) in values.iter().enumerate() {
                     w.write_record([id.as_str(), t.as_str(), &format!("{}[{i}]", q.name()), &num(*x)])?;
                 }
+            }
+            for &k in &m.recorded_outputs {
+                if let Some(x) = sample.outputs.get(k) {
+                    w.write_record([id.as_str(), t.as_str(), m.outputs[k].as_str(), &num(*x)])?;
+                }
+            }
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `events.csv`: every located crossing, `cell, event, output, t, direction`.
+pub fn write_events(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record(["cell", "event", "output", "t", "direction"])?;
+    for r in rows {
+        let id = r.cell.id.to_string();
+        for (i, e) in r.result.events.iter().enumerate() {
+            let name = &m.outputs[m.events[i].output];
+            for (t, up) in e.times.iter().zip(&e.rising) {
+                w.write_record([id.as_str(), &i.to_string(), name, &num(*t), if *up { "up" } else { "down" }])?;
             }
         }
     }

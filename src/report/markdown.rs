@@ -56,6 +56,54 @@ fn table(out: &mut String, rows: &[&Row], with_scene: bool, accuracy: &str) {
     }
 }
 
+/// The comparison with the user's reference data, most accurate first.
+fn reference_section(out: &mut String, exp: &Experiment, r: &crate::experiment::ReferenceData, by_acc: &[&Row]) {
+    let units: Vec<&str> = r.outputs.iter().map(|&k| exp.variants[0].outputs[k].unit).collect();
+    let _ = writeln!(
+        out,
+        "\n## Against the reference data\n\nmax over the {} times of `{}` (t = {} … {} s) of |output − reference|, evaluated exactly at those times (fixed steps: at the step boundaries; adaptive: by dense output); angles are compared modulo 2π.\n",
+        r.times.len(),
+        r.file,
+        fmt_num(r.times[0]),
+        fmt_num(*r.times.last().unwrap_or(&0.0))
+    );
+    let head: Vec<String> = r.columns.iter().zip(&units).map(|(c, u)| format!("{c} [{u}]")).collect();
+    let _ = writeln!(out, "| # | cell | {} |\n|---|---|{}", head.join(" | "), "---|".repeat(head.len()));
+    for row in by_acc {
+        let errs = row.file_errors.as_deref().unwrap_or(&[]);
+        let cols: Vec<String> = errs.iter().map(|x| if x.is_nan() { "—".into() } else { e(*x) }).collect();
+        let _ = writeln!(out, "| {} | {} | {} |", row.cell.id, row.full(), cols.join(" | "));
+    }
+}
+
+/// The located crossings of every event and the periods they give.
+fn events_section(out: &mut String, exp: &Experiment, ran: &[&Row]) {
+    let m = &exp.measure;
+    let _ = writeln!(out, "\n## Events\n");
+    for (i, ev) in m.events.iter().enumerate() {
+        let dir = match ev.direction {
+            crate::experiment::Direction::Up => "upward",
+            crate::experiment::Direction::Down => "downward",
+            crate::experiment::Direction::Both => "either-way",
+        };
+        let _ =
+            writeln!(out, "- event {i}: {dir} crossings of `{}` through {}", m.outputs[ev.output], fmt_num(ev.value));
+    }
+    let _ = writeln!(
+        out,
+        "\nAdaptive cells locate a crossing on their dense output (Illinois root finding to 1e-15 of the step: the time is as accurate as the interpolant); fixed-step cells interpolate linearly between the two bracketing step boundaries (the time is within that step, error O(h²) for a smooth crossing). The period is the mean spacing of the crossings in the direction of the first one. All crossings are in `events.csv`.\n"
+    );
+    let _ = writeln!(out, "| # | cell | event | crossings | first [s] | period [s] |\n|---|---|---|---|---|---|");
+    for row in ran {
+        for (i, c) in row.result.events.iter().enumerate() {
+            let first = c.times.first().map_or("—".into(), |t| format!("{t:.12}"));
+            let period = c.period().map_or("—".into(), |p| format!("{p:.12}"));
+            let _ =
+                writeln!(out, "| {} | {} | {i} | {} | {first} | {period} |", row.cell.id, row.full(), c.times.len());
+        }
+    }
+}
+
 /// Renders the whole report.
 pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str, &str)]) -> String {
     let with_scene = exp.variants.len() > 1;
@@ -155,6 +203,13 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     );
     table(&mut out, &by_cost, with_scene, &accuracy);
 
+    if let Some(reference) = &exp.measure.reference {
+        reference_section(&mut out, exp, reference, &by_acc);
+    }
+    if !exp.measure.events.is_empty() {
+        events_section(&mut out, exp, &ran);
+    }
+
     let _ = writeln!(out, "\n## Not applicable and failed cells\n");
     let bad: Vec<&Row> = rows.iter().filter(|r| r.result.summary.status.label() != "ok").collect();
     if bad.is_empty() {
@@ -208,7 +263,7 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     );
     let _ = writeln!(
         out,
-        "Data: `summary.csv` (one row per cell), `runs.csv` (one row per cell and sample) — both byte-identical for the same config on any thread count — and `timing.csv` (wall times).\n"
+        "Data: `summary.csv` (one row per cell), `runs.csv` (one row per cell and sample), `states.csv` (recorded quantities, with `record:`), `events.csv` (crossings, with `events:`) — byte-identical for the same config on any thread count — and `timing.csv` (wall times).\n"
     );
 
     let _ = writeln!(out, "## Provenance\n");

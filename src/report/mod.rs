@@ -40,6 +40,9 @@ pub struct Row<'a> {
     pub short: String,
     /// Legend label without the step (identity of a work-precision or convergence series).
     pub short_group: String,
+    /// Per reference-file column: max over the file's times of |output − reference| (wrapped
+    /// for angles); NaN when the run ended before the last time. None without a reference file.
+    pub file_errors: Option<Vec<f64>>,
 }
 
 impl Row<'_> {
@@ -62,12 +65,16 @@ impl Row<'_> {
         if self.h.is_some() { format!("h={}", self.step) } else { format!("tol={}", self.step) }
     }
 
-    /// The accuracy metric: max reference error if the scene has a reference, else max relative
-    /// energy error. None for cells that did not run.
+    /// The accuracy metric: the max error against the reference file if the config gives one,
+    /// else the max reference error if the scene has a reference, else the max relative energy
+    /// error. None for cells that did not run.
     pub fn accuracy(&self) -> Option<f64> {
         let s = &self.result.summary;
         if matches!(s.status, Status::NotApplicable { .. }) {
             return None;
+        }
+        if let Some(errs) = &self.file_errors {
+            return Some(errs.iter().fold(0.0f64, |m, &e| if e.is_nan() || m.is_nan() { f64::NAN } else { m.max(e) }));
         }
         Some(s.max_reference_error.unwrap_or(s.max_energy_error))
     }
@@ -84,6 +91,11 @@ impl Row<'_> {
 
 /// The name of the accuracy metric for this experiment's scene.
 pub fn accuracy_name(exp: &Experiment) -> String {
+    if let Some(r) = &exp.measure.reference {
+        let units: Vec<&str> = r.outputs.iter().map(|&k| exp.variants[0].outputs[k].unit).collect();
+        let unit = if units.iter().all(|u| *u == units[0]) { units[0] } else { "mixed units" };
+        return format!("max error vs {} [{unit}]", r.file);
+    }
     match &exp.variants[0].scene.reference {
         Some(r) => format!("max reference error [{}]", r.unit()),
         None => "max relative energy error [1]".into(),
@@ -154,7 +166,32 @@ fn raw_rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -
                 tol,
                 short: String::new(),
                 short_group: String::new(),
+                file_errors: exp
+                    .measure
+                    .reference
+                    .as_ref()
+                    .map(|r| file_errors(r, &exp.variants[cell.variant].outputs, result)),
             }
+        })
+        .collect()
+}
+
+/// Per column of the reference: max over its times of |output − reference|; NaN when the run
+/// did not reach every time.
+fn file_errors(r: &crate::experiment::ReferenceData, outputs: &[crate::scene::Output], result: &RunResult) -> Vec<f64> {
+    r.outputs
+        .iter()
+        .enumerate()
+        .map(|(j, &k)| {
+            if result.probes.len() < r.times.len() {
+                return f64::NAN;
+            }
+            result
+                .probes
+                .iter()
+                .zip(&r.values)
+                .map(|(p, row)| outputs[k].difference(p[k], row[j]).abs())
+                .fold(0.0, f64::max)
         })
         .collect()
 }
@@ -162,11 +199,15 @@ fn raw_rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -
 type BoxError = Box<dyn std::error::Error>;
 
 fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> Result<(), BoxError> {
-    data::write_summary(rows, &dir.join("summary.csv"))?;
+    data::write_summary(rows, &exp.measure, &dir.join("summary.csv"))?;
     data::write_runs(rows, &dir.join("runs.csv"))?;
     data::write_timing(rows, &dir.join("timing.csv"))?;
-    if !exp.record.is_empty() {
-        data::write_states(rows, &exp.record, &dir.join("states.csv"))?;
+    let m = &exp.measure;
+    if !m.record.is_empty() || !m.recorded_outputs.is_empty() {
+        data::write_states(rows, m, &dir.join("states.csv"))?;
+    }
+    if !m.events.is_empty() {
+        data::write_events(rows, m, &dir.join("events.csv"))?;
     }
     let with_scene = exp.variants.len() > 1;
     let accuracy = accuracy_name(exp);

@@ -3,7 +3,7 @@
 //! p = (1, 0)). Reference: it is a pendulum of length R, so the exact θ(t) of [`super::pendulum`].
 
 use super::registry::{SceneEntry, SceneParams};
-use super::{AngleChain, EnergyScale, Reference, Scene, SceneError};
+use super::{Output, Quantity, AngleChain, EnergyScale, Reference, Scene, SceneError};
 use crate::constraint::Circle;
 use crate::model::{Body, Force};
 use crate::system::System;
@@ -72,5 +72,11 @@ pub fn build(p: &BeadParams) -> Result<Scene, SceneError> {
         },
         energy_scale: EnergyScale { joules: m * g * r, definition: "m g R" },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![r]))),
+        outputs: vec![Output::new(
+            "theta",
+            "rad",
+            "angle of the bead from the downward vertical through the circle's centre",
+            Quantity::Swing { from: None, to: crate::model::BodyPoint::center(bead) },
+        )],
     })
 }

@@ -112,5 +112,6 @@ pub fn build(p: &BounceParams) -> Result<Scene, SceneError> {
             definition: "n m g x height of the top of the column",
         },
         parametrization: None,
+        outputs: Vec::new(),
     })
 }

@@ -84,5 +84,6 @@ pub fn build(p: &BoxStackParams) -> Result<Scene, SceneError> {
             definition: "sum of m g x height of each cube centre",
         },
         parametrization: None,
+        outputs: Vec::new(),
     })
 }

@@ -5,7 +5,7 @@
 //! down, Σ_i m g i ℓ = m g ℓ N(N − 1)/2, since E₀ = 0 at the horizontal start.
 
 use super::registry::{SceneEntry, SceneParams};
-use super::{AngleChain, EnergyScale, Scene, SceneError};
+use super::{Output, Quantity, AngleChain, EnergyScale, Scene, SceneError};
 use crate::constraint::{Distance, Pin};
 use crate::model::{Body, Force};
 use crate::system::System;
@@ -76,5 +76,9 @@ pub fn build(p: &ChainParams) -> Result<Scene, SceneError> {
             definition: "sum of m g * depth of each mass hanging straight down = m g l N(N-1)/2",
         },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], true, vec![link; n - 1]))),
+        outputs: vec![
+            Output::new("end_x", "m", "x of the free end (last mass)", Quantity::Coord { body: n - 1, index: 0 }),
+            Output::new("end_y", "m", "y of the free end (last mass)", Quantity::Coord { body: n - 1, index: 1 }),
+        ],
     })
 }

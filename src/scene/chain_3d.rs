@@ -4,7 +4,7 @@
 //! Gravity along −y.
 
 use super::registry::{SceneEntry, SceneParams};
-use super::{EnergyScale, Scene, SceneError, pose3, push_pose};
+use super::{Output, Quantity, EnergyScale, Scene, SceneError, pose3, push_pose};
 use crate::constraint::Ball;
 use crate::model::{Body, Force};
 use crate::system::System;
@@ -90,5 +90,13 @@ pub fn build(p: &Chain3dParams) -> Result<Scene, SceneError> {
             definition: "sum of m g x depth of each link centre when hanging straight down (m g L n^2 / 2)",
         },
         parametrization: None,
+        outputs: {
+            let end = crate::model::BodyPoint { body: n - 1, local: [0.5 * len, 0.0, 0.0] };
+            ["end_x", "end_y", "end_z"]
+                .iter()
+                .enumerate()
+                .map(|(axis, name)| Output::new(name, "m", "free end of the last link", Quantity::Point { point: end, axis }))
+                .collect()
+        },
     })
 }

@@ -113,5 +113,6 @@ pub fn build(p: &ClothParams) -> Result<Scene, SceneError> {
             definition: "total mass * g * (H-1) * spacing",
         },
         parametrization: None,
+        outputs: Vec::new(),
     })
 }

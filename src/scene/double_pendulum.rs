@@ -3,7 +3,7 @@
 //! Chaotic for large angles; no closed-form reference.
 
 use super::registry::{SceneEntry, SceneParams};
-use super::{AngleChain, EnergyScale, Scene, SceneError};
+use super::{Output, Quantity, AngleChain, EnergyScale, Scene, SceneError};
 use crate::constraint::Distance;
 use crate::model::{Body, Force};
 use crate::system::System;
@@ -83,5 +83,13 @@ pub fn build(p: &DoublePendulumParams) -> Result<Scene, SceneError> {
         reference: None,
         energy_scale: EnergyScale { joules: g * (m1 * l1 + m2 * (l1 + l2)), definition: "g (m1 L1 + m2 (L1 + L2))" },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![l1, l2]))),
+        outputs: vec![
+            Output::new("theta1", "rad", "angle of rod 1 from the downward vertical", Quantity::Swing { from: None, to: crate::model::BodyPoint::center(a) }),
+            Output::new("theta2", "rad", "angle of rod 2 from the downward vertical (absolute)", Quantity::Swing { from: Some(crate::model::BodyPoint::center(a)), to: crate::model::BodyPoint::center(b) }),
+            Output::new("x1", "m", "bob 1 x", Quantity::Coord { body: a, index: 0 }),
+            Output::new("y1", "m", "bob 1 y", Quantity::Coord { body: a, index: 1 }),
+            Output::new("x2", "m", "bob 2 x", Quantity::Coord { body: b, index: 0 }),
+            Output::new("y2", "m", "bob 2 y", Quantity::Coord { body: b, index: 1 }),
+        ],
     })
 }

@@ -7,7 +7,7 @@
 //! |B − O₄| = c on the left of the directed line A → O₄ (the upper branch for the defaults).
 
 use super::registry::{SceneEntry, SceneParams};
-use super::{EnergyScale, Scene, SceneError};
+use super::{Output, Quantity, EnergyScale, Scene, SceneError};
 use crate::constraint::Revolute;
 use crate::model::{Body, Force};
 use crate::system::System;
@@ -124,5 +124,10 @@ pub fn build(p: &FourBarParams) -> Result<Scene, SceneError> {
             definition: "total bar mass * g * total bar length + 2 pi |torque|",
         },
         parametrization: None,
+        outputs: vec![
+            Output::new("crank_angle", "rad", "angle of the crank from the x axis", Quantity::Coord { body: crank, index: 2 }),
+            Output::new("coupler_angle", "rad", "angle of the coupler from the x axis", Quantity::Coord { body: coupler, index: 2 }),
+            Output::new("rocker_angle", "rad", "angle of the rocker from the x axis", Quantity::Coord { body: rocker, index: 2 }),
+        ],
     })
 }

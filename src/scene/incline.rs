@@ -5,7 +5,7 @@
 //! registered scene with the `line` constraint.
 
 use super::registry::{SceneEntry, SceneParams};
-use super::{EnergyScale, Scene, SceneError};
+use super::{Output, Quantity, EnergyScale, Scene, SceneError};
 use crate::constraint::Line;
 use crate::model::{Body, Force};
 use crate::system::System;
@@ -52,6 +52,10 @@ impl SceneParams for InclineParams {
             // The energy turned into motion in the first second: m g (½ g sin α · 1 s²) sin α.
             energy_scale: EnergyScale { joules: 0.5 * m * g * g * a.sin() * a.sin(), definition: "m g^2 sin^2(alpha) (1 s)^2 / 2" },
             parametrization: None,
+            outputs: vec![
+            Output::new("x", "m", "bead x", Quantity::Coord { body: bead, index: 0 }),
+            Output::new("y", "m", "bead y", Quantity::Coord { body: bead, index: 1 }),
+        ],
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Scenes: parametrised mechanisms with a consistent initial state and, where one exists, a
 //! reference solution (docs/design.md §5). One file per scene; the list is in [`registry`].
 
+pub mod output;
 pub mod parametrization;
 pub mod registry;
 
@@ -27,6 +28,7 @@ registry! {
 }
 
 use crate::system::{ModelError, System};
+pub use output::{Output, Quantity};
 pub use parametrization::{AngleChain, Parametrization};
 
 /// A known answer a scene can be checked against.
@@ -107,6 +109,8 @@ pub struct Scene {
     pub energy_scale: EnergyScale,
     /// Reduced coordinates q = q(u), for scenes that have a global one (open chains).
     pub parametrization: Option<Box<dyn Parametrization>>,
+    /// The outputs the scene names (generic body addresses come on top: [`Scene::output`]).
+    pub outputs: Vec<Output>,
 }
 
 /// A scene that cannot be built from the given parameters.

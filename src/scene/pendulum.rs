@@ -5,7 +5,7 @@
 //! first kind (e.g. Landau & Lifshitz, Mechanics §11, problem 1; DLMF 19.2.8 for K).
 
 use super::registry::{SceneEntry, SceneParams};
-use super::{AngleChain, EnergyScale, Reference, Scene, SceneError};
+use super::{Output, Quantity, AngleChain, EnergyScale, Reference, Scene, SceneError};
 use crate::constraint::Distance;
 use crate::model::{Body, Force};
 use crate::system::System;
@@ -92,6 +92,11 @@ pub fn build(p: &PendulumParams) -> Result<Scene, SceneError> {
         reference: (w0 == 0.0).then_some(Reference::Pendulum { length: l, gravity: g, theta0: t0 }),
         energy_scale: EnergyScale { joules: m * g * l, definition: "m g L" },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![l]))),
+        outputs: vec![
+            Output::new("theta", "rad", "angle of the rod from the downward vertical", Quantity::Swing { from: None, to: crate::model::BodyPoint::center(bob) }),
+            Output::new("x", "m", "bob x", Quantity::Coord { body: bob, index: 0 }),
+            Output::new("y", "m", "bob y", Quantity::Coord { body: bob, index: 1 }),
+        ],
     })
 }
 

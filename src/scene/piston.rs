@@ -6,7 +6,7 @@
 //! ẋ_p = −r ω₀ sin θ₀ (1 + r cos θ₀ / √(L² − r² sin² θ₀)), x_p = r cos θ₀ + √(L² − r² sin² θ₀).
 
 use super::registry::{SceneEntry, SceneParams};
-use super::{EnergyScale, Scene, SceneError, pose3, push_pose};
+use super::{Output, Quantity, EnergyScale, Scene, SceneError, pose3, push_pose};
 use crate::constraint::{Hinge, RigidDistance, Slider};
 use crate::model::{Body, Force};
 use crate::system::System;
@@ -116,5 +116,6 @@ pub fn build(p: &PistonParams) -> Result<Scene, SceneError> {
             definition: "1/2 I_crank omega0^2 + (m_crank + m_piston) g r",
         },
         parametrization: None,
+        outputs: vec![Output::new("piston_x", "m", "x of the piston", Quantity::Coord { body: piston, index: 0 })],
     })
 }

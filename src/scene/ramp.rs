@@ -85,5 +85,6 @@ pub fn build(p: &RampParams) -> Result<Scene, SceneError> {
         reference: None,
         energy_scale: EnergyScale { joules: m * g * a.sin(), definition: "m g sin(angle) x 1 m of slope" },
         parametrization: None,
+        outputs: Vec::new(),
     })
 }

@@ -7,7 +7,7 @@
 //! Initial geometry: crank pin P = r (cos φ₀, sin φ₀); slider S = (r cos φ₀ + √(ℓ² − r² sin² φ₀), 0).
 
 use super::registry::{SceneEntry, SceneParams};
-use super::{EnergyScale, Scene, SceneError};
+use super::{Output, Quantity, EnergyScale, Scene, SceneError};
 use crate::constraint::{Ground, Prismatic, Revolute};
 use crate::model::{Body, Force};
 use crate::system::System;
@@ -116,5 +116,9 @@ pub fn build(p: &SliderCrankParams) -> Result<Scene, SceneError> {
             definition: "2 pi |torque| + (wheel + rod + slider mass) g r: work of one crank turn plus the potential swing",
         },
         parametrization: None,
+        outputs: vec![
+            Output::new("crank_angle", "rad", "angle of the wheel (crank)", Quantity::Coord { body: wheel, index: 2 }),
+            Output::new("slider_x", "m", "x of the slider block", Quantity::Coord { body: block, index: 0 }),
+        ],
     })
 }

@@ -105,5 +105,6 @@ pub fn build(p: &TorqueFreeParams) -> Result<Scene, SceneError> {
         reference: None,
         energy_scale: EnergyScale { joules: energy, definition: "the initial kinetic energy 1/2 Omega . I Omega" },
         parametrization: None,
+        outputs: Vec::new(),
     })
 }

@@ -467,6 +467,7 @@ fn line_scene() -> Scene {
         reference: None,
         energy_scale: EnergyScale { joules: 1.0, definition: "1 J" },
         parametrization: None,
+        outputs: Vec::new(),
     }
 }
 

@@ -108,6 +108,9 @@ pub(crate) fn run_cell(
         sample_interval: interval,
         drift_bound: 1e6,
         record_state: true,
+        outputs: Vec::new(),
+        probe_times: std::sync::Arc::from(Vec::new()),
+        events: Vec::new(),
         stabilizer: crate::stabilization::registry::find("none").expect("registered"),
         stabilizer_params: crate::params::ParamTable::of::<crate::params::NoParams>().defaults(),
     };

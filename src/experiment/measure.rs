@@ -1,0 +1,330 @@
+//! What a config asks to measure besides the metrics: the recorded states and outputs
+//! (`record`), the user's reference data (`reference`) and output crossings (`events`), all
+//! validated against every scene variant and every step before anything runs.
+
+use super::config::{ConfigError, RawConfig, at};
+use super::grid::{StepChoice, Variant, err};
+use super::observe::{Direction, EventSpec};
+use crate::integrator::Control;
+use crate::params::{fmt_num, short};
+use serde_saphyr::Spanned;
+use std::path::Path;
+
+/// A per-sample vector quantity a config can record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// Positions q (rigid-3D orientations as quaternions w, x, y, z).
+    Q,
+    /// Velocities v (rigid-3D: ẋ and Ω in the body frame).
+    V,
+    /// Constraint multipliers λ per row, with Q̂ = Jᵀ λ (force units).
+    Lambda,
+    /// C(q) per constraint row.
+    C,
+    /// J v per constraint row.
+    Jv,
+}
+
+impl Recorded {
+    /// Every recordable vector quantity with its config name.
+    pub const ALL: [(Recorded, &'static str); 5] = [
+        (Recorded::Q, "q"),
+        (Recorded::V, "v"),
+        (Recorded::Lambda, "lambda"),
+        (Recorded::C, "c"),
+        (Recorded::Jv, "jv"),
+    ];
+
+    /// The config name (`q`, `v`, `lambda`, `c`, `jv`).
+    pub fn name(self) -> &'static str {
+        Recorded::ALL.iter().find(|(r, _)| *r == self).map_or("", |(_, n)| n)
+    }
+}
+
+/// The user's reference data: named outputs at given times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReferenceData {
+    /// The file as the config gives it.
+    pub file: String,
+    /// The columns compared (output names).
+    pub columns: Vec<String>,
+    /// Their indices into [`Measurements::outputs`].
+    pub outputs: Vec<usize>,
+    /// The times \[s\], increasing.
+    pub times: Vec<f64>,
+    /// values\[row\]\[column\].
+    pub values: Vec<Vec<f64>>,
+}
+
+/// Everything measured besides the metrics.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Measurements {
+    /// Vector quantities written to `states.csv`.
+    pub record: Vec<Recorded>,
+    /// Every output name the config uses (recorded, reference columns, events), in first-use order.
+    pub outputs: Vec<String>,
+    /// Indices into `outputs` of the recorded outputs.
+    pub recorded_outputs: Vec<usize>,
+    /// The reference data, if any.
+    pub reference: Option<ReferenceData>,
+    /// The events (their `output` indexes `outputs`).
+    pub events: Vec<EventSpec>,
+}
+
+/// Bytes one recorded value takes in `states.csv` (cell, t, name, value and separators), an upper
+/// estimate for the size check.
+const BYTES_PER_RECORDED_VALUE: f64 = 48.0;
+
+/// The largest reference file read \[bytes\] and the most rows taken from it.
+const REFERENCE_MAX_BYTES: u64 = 64 << 20;
+const REFERENCE_MAX_ROWS: usize = 1_000_000;
+
+fn index_of(outputs: &mut Vec<String>, name: &str) -> usize {
+    outputs.iter().position(|o| o == name).unwrap_or_else(|| {
+        outputs.push(name.to_string());
+        outputs.len() - 1
+    })
+}
+
+/// Resolves output `name` on every variant (the error names the valid choices).
+fn check_output(file: &str, field: &str, name: &Spanned<String>, variants: &[Variant]) -> Result<(), ConfigError> {
+    for v in variants {
+        if let Err(e) = v.scene.output(&name.value) {
+            return err(file, at(name), format!("field `{field}`: {e}"));
+        }
+    }
+    Ok(())
+}
+
+/// The time and sample settings the checks need.
+pub(super) struct Axis<'a> {
+    pub duration: f64,
+    pub sample_interval: f64,
+    pub steps: &'a [StepChoice],
+    /// Cells per variant (for the record size estimate).
+    pub cells_per_variant: f64,
+}
+
+/// Validates `record`, `record_limit_mb`, `reference` and `events`; resolves the outputs on the
+/// variants (stored in each [`Variant::outputs`]).
+pub(super) fn measurements(
+    file: &str,
+    raw: &RawConfig,
+    variants: &mut [Variant],
+    axis: &Axis,
+) -> Result<Measurements, ConfigError> {
+    let mut m = Measurements::default();
+    if let Some(list) = &raw.record {
+        for (i, item) in list.value.iter().enumerate() {
+            if let Some((r, _)) = Recorded::ALL.iter().find(|(_, n)| *n == item.value.as_str()) {
+                if !m.record.contains(r) {
+                    m.record.push(*r);
+                }
+                continue;
+            }
+            if variants.iter().any(|v| v.scene.output(&item.value).is_err()) {
+                let e = variants.iter().find_map(|v| v.scene.output(&item.value).err()).unwrap_or_default();
+                let names = Recorded::ALL.map(|(_, n)| n).join(", ");
+                return err(
+                    file,
+                    at(item),
+                    format!(
+                        "field `record[{i}]`: `{}` is neither a vector quantity ({names}) nor an output: {e}",
+                        short(&item.value)
+                    ),
+                );
+            }
+            let k = index_of(&mut m.outputs, &item.value);
+            if !m.recorded_outputs.contains(&k) {
+                m.recorded_outputs.push(k);
+            }
+        }
+    }
+    let limit = match &raw.record_limit_mb {
+        Some(b) if !(b.value.is_finite() && b.value > 0.0) => {
+            return err(
+                file,
+                at(b),
+                format!("field `record_limit_mb` = {} is invalid; expected a finite number > 0", b.value),
+            );
+        }
+        Some(b) => b.value,
+        None => 256.0,
+    };
+    if let (Some(list), false) = (&raw.record, m.record.is_empty() && m.recorded_outputs.is_empty()) {
+        // Every cell holds the recorded vectors and outputs at each of at most n_samples + 1 samples.
+        let n_samples = (axis.duration / axis.sample_interval - 1e-9).ceil().max(1.0) + 1.0;
+        let values: f64 = variants
+            .iter()
+            .map(|v| {
+                let s = &v.scene.system;
+                let per = |r: &Recorded| match r {
+                    Recorded::Q => s.nq(),
+                    Recorded::V => s.ndof(),
+                    Recorded::Lambda | Recorded::C | Recorded::Jv => s.nrows(),
+                };
+                (m.record.iter().map(per).sum::<usize>() + m.recorded_outputs.len()) as f64
+            })
+            .sum();
+        let mb = values * axis.cells_per_variant * n_samples * BYTES_PER_RECORDED_VALUE / 1e6;
+        if !(mb <= limit) {
+            return err(
+                file,
+                at(list),
+                format!(
+                    "field `record`: the recorded states would take about {} MB (at most {} samples per cell); `record_limit_mb` = {} — sample less often, shorten the run, sweep fewer cells, or raise the limit",
+                    fmt_num(mb.round()),
+                    fmt_num(n_samples),
+                    fmt_num(limit)
+                ),
+            );
+        }
+    }
+    if let Some(r) = &raw.reference {
+        m.reference = Some(reference(file, r, variants, axis, &mut m.outputs)?);
+    }
+    if let Some(list) = &raw.events {
+        for (i, e) in list.value.iter().enumerate() {
+            check_output(file, &format!("events[{i}].output"), &e.value.output, variants)?;
+            let value = e.value.value.as_ref().map_or(0.0, |v| v.value);
+            if !value.is_finite() {
+                return err(
+                    file,
+                    e.value.value.as_ref().and_then(at),
+                    format!("field `events[{i}].value` = {value} is invalid; expected a finite number"),
+                );
+            }
+            let direction = match e.value.direction.as_ref().map(|d| d.value.as_str()) {
+                None | Some("up") => Direction::Up,
+                Some("down") => Direction::Down,
+                Some("both") => Direction::Both,
+                Some(other) => {
+                    return err(
+                        file,
+                        e.value.direction.as_ref().and_then(at),
+                        format!(
+                            "field `events[{i}].direction`: unknown direction `{}`; expected one of: up, down, both",
+                            short(other)
+                        ),
+                    );
+                }
+            };
+            let output = index_of(&mut m.outputs, &e.value.output.value);
+            m.events.push(EventSpec { output, value, direction });
+        }
+    }
+    for v in variants.iter_mut() {
+        v.outputs = m.outputs.iter().map(|n| v.scene.output(n).expect("checked above")).collect();
+    }
+    Ok(m)
+}
+
+/// Reads and checks the reference file: a CSV whose header is `t` and output names.
+fn reference(
+    file: &str,
+    r: &Spanned<super::config::RawReference>,
+    variants: &[Variant],
+    axis: &Axis,
+    outputs: &mut Vec<String>,
+) -> Result<ReferenceData, ConfigError> {
+    let path_field = &r.value.file;
+    let path = Path::new(file).parent().unwrap_or(Path::new("")).join(&path_field.value);
+    let fail = |msg: String| {
+        err(file, at(path_field), format!("field `reference.file` = `{}`: {msg}", short(&path_field.value)))
+    };
+    match std::fs::metadata(&path) {
+        Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
+        Ok(md) if md.len() > REFERENCE_MAX_BYTES => {
+            return fail(format!("the file has {} bytes; at most {} are read", md.len(), REFERENCE_MAX_BYTES));
+        }
+        Ok(_) => {}
+    }
+    let mut reader = match csv::Reader::from_path(&path) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
+    };
+    let header: Vec<String> = match reader.headers() {
+        Ok(h) => h.iter().map(|s| s.trim().to_string()).collect(),
+        Err(e) => return fail(format!("bad CSV header: {e}")),
+    };
+    if header.first().map(String::as_str) != Some("t") {
+        return fail(format!("the first column must be `t` (time in s); the header is `{}`", short(&header.join(","))));
+    }
+    let columns: Vec<Spanned<String>> = match &r.value.columns {
+        Some(c) => c.value.clone(),
+        None => header[1..]
+            .iter()
+            .map(|h| Spanned { value: h.clone(), referenced: path_field.referenced, defined: path_field.defined })
+            .collect(),
+    };
+    if columns.is_empty() {
+        return fail("no output columns to compare".into());
+    }
+    let mut col_index = Vec::new();
+    for (i, c) in columns.iter().enumerate() {
+        let Some(k) = header.iter().position(|h| *h == c.value).filter(|&k| k > 0) else {
+            return err(
+                file,
+                at(c),
+                format!(
+                    "field `reference.columns[{i}]`: `{}` is not a column of the file; its columns are: {}",
+                    short(&c.value),
+                    header[1..].join(", ")
+                ),
+            );
+        };
+        check_output(file, &format!("reference.columns[{i}]"), c, variants)?;
+        col_index.push(k);
+    }
+    let (mut times, mut values) = (Vec::new(), Vec::new());
+    for (row, rec) in reader.records().enumerate() {
+        let line = row + 2;
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => return fail(format!("line {line}: {e}")),
+        };
+        if times.len() == REFERENCE_MAX_ROWS {
+            return fail(format!("more than {REFERENCE_MAX_ROWS} rows"));
+        }
+        let cell = |k: usize| -> Result<f64, String> {
+            let text = rec.get(k).unwrap_or("").trim();
+            text.parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("line {line}, column `{}`: `{}` is not a finite number", header[k], short(text)))
+        };
+        let t = match cell(0) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
+        };
+        if !(t >= 0.0 && t <= axis.duration) || times.last().is_some_and(|&p| t <= p) {
+            return fail(format!(
+                "line {line}: t = {t} must increase and lie in [0, duration = {} s]",
+                fmt_num(axis.duration)
+            ));
+        }
+        for s in axis.steps {
+            if let Control::Fixed { h } = s.control {
+                let n = t / h;
+                if (n - n.round()).abs() > 1e-6 {
+                    return fail(format!(
+                        "line {line}: t = {t} s is not a step boundary of h = {} (t/h = {n}); a fixed-step cell is compared only at its step boundaries n·h, so every reference time must be a multiple of every step",
+                        s.label
+                    ));
+                }
+            }
+        }
+        let row_values = col_index.iter().map(|&k| cell(k)).collect::<Result<Vec<f64>, String>>();
+        match row_values {
+            Ok(v) => values.push(v),
+            Err(e) => return fail(e),
+        }
+        times.push(t);
+    }
+    if times.is_empty() {
+        return fail("no data rows".into());
+    }
+    let names: Vec<String> = columns.iter().map(|c| c.value.clone()).collect();
+    let idx = names.iter().map(|n| index_of(outputs, n)).collect();
+    Ok(ReferenceData { file: path_field.value.clone(), columns: names, outputs: idx, times, values })
+}
