@@ -15,32 +15,42 @@
 //! - [`linsolve`]: linear solvers for J W Jᵀ and Jᵀ M J, and their counters;
 //! - [`normal_solve`]: the constraint-space solve J W Jᵀ λ = b the Cartesian methods share;
 //! - [`integrator`]: the second-order ODE trait and the time integrators;
-//! - [`scene`]: parametrised mechanisms with consistent initial states and references;
+//! - [`scene`]: parametrised mechanisms with consistent initial states, references and named
+//!   outputs ([`scene::Output`]);
 //! - [`formulation`]: what λ means and which system is solved (ODE formulations and steppers);
 //! - [`stabilization`]: post-step corrections;
-//! - [`experiment`], [`report`], [`validate`]: configs and cells, reports, and the scorecard.
+//! - [`experiment`], [`report`], [`validate`]: configs and cells (the time axis, the runner, what
+//!   a run measures: [`experiment::observe`], [`experiment::measure`]), reports, and the scorecard.
 //!
 //! The math and the architecture are described in `docs/design.md`; every kernel cites its equation.
 //!
-//! Running one cell from code — the pendulum with `force` + RK4, states recorded every 0.1 s:
+//! Running one cell from code — the pendulum with `force` + RK4, states, multipliers and the
+//! output `theta` recorded every 0.1 s, and the upward crossings of θ = 0 located:
 //!
 //! ```
-//! use tinkertoy::experiment::{CellSpec, run};
+//! use tinkertoy::experiment::{CellSpec, Direction, run};
 //! use tinkertoy::integrator::Control;
 //! use tinkertoy::params::Scalar;
 //! use tinkertoy::scene::registry as scenes;
 //!
 //! let scene = scenes::find("pendulum").unwrap().build_default(&[("theta0", Scalar::Num(1.0))]).unwrap();
-//! let cell = CellSpec::named("force", &[], "dense_lu", &[], Some("rk4"), Control::Fixed { h: 0.01 }, 1.0)
+//! let cell = CellSpec::named("force", &[], "dense_lu", &[], Some("rk4"), Control::Fixed { h: 0.01 }, 3.0)
 //!     .unwrap()
 //!     .sampled(0.1)
-//!     .recording();
+//!     .recording()
+//!     .observing(&scene, &["theta"])
+//!     .unwrap()
+//!     .with_event(0, 0.0, Direction::Up);
 //! let result = run(&scene, &cell);
 //! assert!(result.summary.status.is_ok());
 //! let last = result.samples.last().unwrap();
-//! let theta = last.q[0].atan2(-last.q[1]); // angle from the downward vertical [rad]
+//! let (theta, tension) = (last.outputs[0], -last.lambda[0]); // [rad], [N]
 //! // RK4 at h = 0.01 s against the exact solution (reference error in rad).
 //! assert!(last.reference_error.unwrap() < 1e-6, "{theta}");
+//! assert!(tension > 0.0);
+//! // The first upward pass through the vertical is at 3/4 of the exact period.
+//! let period = scene.reference.as_ref().unwrap().period().unwrap();
+//! assert!((result.events[0].times[0] - 0.75 * period).abs() < 1e-4);
 //! ```
 
 // `!(x > 0.0)` is used on purpose throughout: unlike `x <= 0.0` it is true for NaN, so a

@@ -437,6 +437,12 @@ pub fn describe(specs: &[ParamSpec]) -> String {
     out
 }
 
+/// A value for an error message: at most 40 characters, control characters escaped.
+pub fn short(s: &str) -> String {
+    let escaped: String = s.chars().flat_map(|c| c.escape_debug()).collect();
+    if escaped.chars().count() > 40 { format!("{}…", escaped.chars().take(40).collect::<String>()) } else { escaped }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,10 +522,4 @@ mod tests {
         assert!(!r.get::<Item>().on);
         assert_eq!(r.given(), &[("on".to_string(), Scalar::Bool(false))]);
     }
-}
-
-/// A value for an error message: at most 40 characters, control characters escaped.
-pub fn short(s: &str) -> String {
-    let escaped: String = s.chars().flat_map(|c| c.escape_debug()).collect();
-    if escaped.chars().count() > 40 { format!("{}…", escaped.chars().take(40).collect::<String>()) } else { escaped }
 }

@@ -67,6 +67,12 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("unused_tolerances.yaml", &[":9:13:", "`tolerances` pairs with no cell", "dopri5, dop853"]),
         ("record_too_large.yaml", &[":12:9:", "field `record`", "MB", "record_limit_mb"]),
         ("pgs_with_solver_params.yaml", &[":5:11:", "`pgs` runs its own `gauss_seidel`", "without parameters"]),
+        // Measurements: outputs, reference data, events.
+        ("reference_missing_file.yaml", &[":14:9:", "reference.file", "no_such_file.csv", "cannot read"]),
+        ("reference_bad_column.yaml", &[":15:21:", "reference.columns[1]", "`theta3`", "theta1, theta2, x2, y2"]),
+        ("reference_off_boundary.yaml", &["line 5", "t = 0.1 s", "not a step boundary of h = 0.03"]),
+        ("record_unknown_output.yaml", &[":13:13:", "record[1]", "`theta3`", "q, v, lambda, c, jv", "theta1, theta2"]),
+        ("event_bad_direction.yaml", &[":15:16:", "events[0].direction", "`sideways`", "up, down, both"]),
         // Domains and types from the parameter structs.
         ("bad_omega.yaml", &[":8:21:", "`omega` = 2.5", "(0, 2)"]),
         ("bool_as_number.yaml", &[":6:26:", "`warm_start` = 0", "true or false"]),
@@ -91,7 +97,7 @@ fn data_files_are_byte_identical_with_one_and_two_threads() {
     let config = configs().join("valid_small.yaml");
     assert_eq!(run(&config, &a, &["--threads", "1"]).0, 0);
     assert_eq!(run(&config, &b, &["--threads", "2"]).0, 0);
-    for f in ["summary.csv", "runs.csv", "states.csv"] {
+    for f in ["summary.csv", "runs.csv", "states.csv", "events.csv"] {
         let x = std::fs::read(a.join("valid_small").join(f)).unwrap();
         let y = std::fs::read(b.join("valid_small").join(f)).unwrap();
         assert!(!x.is_empty());
@@ -175,5 +181,35 @@ fn list_names_every_registered_item() {
         "xpbd",
     ] {
         assert!(text.contains(name), "`{name}` missing from list");
+    }
+}
+
+#[test]
+fn reference_data_experiment_ranks_cells_against_the_file() {
+    // experiments/reference_data.yaml: the double pendulum from both arms horizontal against a
+    // reference computed independently (ode_solvers' Dop853 at 1e-13, error bound ≤ 1e-12 in the
+    // file). Dop853 at 1e-12 must agree with it to ~1e-12 (its own error is of the order of the
+    // tolerance over 2 s of a mildly chaotic motion); 1e-10 leaves a factor 100 for the growth.
+    let reports = temp_dir("refdata");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/reference_data.yaml");
+    let (code, stderr) = run(&config, &reports, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let dir = reports.join("reference_data");
+    let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let (integrators, tols, errs) =
+        (column(&summary, "integrator"), column(&summary, "tolerance"), column(&summary, "max_ref_err"));
+    let best = integrators
+        .iter()
+        .zip(&tols)
+        .zip(&errs)
+        .filter(|((i, t), _)| *i == "dop853" && *t == "1e-12")
+        .map(|(_, e)| e.parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    assert!(best > 0.0 && best < 1e-10, "dop853 at 1e-12 vs the reference file: {best:e}");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("## Against the reference data") && report.contains("## Events"));
+    let states = std::fs::read_to_string(dir.join("states.csv")).unwrap();
+    for name in [",q[0],", ",lambda[1],", ",theta1,", ",theta2,"] {
+        assert!(states.contains(name), "states.csv lacks {name}");
     }
 }

@@ -1,6 +1,9 @@
 //! The time axis of fixed-step cells: a cell labelled h takes steps of exactly h, and step
 //! boundary n is at t = n·h, counted, never accumulated (docs/design.md §7). A step written as a
-//! fraction or a decimal keeps that exact value, so boundary times print as its decimal.
+//! fraction or a decimal keeps that exact value, so boundary times print as its decimal. The
+//! stops of a run (samples and probe times) are laid out here for both kinds of time axis.
+
+use super::cell::CellSpec;
 
 /// The exact fraction p/q a step was written as: `p/q` with integers, or a plain decimal.
 pub(crate) fn exact_fraction(text: &str) -> Option<(u64, u64)> {
@@ -54,6 +57,65 @@ impl FixedClock {
     pub(crate) fn boundary_at_or_after(&self, t: f64) -> u64 {
         ((t / self.h - 1e-6).ceil().max(1.0) as u64).min(self.n_end)
     }
+}
+
+/// A time the run stops at: a sample, or a probe time.
+pub(super) struct Stop {
+    /// The time \[s\].
+    pub(super) t: f64,
+    /// Fixed steps: the step boundary of the stop.
+    pub(super) boundary: Option<u64>,
+    /// A probe (outputs only) rather than a sample.
+    pub(super) is_probe: bool,
+}
+
+/// The samples (every k·interval, the last at the duration) and probe times of a run, in time
+/// order. Fixed steps: a sample is at the first boundary at or after its time (boundaries already
+/// sampled are skipped); a probe is at the boundary nearest its time (checked to be on one before
+/// the run).
+pub(super) fn stops(cell: &CellSpec, clock: Option<&FixedClock>) -> Vec<Stop> {
+    let n_samples = (cell.duration / cell.sample_interval - 1e-9).ceil().max(1.0) as u64;
+    let fraction = exact_fraction(&format!("{}", cell.sample_interval));
+    let mut out: Vec<Stop> = Vec::with_capacity(n_samples as usize + cell.probe_times.len());
+    let mut last = 0;
+    for k in 1..=n_samples {
+        let t = if k == n_samples { cell.duration } else { sample_time(k, cell.sample_interval, fraction) };
+        let boundary = clock.map(|c| if k == n_samples { c.n_end } else { c.boundary_at_or_after(t) });
+        if let Some(b) = boundary {
+            if b <= last {
+                continue; // this boundary was sampled already (sample interval below h)
+            }
+            last = b;
+        }
+        out.push(Stop { t, boundary, is_probe: false });
+    }
+    let mut probes = cell.probe_times.iter().map(|&t| Stop {
+        t,
+        boundary: clock.map(|c| ((t / c.h).round() as u64).min(c.n_end)),
+        is_probe: true,
+    });
+    // Merge by time (by boundary for fixed steps); a probe goes before a sample at the same time.
+    let mut merged = Vec::with_capacity(out.len() + cell.probe_times.len());
+    let mut next = probes.next();
+    for s in out {
+        while let Some(p) = next.take() {
+            let before = match (p.boundary, s.boundary) {
+                (Some(a), Some(b)) => a <= b,
+                _ => p.t <= s.t,
+            };
+            if before {
+                merged.push(p);
+                next = probes.next();
+            } else {
+                next = Some(p);
+                break;
+            }
+        }
+        merged.push(s);
+    }
+    merged.extend(next);
+    merged.extend(probes);
+    merged
 }
 
 #[cfg(test)]

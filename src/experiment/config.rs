@@ -190,7 +190,7 @@ pub struct RawConfig {
 pub struct RawReference {
     /// The CSV file, relative to the config file.
     pub file: Spanned<String>,
-    /// The columns to compare (default: every column but `t`).
+    /// The columns to compare (default: every column that names an output of the scene).
     #[serde(default)]
     pub columns: Option<Spanned<Vec<Spanned<String>>>>,
 }

@@ -10,11 +10,12 @@
 //! not on this scene (a contact scene for an equality-only formulation) are kept and reported as
 //! not applicable with the reason.
 
+use super::cell::CellSpec;
 use super::clock::exact_fraction;
 use super::config::{ConfigError, RawConfig, RawItem, at, parse};
 use super::measure::{Axis, Measurements, measurements};
 use super::pairing::{check_pairings, names_of_kind, pairs_with};
-use super::runner::{CellSpec, RunResult, run};
+use super::runner::{RunResult, run};
 use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind};
 use crate::integrator::Control;
 use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};

@@ -219,7 +219,8 @@ pub(super) fn measurements(
     Ok(m)
 }
 
-/// Reads and checks the reference file: a CSV whose header is `t` and output names.
+/// Reads and checks the reference file: a CSV whose header is `t` and output names (lines
+/// starting with `#` are comments).
 fn reference(
     file: &str,
     r: &Spanned<super::config::RawReference>,
@@ -239,7 +240,7 @@ fn reference(
         }
         Ok(_) => {}
     }
-    let mut reader = match csv::Reader::from_path(&path) {
+    let mut reader = match csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_path(&path) {
         Ok(r) => r,
         Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
     };
@@ -252,13 +253,19 @@ fn reference(
     }
     let columns: Vec<Spanned<String>> = match &r.value.columns {
         Some(c) => c.value.clone(),
+        // Default: every column that names an output of the scene (others, e.g. error bounds,
+        // are ignored).
         None => header[1..]
             .iter()
+            .filter(|h| variants.iter().all(|v| v.scene.output(h).is_ok()))
             .map(|h| Spanned { value: h.clone(), referenced: path_field.referenced, defined: path_field.defined })
             .collect(),
     };
     if columns.is_empty() {
-        return fail("no output columns to compare".into());
+        return fail(format!(
+            "no column names an output of the scene (columns: {}); see `tinkertoy list` for the outputs",
+            header[1..].join(", ")
+        ));
     }
     let mut col_index = Vec::new();
     for (i, c) in columns.iter().enumerate() {
@@ -278,11 +285,11 @@ fn reference(
     }
     let (mut times, mut values) = (Vec::new(), Vec::new());
     for (row, rec) in reader.records().enumerate() {
-        let line = row + 2;
         let rec = match rec {
             Ok(r) => r,
-            Err(e) => return fail(format!("line {line}: {e}")),
+            Err(e) => return fail(format!("row {}: {e}", row + 1)),
         };
+        let line = rec.position().map_or(row + 2, |p| p.line() as usize);
         if times.len() == REFERENCE_MAX_ROWS {
             return fail(format!("more than {REFERENCE_MAX_ROWS} rows"));
         }

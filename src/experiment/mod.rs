@@ -2,6 +2,7 @@
 //! (scene × formulation × solver × integrator or own stepping × step control × stabilizer) on its
 //! time axis.
 
+pub mod cell;
 mod clock;
 pub mod config;
 pub mod grid;
@@ -10,8 +11,9 @@ pub mod observe;
 mod pairing;
 pub mod runner;
 
+pub use cell::CellSpec;
 pub use config::ConfigError;
 pub use grid::{Cell, Experiment, OWN_STEPPER, load};
 pub use measure::{Measurements, Recorded, ReferenceData};
 pub use observe::{Crossings, Direction, EventSpec};
-pub use runner::{CellSpec, Counters, RunResult, Sample, Status, Summary, run};
+pub use runner::{Counters, RunResult, Sample, Status, Summary, run};

@@ -193,3 +193,35 @@ impl<'a> Probe<'a> {
         }
     }
 }
+
+/// The root θ ∈ [0, 1] of g with g(0) = g0 and g(1) = g1 of opposite signs: the Illinois variant
+/// of regula falsi (Dowell & Jarratt 1971), superlinear, bracketing; stops when the bracket is
+/// below 1e-15 or g vanishes.
+pub(super) fn illinois(g: &mut dyn FnMut(f64) -> f64, g0: f64, g1: f64) -> f64 {
+    let (mut a, mut b, mut ga, mut gb) = (0.0, 1.0, g0, g1);
+    let mut side = 0;
+    for _ in 0..100 {
+        let c = (a * gb - b * ga) / (gb - ga);
+        if !(b - a > 1e-15) || !c.is_finite() {
+            break;
+        }
+        let gc = g(c);
+        if gc == 0.0 || !gc.is_finite() {
+            return c;
+        }
+        if (gc < 0.0) == (ga < 0.0) {
+            (a, ga) = (c, gc);
+            if side == -1 {
+                gb *= 0.5;
+            }
+            side = -1;
+        } else {
+            (b, gb) = (c, gc);
+            if side == 1 {
+                ga *= 0.5;
+            }
+            side = 1;
+        }
+    }
+    (a * gb - b * ga) / (gb - ga)
+}

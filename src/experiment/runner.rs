@@ -1,152 +1,20 @@
 //! The runner: advances one cell from t = 0 to the duration, samples metrics at exact times, and
 //! ends cleanly on failure or divergence (docs/design.md §6–7).
 //!
-//! Wall time counts only the stepping (integration and solves), not the sampling of metrics; the
-//! solves done to measure constraint power are not counted as cost either.
+//! Wall time counts only the stepping (integration and solves), not the sampling of metrics, the
+//! location of events or dense output; the solves done to measure (constraint power, multipliers,
+//! dense-output stages) are not counted as cost either.
 
 use std::time::Instant;
 
-use super::clock::{FixedClock, exact_fraction, sample_time};
-use crate::formulation::registry::FormulationEntry;
+use super::cell::CellSpec;
+use super::clock::{FixedClock, stops};
+use super::observe::{Crossings, Probe, illinois};
 use crate::formulation::{Dynamics, SecondOrderOde, Stepper};
-use crate::integrator::registry::IntegratorEntry;
 use crate::integrator::{Control, Integrator, fixed_step};
 use crate::linsolve::SolverCounters;
-use crate::linsolve::registry::SolverEntry;
-use crate::params::{Resolved, Scalar};
-use crate::scene::{EnergyScale, Output, Scene};
-use std::sync::Arc;
-
-use super::observe::{Crossings, Direction, EventSpec, Probe};
+use crate::scene::{EnergyScale, Scene};
 use crate::stabilization::Stabilizer;
-use crate::stabilization::registry::StabilizerEntry;
-
-/// One cell of an experiment, resolved.
-#[derive(Clone)]
-pub struct CellSpec<'f> {
-    /// The formulation (registered, or any entry a caller such as a test provides).
-    pub formulation: &'f FormulationEntry,
-    /// Its parameters.
-    pub formulation_params: Resolved,
-    /// The linear solver.
-    pub solver: &'static SolverEntry,
-    /// Its parameters.
-    pub solver_params: Resolved,
-    /// The integrator of an ODE formulation; None for a stepping formulation (its own integrator).
-    pub integrator: Option<&'static IntegratorEntry>,
-    /// Step size or tolerances.
-    pub control: Control,
-    /// A fixed step h as the exact fraction p/q (step boundaries n·h are then computed as n·p/q,
-    /// one rounding); None: n·h.
-    pub step_fraction: Option<(u64, u64)>,
-    /// End time \[s\].
-    pub duration: f64,
-    /// Time between samples \[s\].
-    pub sample_interval: f64,
-    /// A run whose ‖C‖∞ exceeds this (in the units of C) is stopped as diverged.
-    pub drift_bound: f64,
-    /// Keep q, v, C, J v and λ in every sample.
-    pub record_state: bool,
-    /// Named outputs evaluated at every sample, at every probe time and for the events.
-    pub outputs: Vec<Output>,
-    /// Extra times \[s\] (increasing, within the duration) at which the outputs are evaluated
-    /// exactly (a reference file's times): fixed steps need them on step boundaries, adaptive
-    /// methods read them off their dense output.
-    pub probe_times: Arc<[f64]>,
-    /// Output crossings to locate.
-    pub events: Vec<EventSpec>,
-    /// Post-step stabilizer (`none` for none).
-    pub stabilizer: &'static StabilizerEntry,
-    /// Its parameters.
-    pub stabilizer_params: Resolved,
-}
-
-impl CellSpec<'static> {
-    /// A cell from registry names and parameter overrides, for tests, benchmarks and scripts:
-    /// sampled once at the end, drift bound 1e3, no recorded state, no stabilizer (change them
-    /// with the builder methods). `integrator` is None for a stepping formulation. Unknown names
-    /// or parameters give the registry's error message.
-    #[allow(clippy::too_many_arguments)]
-    pub fn named(
-        formulation: &str,
-        formulation_params: &[(&str, Scalar)],
-        solver: &str,
-        solver_params: &[(&str, Scalar)],
-        integrator: Option<&str>,
-        control: Control,
-        duration: f64,
-    ) -> Result<Self, String> {
-        let f =
-            crate::formulation::registry::find(formulation).ok_or(format!("unknown formulation `{formulation}`"))?;
-        let s = crate::linsolve::registry::find(solver).ok_or(format!("unknown solver `{solver}`"))?;
-        let i = match integrator {
-            Some(name) => Some(crate::integrator::registry::find(name).ok_or(format!("unknown integrator `{name}`"))?),
-            None => None,
-        };
-        let none = crate::stabilization::registry::find("none").expect("`none` is registered");
-        Ok(CellSpec {
-            formulation: f,
-            formulation_params: f.params.with(formulation, formulation_params).map_err(|e| e.to_string())?,
-            solver: s,
-            solver_params: s.params.with(solver, solver_params).map_err(|e| e.to_string())?,
-            integrator: i,
-            control,
-            step_fraction: None,
-            duration,
-            sample_interval: duration,
-            drift_bound: 1e3,
-            record_state: false,
-            outputs: Vec::new(),
-            probe_times: Arc::from(Vec::new()),
-            events: Vec::new(),
-            stabilizer: none,
-            stabilizer_params: none.params.defaults(),
-        })
-    }
-}
-
-impl<'f> CellSpec<'f> {
-    /// The same cell sampled every `interval` \[s\].
-    pub fn sampled(self, interval: f64) -> Self {
-        CellSpec { sample_interval: interval, ..self }
-    }
-
-    /// The same cell stopped as diverged when ‖C‖∞ exceeds `bound` (units of C).
-    pub fn bounded(self, bound: f64) -> Self {
-        CellSpec { drift_bound: bound, ..self }
-    }
-
-    /// The same cell keeping q, v, C, J v and λ in every sample.
-    pub fn recording(self) -> Self {
-        CellSpec { record_state: true, ..self }
-    }
-
-    /// The same cell evaluating the scene's outputs `names` at every sample (see
-    /// [`Scene::output`]).
-    pub fn observing(self, scene: &Scene, names: &[&str]) -> Result<Self, String> {
-        let outputs = names.iter().map(|n| scene.output(n)).collect::<Result<_, _>>()?;
-        Ok(CellSpec { outputs, ..self })
-    }
-
-    /// The same cell locating the crossings of output `output` (an index into the observed
-    /// outputs) through `value` in `direction`.
-    pub fn with_event(mut self, output: usize, value: f64, direction: Direction) -> Self {
-        self.events.push(EventSpec { output, value, direction });
-        self
-    }
-
-    /// The same cell also evaluating its outputs exactly at `times` \[s\] (increasing).
-    pub fn probing(self, times: &[f64]) -> Self {
-        CellSpec { probe_times: Arc::from(times), ..self }
-    }
-
-    /// The same cell with the registered stabilizer `name` and parameter overrides.
-    pub fn stabilized(self, name: &str, params: &[(&str, Scalar)]) -> Result<Self, String> {
-        let st = crate::stabilization::registry::find(name).ok_or(format!("unknown stabilizer `{name}`"))?;
-        let stabilizer_params = st.params.with(name, params).map_err(|e| e.to_string())?;
-        Ok(CellSpec { stabilizer: st, stabilizer_params, ..self })
-    }
-}
 
 /// Cumulative cost counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -642,95 +510,4 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         counters,
     };
     RunResult { samples, summary, probes, events }
-}
-
-/// A time the run stops at: a sample, or a probe time.
-struct Stop {
-    /// The time \[s\].
-    t: f64,
-    /// Fixed steps: the step boundary of the stop.
-    boundary: Option<u64>,
-    /// A probe (outputs only) rather than a sample.
-    is_probe: bool,
-}
-
-/// The samples (every k·interval, the last at the duration) and probe times of a run, in time
-/// order. Fixed steps: a sample is at the first boundary at or after its time (boundaries already
-/// sampled are skipped); a probe is at the boundary nearest its time (checked to be on one before
-/// the run).
-fn stops(cell: &CellSpec, clock: Option<&FixedClock>) -> Vec<Stop> {
-    let n_samples = (cell.duration / cell.sample_interval - 1e-9).ceil().max(1.0) as u64;
-    let fraction = exact_fraction(&format!("{}", cell.sample_interval));
-    let mut out: Vec<Stop> = Vec::with_capacity(n_samples as usize + cell.probe_times.len());
-    let mut last = 0;
-    for k in 1..=n_samples {
-        let t = if k == n_samples { cell.duration } else { sample_time(k, cell.sample_interval, fraction) };
-        let boundary = clock.map(|c| if k == n_samples { c.n_end } else { c.boundary_at_or_after(t) });
-        if let Some(b) = boundary {
-            if b <= last {
-                continue; // this boundary was sampled already (sample interval below h)
-            }
-            last = b;
-        }
-        out.push(Stop { t, boundary, is_probe: false });
-    }
-    let mut probes = cell.probe_times.iter().map(|&t| Stop {
-        t,
-        boundary: clock.map(|c| ((t / c.h).round() as u64).min(c.n_end)),
-        is_probe: true,
-    });
-    // Merge by time (by boundary for fixed steps); a probe goes before a sample at the same time.
-    let mut merged = Vec::with_capacity(out.len() + cell.probe_times.len());
-    let mut next = probes.next();
-    for s in out {
-        while let Some(p) = next.take() {
-            let before = match (p.boundary, s.boundary) {
-                (Some(a), Some(b)) => a <= b,
-                _ => p.t <= s.t,
-            };
-            if before {
-                merged.push(p);
-                next = probes.next();
-            } else {
-                next = Some(p);
-                break;
-            }
-        }
-        merged.push(s);
-    }
-    merged.extend(next);
-    merged.extend(probes);
-    merged
-}
-
-/// The root θ ∈ [0, 1] of g with g(0) = g0 and g(1) = g1 of opposite signs: the Illinois variant
-/// of regula falsi (Dowell & Jarratt 1971), superlinear, bracketing; stops when the bracket is
-/// below 1e-15 or g vanishes.
-fn illinois(g: &mut dyn FnMut(f64) -> f64, g0: f64, g1: f64) -> f64 {
-    let (mut a, mut b, mut ga, mut gb) = (0.0, 1.0, g0, g1);
-    let mut side = 0;
-    for _ in 0..100 {
-        let c = (a * gb - b * ga) / (gb - ga);
-        if !(b - a > 1e-15) || !c.is_finite() {
-            break;
-        }
-        let gc = g(c);
-        if gc == 0.0 || !gc.is_finite() {
-            return c;
-        }
-        if (gc < 0.0) == (ga < 0.0) {
-            (a, ga) = (c, gc);
-            if side == -1 {
-                gb *= 0.5;
-            }
-            side = -1;
-        } else {
-            (b, gb) = (c, gc);
-            if side == 1 {
-                ga *= 0.5;
-            }
-            side = 1;
-        }
-    }
-    (a * gb - b * ga) / (gb - ga)
 }
