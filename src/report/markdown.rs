@@ -257,6 +257,13 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
         out,
         "- reference error: distance to the scene's exact solution where it has one (pendulum: |θ(t) − θ_exact(t)| in rad);"
     );
+    if let Some(r) = &exp.measure.reference {
+        let _ = writeln!(
+            out,
+            "- error vs `{}`: max over the file's times of |output − file value| per column, in the output's unit (angles modulo 2π); the accuracy column is the largest over the columns;",
+            r.file
+        );
+    }
     let _ = writeln!(
         out,
         "- cost: wall time of stepping, median wall time of one step, accepted steps, right-hand-side evaluations (one per applied-force + constraint evaluation; for steppers one per applied-force evaluation), linear solves (stabilizer included), solver iterations (1 per direct solve).\n"
