@@ -40,6 +40,10 @@ enum Command {
         /// Directory the report folder is written into.
         #[arg(long, default_value = "reports")]
         reports: PathBuf,
+        /// Exit with status 3 when any cell failed or diverged (default: only when no cell ran
+        /// to the end). The report is written either way.
+        #[arg(long)]
+        strict: bool,
     },
     /// Check every applicable cell against laws and reference cases; print a scorecard, write
     /// reports/validate/, exit 1 if anything fails.
@@ -123,7 +127,11 @@ fn list() -> String {
     out
 }
 
-fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf) -> ExitCode {
+/// Exit status of `run` when the report was written but cells failed: every applicable cell
+/// failed or diverged, or (with `--strict`) any did.
+const EXIT_CELLS_FAILED: u8 = 3;
+
+fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf, strict: bool) -> ExitCode {
     let file = config.display().to_string();
     let exp = match experiment::load(&file) {
         Ok(e) => e,
@@ -163,7 +171,17 @@ fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf) -> ExitCode {
                 count("n/a"),
                 dir.join("report.md").display()
             );
-            ExitCode::SUCCESS
+            let bad = count("diverged") + count("failed");
+            if (bad > 0 && count("ok") == 0) || (strict && bad > 0) {
+                eprintln!(
+                    "{}: exit {EXIT_CELLS_FAILED}: {bad} cell(s) failed or diverged{}",
+                    exp.name,
+                    if count("ok") == 0 { " and none ran to the end" } else { " (--strict)" }
+                );
+                ExitCode::from(EXIT_CELLS_FAILED)
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Err(e) => {
             eprintln!("error: writing the report for {}: {e}", exp.name);
@@ -235,7 +253,7 @@ fn validate_cmd(
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { config, threads, reports } => run(config, threads, reports),
+        Command::Run { config, threads, reports, strict } => run(config, threads, reports, strict),
         Command::Validate { formulation, solver, integrator, reports } => {
             validate_cmd(formulation, solver, integrator, reports)
         }

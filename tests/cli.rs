@@ -213,3 +213,20 @@ fn reference_data_experiment_ranks_cells_against_the_file() {
         assert!(states.contains(name), "states.csv lacks {name}");
     }
 }
+
+#[test]
+fn run_exits_3_when_no_cell_ran_to_the_end_or_with_strict_when_any_failed() {
+    let out = temp_dir("exit");
+    let (code, err) = run(&configs().join("all_diverge.yaml"), &out, &[]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("none ran to the end"), "{err}");
+    assert!(out.join("all_diverge/report.md").exists(), "the report is written either way");
+    // A run with some ok cells exits 0, and 3 under --strict.
+    let (code, err) = run(&configs().join("some_diverge.yaml"), &out, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 ok, 1 diverged"), "{err}");
+    let (code, err) = run(&configs().join("some_diverge.yaml"), &out, &["--strict"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("(--strict)"), "{err}");
+    let _ = std::fs::remove_dir_all(&out);
+}
