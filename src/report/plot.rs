@@ -252,13 +252,38 @@ pub fn size(fig: &Figure) -> (u32, u32) {
     (1100 * cols as u32, 40 + 440 * rows)
 }
 
-/// Renders `fig` to `<stem>.png` and `<stem>.svg`.
+/// The font database the rasteriser resolves `sans-serif` in: the embedded DejaVu Sans only.
+fn fontdb() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
+    static DB: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> = std::sync::OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = resvg::usvg::fontdb::Database::new();
+        db.load_font_data(SANS.to_vec());
+        db.set_sans_serif_family("DejaVu Sans");
+        std::sync::Arc::new(db)
+    })
+    .clone()
+}
+
+/// Rasterises an SVG document to PNG with resvg (proper glyph advances and side bearings,
+/// anti-aliased), using only the embedded font.
+fn rasterise(svg: &str, png: &Path) -> DrawResult {
+    let opt = resvg::usvg::Options { fontdb: fontdb(), ..Default::default() };
+    let tree = resvg::usvg::Tree::from_str(svg, &opt)?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("figure has an empty size")?;
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(&tree, resvg::tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    std::fs::write(png, pixmap.encode_png()?)?;
+    Ok(())
+}
+
+/// Renders `fig` to `<stem>.svg` (plotters) and `<stem>.png` (that SVG rasterised by resvg).
 pub fn render(fig: &Figure, stem: &Path) -> DrawResult {
     register_font();
     let (w, h) = size(fig);
-    let png = stem.with_extension("png");
-    draw(BitMapBackend::new(&png, (w, h)).into_drawing_area(), fig)?;
-    let svg = stem.with_extension("svg");
-    draw(SVGBackend::new(&svg, (w, h)).into_drawing_area(), fig)?;
+    let mut svg = String::new();
+    draw(SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area(), fig)?;
+    std::fs::write(stem.with_extension("svg"), &svg)?;
+    rasterise(&svg, &stem.with_extension("png"))?;
     Ok(())
 }
