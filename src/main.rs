@@ -157,8 +157,19 @@ fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf, strict: bool) 
     bar.set_message(exp.name.clone());
     let results = pool.install(|| exp.run_all(&cells, &|| bar.inc(1)));
     bar.finish_and_clear();
-    let prov = Provenance::collect(&exp.text, threads);
-    match report::write(&exp, &cells, &results, &prov, &reports) {
+    let repeats = exp.goals.repeats;
+    let timed = results.iter().filter(|r| r.summary.status == experiment::Status::Ok).count();
+    let bar = ProgressBar::new((timed * repeats) as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} timed runs, {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(format!("{}: timing, one cell at a time", exp.name));
+    let (timings, core) = exp.time_all(&cells, &results, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let mut prov = Provenance::collect(&exp.text, threads);
+    prov.timing_core = core;
+    match report::write(&exp, &cells, &results, &timings, &prov, &reports) {
         Ok(dir) => {
             let count = |l: &str| results.iter().filter(|r| r.summary.status.label() == l).count();
             eprintln!(
@@ -172,7 +183,7 @@ fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf, strict: bool) 
                 dir.join("report.md").display()
             );
             let bad = count("diverged") + count("failed");
-            if (bad > 0 && count("ok") == 0) || (strict && bad > 0) {
+            if bad > 0 && (count("ok") == 0 || strict) {
                 eprintln!(
                     "{}: exit {EXIT_CELLS_FAILED}: {bad} cell(s) failed or diverged{}",
                     exp.name,

@@ -182,6 +182,15 @@ pub struct RawConfig {
     /// Output crossings to locate (and the period they give).
     #[serde(default)]
     pub events: Option<Spanned<Vec<Spanned<RawEvent>>>>,
+    /// The accuracy the reader needs: the report opens with the cheapest cell meeting it.
+    #[serde(default)]
+    pub target: Option<Spanned<super::goal::RawTarget>>,
+    /// What the rankings sort by: an error metric, `time` or `work`.
+    #[serde(default)]
+    pub rank_by: Option<Spanned<String>>,
+    /// How wall times are measured.
+    #[serde(default)]
+    pub timing: Option<Spanned<super::goal::RawTiming>>,
 }
 
 /// `reference:` a CSV of `t` and named outputs.

@@ -13,6 +13,7 @@
 use super::cell::CellSpec;
 use super::clock::exact_fraction;
 use super::config::{ConfigError, RawConfig, RawItem, at, parse};
+use super::goal::{Goals, goals};
 use super::measure::{Axis, Measurements, measurements};
 use super::pairing::{check_pairings, names_of_kind, pairs_with};
 use super::runner::{RunResult, run};
@@ -97,6 +98,8 @@ pub struct Experiment {
     pub measure: Measurements,
     /// The reference file's times, shared by every cell.
     pub probe_times: std::sync::Arc<[f64]>,
+    /// Target, ranking key and timing repeats.
+    pub goals: Goals,
 }
 
 /// One cell of the grid: indices into the experiment's lists.
@@ -368,6 +371,8 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         * (steps.len() + tolerances.len()) as f64;
     let axis = Axis { duration, sample_interval, steps: &steps, cells_per_variant };
     let measure = measurements(file, &raw, &mut variants, &axis)?;
+    let has_reference = measure.reference.is_some() || variants.iter().all(|v| v.scene.reference.is_some());
+    let goals = goals(file, raw.target.as_ref(), raw.rank_by.as_ref(), raw.timing.as_ref(), has_reference, scene.name)?;
 
     Ok(Experiment {
         name,
@@ -387,6 +392,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         divergence_bound,
         probe_times: measure.reference.as_ref().map_or(Vec::new(), |r| r.times.clone()).into(),
         measure,
+        goals,
     })
 }
 

@@ -5,15 +5,19 @@
 pub mod cell;
 mod clock;
 pub mod config;
+pub mod goal;
 pub mod grid;
 pub mod measure;
 pub mod observe;
 mod pairing;
 pub mod runner;
+pub mod timing;
 
 pub use cell::CellSpec;
 pub use config::ConfigError;
+pub use goal::{Goals, Metric, RankBy, Target};
 pub use grid::{Cell, Experiment, OWN_STEPPER, load};
 pub use measure::{Measurements, Recorded, ReferenceData};
 pub use observe::{Crossings, Direction, EventSpec};
 pub use runner::{Counters, RunResult, Sample, Status, Summary, run};
+pub use timing::{Spread, Timing};

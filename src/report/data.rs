@@ -139,15 +139,35 @@ pub fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
     Ok(())
 }
 
-/// `timing.csv`: wall time per cell (not reproducible by nature).
+/// `timing.csv`: wall times per cell (not reproducible by nature): the number of timed repeats
+/// (0 = the single measurement of the parallel simulation pass), the run's stepping wall time and
+/// the median step time, each as median, min and max over the repeats.
 pub fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
-    w.write_record(["cell", "wall_seconds", "seconds_per_step", "median_seconds_per_step"])?;
+    w.write_record([
+        "cell",
+        "repeats",
+        "wall_seconds",
+        "wall_seconds_min",
+        "wall_seconds_max",
+        "median_step_seconds",
+        "median_step_seconds_min",
+        "median_step_seconds_max",
+    ])?;
     for r in rows {
-        let c = &r.result.summary.counters;
-        let per = if c.steps > 0 { c.wall_seconds / c.steps as f64 } else { f64::NAN };
-        let median = if c.steps > 0 { c.median_step_seconds } else { f64::NAN };
-        w.write_record([r.cell.id.to_string(), num(c.wall_seconds), num(per), num(median)])?;
+        let t = &r.timing;
+        let ran = r.result.summary.counters.steps > 0;
+        let x = |v: f64| if ran { num(v) } else { num(f64::NAN) };
+        w.write_record([
+            r.cell.id.to_string(),
+            t.repeats.to_string(),
+            x(t.wall.median),
+            x(t.wall.min),
+            x(t.wall.max),
+            x(t.step.median),
+            x(t.step.min),
+            x(t.step.max),
+        ])?;
     }
     w.flush()?;
     Ok(())

@@ -146,7 +146,7 @@ fn chunked(series: Vec<Series>) -> Vec<Panel> {
 
 /// Accuracy against wall time and against RHS evaluations (log–log), for ok cells.
 pub fn work_precision(rows: &[Row], with_scene: bool, accuracy: &str) -> (Figure, Figure) {
-    let time = by_group(rows, with_scene, |r| Some(r.result.summary.counters.wall_seconds));
+    let time = by_group(rows, with_scene, |r| Some(r.timing.wall.median));
     let evals = by_group(rows, with_scene, |r| Some(r.result.summary.counters.rhs_evals as f64));
     (
         Figure {

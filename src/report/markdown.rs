@@ -3,58 +3,10 @@
 
 use super::Row;
 use super::provenance::Provenance;
+use super::sections::{self, e};
 use crate::experiment::Experiment;
 use crate::params::fmt_num;
 use std::fmt::Write;
-
-fn ms(x: f64) -> String {
-    format!("{:.3}", x * 1e3)
-}
-
-fn us(x: f64) -> String {
-    format!("{:.1}", x * 1e6)
-}
-
-fn e(x: f64) -> String {
-    if x.is_nan() { "—".into() } else { format!("{x:.2e}") }
-}
-
-fn table(out: &mut String, rows: &[&Row], with_scene: bool, accuracy: &str) {
-    let scene_col = if with_scene { "scene | " } else { "" };
-    let _ = writeln!(
-        out,
-        "| # | {scene_col}formulation | solver | integrator | h / tol | status | {accuracy} | max ‖C‖∞ | max ‖Jv‖∞ | max energy err | RHS evals | solves | solver its | wall [ms] | median step [µs] |"
-    );
-    let _ = writeln!(
-        out,
-        "|---|{}---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-        if with_scene { "---|" } else { "" }
-    );
-    for r in rows {
-        let s = &r.result.summary;
-        let c = &s.counters;
-        let scene = if with_scene { format!("{} | ", r.scene) } else { String::new() };
-        let _ = writeln!(
-            out,
-            "| {} | {scene}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.cell.id,
-            r.formulation,
-            r.solver,
-            r.integrator,
-            r.step,
-            s.status.label(),
-            r.accuracy().map(e).unwrap_or_else(|| "—".into()),
-            e(s.max_drift_position),
-            e(s.max_drift_velocity),
-            e(s.max_energy_error),
-            c.rhs_evals,
-            c.linear_solves,
-            c.solver_iterations,
-            ms(c.wall_seconds),
-            us(c.median_step_seconds)
-        );
-    }
-}
 
 /// The comparison with the user's reference data, most accurate first.
 fn reference_section(out: &mut String, exp: &Experiment, r: &crate::experiment::ReferenceData, by_acc: &[&Row]) {
@@ -113,6 +65,7 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     if !exp.description.is_empty() {
         let _ = writeln!(out, "{}\n", exp.description);
     }
+    sections::answer(&mut out, exp, rows);
     let _ = writeln!(out, "## What was run\n");
     let variants: Vec<String> = exp.variants.iter().map(|v| v.label.clone()).collect();
     let scene_params: Vec<String> = exp.variants[0].scene_params_text();
@@ -160,6 +113,19 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
             "- adaptive cells step from 0 to the duration as their error control chooses and are sampled at the exact sample times through their dense output (dopri5: order 4; dop853: order 7, whose 3 extra evaluations per sampled step are not counted as cost), so sampling does not change their steps"
         );
     }
+    if exp.goals.repeats > 0 {
+        let _ = writeln!(
+            out,
+            "- timing: after the simulation pass, every cell that ran to the end was run {} more times, one cell at a time on one thread pinned to {}; wall times are the median [min–max] of those runs (`timing.csv`); the data files come from the simulation pass",
+            exp.goals.repeats,
+            prov.timing_core.map_or("one core (pinning refused: unpinned)".into(), |c| format!("core {c}"))
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "- timing: one measurement per cell, taken during the parallel simulation pass while other cells ran (`timing.repeats: 0`): indicative, not for ranking"
+        );
+    }
     let count = |l: &str| rows.iter().filter(|r| r.result.summary.status.label() == l).count();
     let _ = writeln!(
         out,
@@ -181,27 +147,12 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     let ran: Vec<&Row> = rows.iter().filter(|r| r.result.summary.status.label() != "n/a").collect();
     let mut by_acc = ran.clone();
     by_acc.sort_by(|a, b| {
-        let key = |r: &Row| {
-            (r.result.summary.status.label() != "ok", r.accuracy().filter(|x| !x.is_nan()).unwrap_or(f64::INFINITY))
-        };
+        let key = |r: &Row| (!r.ok(), r.accuracy().filter(|x| !x.is_nan()).unwrap_or(f64::INFINITY));
         let (ka, kb) = (key(a), key(b));
         ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cell.id.cmp(&b.cell.id))
     });
-    let _ =
-        writeln!(out, "## Cells by accuracy\n\nOk cells first, most accurate first; then diverged and failed cells.\n");
-    table(&mut out, &by_acc, with_scene, &accuracy);
-    let mut by_cost = ran.clone();
-    by_cost.sort_by(|a, b| {
-        let ok = |r: &Row| r.result.summary.status.label() != "ok";
-        ok(a)
-            .cmp(&ok(b))
-            .then(a.result.summary.counters.wall_seconds.total_cmp(&b.result.summary.counters.wall_seconds))
-    });
-    let _ = writeln!(
-        out,
-        "\n## Cells by cost\n\nOk cells first, cheapest (wall time) first. Wall time counts stepping only, not sampling; the median step time is over every step of the run.\n"
-    );
-    table(&mut out, &by_cost, with_scene, &accuracy);
+    sections::rankings(&mut out, exp, rows);
+    sections::orders_section(&mut out, exp, &sections::orders(exp, rows));
 
     if let Some(reference) = &exp.measure.reference {
         reference_section(&mut out, exp, reference, &by_acc);

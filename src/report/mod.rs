@@ -1,14 +1,16 @@
 //! Reports: `reports/<experiment>/` with `report.md`, CSV data and plots, written from run outputs
 //! only, into a temporary directory that replaces the previous report in one rename.
 
+pub mod answer;
 mod data;
 mod figures;
 mod markdown;
 pub mod plot;
 pub mod provenance;
+mod sections;
 
 use crate::experiment::grid::Variant;
-use crate::experiment::{Cell, Experiment, RunResult, Status};
+use crate::experiment::{Cell, Experiment, Metric, RunResult, Status, Timing};
 use crate::integrator::Control;
 use provenance::Provenance;
 use std::path::{Path, PathBuf};
@@ -43,6 +45,10 @@ pub struct Row<'a> {
     /// Per reference-file column: max over the file's times of |output − reference| (wrapped
     /// for angles); NaN when the run ended before the last time. None without a reference file.
     pub file_errors: Option<Vec<f64>>,
+    /// The error metric that is "accuracy" in this experiment (`rank_by`, or the default).
+    pub accuracy_metric: Metric,
+    /// Its wall-time measurement.
+    pub timing: Timing,
 }
 
 impl Row<'_> {
@@ -65,18 +71,47 @@ impl Row<'_> {
         if self.h.is_some() { format!("h={}", self.step) } else { format!("tol={}", self.step) }
     }
 
-    /// The accuracy metric: the max error against the reference file if the config gives one,
-    /// else the max reference error if the scene has a reference, else the max relative energy
-    /// error. None for cells that did not run.
-    pub fn accuracy(&self) -> Option<f64> {
+    /// The value of an error metric; None for cells that did not run. The reference error is
+    /// the largest column error against the reference file if the config gives one, else the
+    /// error against the scene's exact solution (None without either).
+    pub fn metric(&self, m: Metric) -> Option<f64> {
         let s = &self.result.summary;
         if matches!(s.status, Status::NotApplicable { .. }) {
             return None;
         }
-        if let Some(errs) = &self.file_errors {
-            return Some(errs.iter().fold(0.0f64, |m, &e| if e.is_nan() || m.is_nan() { f64::NAN } else { m.max(e) }));
+        match m {
+            Metric::ReferenceError => match &self.file_errors {
+                Some(errs) => {
+                    Some(errs.iter().fold(0.0f64, |m, &e| if e.is_nan() || m.is_nan() { f64::NAN } else { m.max(e) }))
+                }
+                None => s.max_reference_error,
+            },
+            Metric::Drift => Some(s.max_drift_position),
+            Metric::VelocityDrift => Some(s.max_drift_velocity),
+            Metric::EnergyError => Some(s.max_energy_error),
         }
-        Some(s.max_reference_error.unwrap_or(s.max_energy_error))
+    }
+
+    /// The accuracy metric of the experiment for this cell (see [`Row::metric`]).
+    pub fn accuracy(&self) -> Option<f64> {
+        self.metric(self.accuracy_metric)
+    }
+
+    /// Whether the cell ran to the end.
+    pub fn ok(&self) -> bool {
+        self.result.summary.status == Status::Ok
+    }
+
+    /// The cell as the answer functions see it.
+    pub fn candidate(&self) -> answer::Candidate {
+        let c = &self.result.summary.counters;
+        answer::Candidate {
+            id: self.cell.id,
+            ok: self.ok(),
+            metrics: Metric::ALL.map(|(m, _)| self.metric(m).unwrap_or(f64::NAN)),
+            time: self.timing.wall,
+            work: [c.rhs_evals, c.linear_solves, c.solver_iterations],
+        }
     }
 
     /// When and why the run did not end normally.
@@ -89,17 +124,29 @@ impl Row<'_> {
     }
 }
 
-/// The name of the accuracy metric for this experiment's scene.
+/// The name of an error metric with its unit, for this experiment.
+pub fn metric_name(exp: &Experiment, m: Metric) -> String {
+    match m {
+        Metric::ReferenceError => {
+            if let Some(r) = &exp.measure.reference {
+                let units: Vec<&str> = r.outputs.iter().map(|&k| exp.variants[0].outputs[k].unit).collect();
+                let unit = if units.iter().all(|u| *u == units[0]) { units[0] } else { "mixed units" };
+                return format!("max error vs {} [{unit}]", r.file);
+            }
+            match &exp.variants[0].scene.reference {
+                Some(r) => format!("max reference error [{}]", r.unit()),
+                None => "max reference error".into(),
+            }
+        }
+        Metric::Drift => "max ||C||inf [units of C]".into(),
+        Metric::VelocityDrift => "max ||J v||inf [units of C / s]".into(),
+        Metric::EnergyError => "max relative energy error [1]".into(),
+    }
+}
+
+/// The name of the accuracy metric of this experiment.
 pub fn accuracy_name(exp: &Experiment) -> String {
-    if let Some(r) = &exp.measure.reference {
-        let units: Vec<&str> = r.outputs.iter().map(|&k| exp.variants[0].outputs[k].unit).collect();
-        let unit = if units.iter().all(|u| *u == units[0]) { units[0] } else { "mixed units" };
-        return format!("max error vs {} [{unit}]", r.file);
-    }
-    match &exp.variants[0].scene.reference {
-        Some(r) => format!("max reference error [{}]", r.unit()),
-        None => "max relative energy error [1]".into(),
-    }
+    metric_name(exp, exp.goals.accuracy)
 }
 
 impl Variant {
@@ -114,8 +161,11 @@ impl Variant {
 }
 
 /// Builds the rows of a finished experiment.
-pub fn rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -> Vec<Row<'a>> {
+pub fn rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult], timings: &[Timing]) -> Vec<Row<'a>> {
     let mut rows = raw_rows(exp, cells, results);
+    for (r, t) in rows.iter_mut().zip(timings) {
+        r.timing = *t;
+    }
     let varies = |f: &dyn Fn(&Row) -> String| rows.iter().any(|r| f(r) != f(&rows[0]));
     let v = [
         varies(&|r| r.scene.clone()),
@@ -171,6 +221,8 @@ fn raw_rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -
                     .reference
                     .as_ref()
                     .map(|r| file_errors(r, &exp.variants[cell.variant].outputs, result)),
+                accuracy_metric: exp.goals.accuracy,
+                timing: Timing::concurrent(result),
             }
         })
         .collect()
@@ -236,6 +288,7 @@ pub fn write(
     exp: &Experiment,
     cells: &[Cell],
     results: &[RunResult],
+    timings: &[Timing],
     prov: &Provenance,
     root: &Path,
 ) -> Result<PathBuf, BoxError> {
@@ -246,7 +299,7 @@ pub fn write(
         std::fs::remove_dir_all(&tmp)?;
     }
     std::fs::create_dir(&tmp)?;
-    let rows = rows(exp, cells, results);
+    let rows = rows(exp, cells, results, timings);
     if let Err(e) = write_all(exp, &rows, prov, &tmp) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);

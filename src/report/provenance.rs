@@ -18,6 +18,8 @@ pub struct Provenance {
     pub machine: String,
     /// Worker threads used.
     pub threads: usize,
+    /// The core the timing thread was pinned to, if timing ran and pinning succeeded.
+    pub timing_core: Option<usize>,
 }
 
 fn git(args: &[&str]) -> Option<String> {
@@ -88,6 +90,7 @@ impl Provenance {
             date: now_utc(),
             machine: machine(),
             threads,
+            timing_core: None,
         }
     }
 }

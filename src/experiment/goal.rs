@@ -1,0 +1,204 @@
+//! What the reader wants from an experiment: an accuracy `target` (the report answers with the
+//! cheapest cell that meets it), the metric the rankings use (`rank_by`), and how wall times are
+//! measured (`timing`). Validated with the rest of the config, before anything runs.
+
+use super::config::{ConfigError, at};
+use super::grid::err;
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+/// An error metric of a cell, each the maximum over the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Against the reference: the user's reference file if the config gives one, else the
+    /// scene's exact solution (pendulum: |θ − θ_exact| in rad).
+    ReferenceError,
+    /// Position drift ‖C(q)‖∞ (units of the constraint rows).
+    Drift,
+    /// Velocity drift ‖J v‖∞.
+    VelocityDrift,
+    /// Relative energy error |E − E₀| / E_scale.
+    EnergyError,
+}
+
+impl Metric {
+    /// Every metric with its config name.
+    pub const ALL: [(Metric, &'static str); 4] = [
+        (Metric::ReferenceError, "reference_error"),
+        (Metric::Drift, "drift"),
+        (Metric::VelocityDrift, "velocity_drift"),
+        (Metric::EnergyError, "energy_error"),
+    ];
+
+    /// The config name.
+    pub fn name(self) -> &'static str {
+        Metric::ALL.iter().find(|(m, _)| *m == self).map_or("", |(_, n)| n)
+    }
+}
+
+/// What the rankings sort by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RankBy {
+    /// An error metric, smallest first.
+    Metric(Metric),
+    /// Wall time of the run (median of the timing repeats), cheapest first.
+    Time,
+    /// Right-hand-side evaluations, then solves, then solver iterations, fewest first.
+    Work,
+}
+
+/// An accuracy target: every bound must hold (metric ≤ bound).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Target {
+    /// (metric, bound in the metric's unit).
+    pub bounds: Vec<(Metric, f64)>,
+}
+
+/// The reader's goals, as validated from the config.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Goals {
+    /// The accuracy target, if any.
+    pub target: Option<Target>,
+    /// The ranking key.
+    pub rank_by: RankBy,
+    /// The error metric the work-precision and convergence plots and the Pareto fronts use:
+    /// `rank_by` if it is an error metric, else the reference error if there is a reference,
+    /// else the energy error.
+    pub accuracy: Metric,
+    /// How many times each cell that ran to the end is re-run, one at a time on one pinned core,
+    /// to time it; 0 keeps the single time measured during the (parallel) simulation pass.
+    pub repeats: usize,
+}
+
+/// `target:` — bounds on error metrics, any combination.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTarget {
+    /// Bound on the reference error (the file's outputs, or the scene's exact solution).
+    #[serde(default)]
+    pub reference_error: Option<Spanned<f64>>,
+    /// Bound on max ‖C‖∞.
+    #[serde(default)]
+    pub drift: Option<Spanned<f64>>,
+    /// Bound on max ‖J v‖∞.
+    #[serde(default)]
+    pub velocity_drift: Option<Spanned<f64>>,
+    /// Bound on the max relative energy error.
+    #[serde(default)]
+    pub energy_error: Option<Spanned<f64>>,
+}
+
+/// `timing:` — how wall times are measured.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTiming {
+    /// Timed repeats of every cell that ran to the end (default 3; 0 = no timing pass).
+    pub repeats: Spanned<f64>,
+}
+
+/// The most timing repeats a config may ask for.
+pub const MAX_REPEATS: usize = 100;
+
+/// Default timing repeats.
+pub const DEFAULT_REPEATS: usize = 3;
+
+/// Validates `target`, `rank_by` and `timing`; `has_reference` says whether a reference error
+/// exists (a reference file, or an exact solution of the scene).
+pub fn goals(
+    file: &str,
+    target: Option<&Spanned<RawTarget>>,
+    rank_by: Option<&Spanned<String>>,
+    timing: Option<&Spanned<RawTiming>>,
+    has_reference: bool,
+    scene: &str,
+) -> Result<Goals, ConfigError> {
+    let target = match target {
+        None => None,
+        Some(t) => {
+            let given = [
+                (Metric::ReferenceError, &t.value.reference_error),
+                (Metric::Drift, &t.value.drift),
+                (Metric::VelocityDrift, &t.value.velocity_drift),
+                (Metric::EnergyError, &t.value.energy_error),
+            ];
+            let mut bounds = Vec::new();
+            for (metric, v) in given {
+                let Some(v) = v else { continue };
+                if !(v.value.is_finite() && v.value > 0.0) {
+                    return err(
+                        file,
+                        at(v),
+                        format!("field `target.{}` = {} is invalid; expected a bound > 0", metric.name(), v.value),
+                    );
+                }
+                if metric == Metric::ReferenceError && !has_reference {
+                    return err(
+                        file,
+                        at(v),
+                        format!(
+                            "field `target.reference_error`: scene `{scene}` has no exact solution and the config gives no `reference` file; bound drift, velocity_drift or energy_error instead"
+                        ),
+                    );
+                }
+                bounds.push((metric, v.value));
+            }
+            if bounds.is_empty() {
+                return err(
+                    file,
+                    at(t),
+                    "field `target` gives no bound; expected one or more of reference_error, drift, velocity_drift, energy_error".into(),
+                );
+            }
+            Some(Target { bounds })
+        }
+    };
+    let default_accuracy = if has_reference { Metric::ReferenceError } else { Metric::EnergyError };
+    let rank_by = match rank_by {
+        None => RankBy::Metric(default_accuracy),
+        Some(r) => match r.value.as_str() {
+            "time" => RankBy::Time,
+            "work" => RankBy::Work,
+            name => match Metric::ALL.iter().find(|(_, n)| *n == name) {
+                Some((Metric::ReferenceError, _)) if !has_reference => {
+                    return err(
+                        file,
+                        at(r),
+                        format!(
+                            "field `rank_by` = `reference_error`: scene `{scene}` has no exact solution and the config gives no `reference` file; expected one of: drift, velocity_drift, energy_error, time, work"
+                        ),
+                    );
+                }
+                Some((m, _)) => RankBy::Metric(*m),
+                None => {
+                    return err(
+                        file,
+                        at(r),
+                        format!(
+                            "field `rank_by` = `{}` is unknown; expected one of: reference_error, drift, velocity_drift, energy_error, time, work",
+                            crate::params::short(name)
+                        ),
+                    );
+                }
+            },
+        },
+    };
+    let accuracy = match rank_by {
+        RankBy::Metric(m) => m,
+        _ => default_accuracy,
+    };
+    let repeats = match timing {
+        None => DEFAULT_REPEATS,
+        Some(t) => {
+            let r = t.value.repeats.value;
+            if !(r.fract() == 0.0 && (0.0..=MAX_REPEATS as f64).contains(&r)) {
+                return err(
+                    file,
+                    at(&t.value.repeats),
+                    format!("field `timing.repeats` = {r} is invalid; expected an integer in [0, {MAX_REPEATS}]"),
+                );
+            }
+            r as usize
+        }
+    };
+    Ok(Goals { target, rank_by, accuracy, repeats })
+}
