@@ -73,6 +73,11 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("reference_off_boundary.yaml", &["line 5", "t = 0.1 s", "not a step boundary of h = 0.03"]),
         ("record_unknown_output.yaml", &[":13:13:", "record[1]", "`theta3`", "q, v, lambda, c, jv", "theta1, theta2"]),
         ("event_bad_direction.yaml", &[":15:16:", "events[0].direction", "`sideways`", "up, down, both"]),
+        // Goals: target, rank_by, timing.
+        ("target_without_reference.yaml", &[":12:27:", "target.reference_error", "no exact solution", "drift"]),
+        ("bad_rank_by.yaml", &[":12:10:", "`rank_by` = `speed`", "drift, velocity_drift, energy_error, time, work"]),
+        ("bad_repeats.yaml", &[":12:19:", "`timing.repeats` = 2.5", "[0, 100]"]),
+        ("empty_target.yaml", &[":12:9:", "`target` gives no bound", "reference_error, drift"]),
         // Domains and types from the parameter structs.
         ("bad_omega.yaml", &[":8:21:", "`omega` = 2.5", "(0, 2)"]),
         ("bool_as_number.yaml", &[":6:26:", "`warm_start` = 0", "true or false"]),
@@ -228,5 +233,30 @@ fn run_exits_3_when_no_cell_ran_to_the_end_or_with_strict_when_any_failed() {
     let (code, err) = run(&configs().join("some_diverge.yaml"), &out, &["--strict"]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("(--strict)"), "{err}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn convergence_report_gives_orders_1_1_2_4_for_euler_symplectic_euler_verlet_rk4() {
+    let out = temp_dir("orders");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/pendulum_convergence.yaml");
+    let (code, err) = run(&config, &out, &[]);
+    assert_eq!(code, 0, "{err}");
+    let dir = out.join("pendulum_convergence");
+    let csv = std::fs::read_to_string(dir.join("orders.csv")).unwrap();
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("## Observed convergence orders"));
+    let expected = [("explicit_euler", 1.0), ("symplectic_euler", 1.0), ("verlet", 2.0), ("rk4", 4.0)];
+    let mut seen = 0;
+    for line in csv.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let (series, nominal, observed) = (f[1], f[2], f[3].parse::<f64>().unwrap());
+        let (_, p) = expected.iter().find(|(name, _)| series.ends_with(name)).expect("a known integrator");
+        assert_eq!(nominal.parse::<f64>().unwrap(), *p, "{line}");
+        // Asymptotic order from the two smallest steps (1/200, 1/400), within ±0.1 of nominal.
+        assert!((observed - p).abs() <= 0.1, "{line}");
+        seen += 1;
+    }
+    assert_eq!(seen, 8, "two formulations × four integrators");
     let _ = std::fs::remove_dir_all(&out);
 }

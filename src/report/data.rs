@@ -223,3 +223,23 @@ pub fn write_events(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<
     w.flush()?;
     Ok(())
 }
+
+/// `orders.csv`: the observed convergence order of every fixed-step series with two or more
+/// step sizes (variant, series, nominal order, slope between the two smallest h, least-squares
+/// slope); deterministic like the other data files.
+pub fn write_orders(orders: &[super::sections::Order], path: &Path) -> csv::Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record(["variant", "series", "nominal_order", "observed_order", "observed_order_fit", "steps"])?;
+    for o in orders {
+        w.write_record([
+            o.variant.clone(),
+            o.series.clone(),
+            o.nominal.map_or(String::new(), |n| n.to_string()),
+            num(o.observed.0),
+            num(o.observed.1),
+            o.steps.join(" "),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}

@@ -221,7 +221,7 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
     );
     let _ = writeln!(
         out,
-        "Data: `summary.csv` (one row per cell), `runs.csv` (one row per cell and sample), `states.csv` (recorded quantities, with `record:`), `events.csv` (crossings, with `events:`) — byte-identical for the same config on any thread count — and `timing.csv` (wall times).\n"
+        "Data: `summary.csv` (one row per cell), `runs.csv` (one row per cell and sample), `states.csv` (recorded quantities, with `record:`), `events.csv` (crossings, with `events:`), `orders.csv` (observed convergence orders, with two or more steps) — byte-identical for the same config on any thread count — and `timing.csv` (wall times: median, min and max over the timed runs).\n"
     );
 
     let _ = writeln!(out, "## Provenance\n");

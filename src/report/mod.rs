@@ -261,6 +261,10 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
     if !m.events.is_empty() {
         data::write_events(rows, m, &dir.join("events.csv"))?;
     }
+    let orders = sections::orders(exp, rows);
+    if !orders.is_empty() {
+        data::write_orders(&orders, &dir.join("orders.csv"))?;
+    }
     let with_scene = exp.variants.len() > 1;
     let accuracy = accuracy_name(exp);
     let scale = exp.variants[0].scene.energy_scale.definition;
