@@ -104,9 +104,15 @@ fn time_figure(rows: &[Row], with_scene: bool, value: fn(&crate::experiment::Sam
             (*r, Series { label: r.label(with_scene), color: r.cell.formulation, variant, points, style, faint })
         })
         .collect();
-    let mut out = panels(items, with_scene, true);
+    mark_noise(panels(items, with_scene, true))
+}
+
+/// Says so in the title of a panel whose every data series is at rounding level.
+fn mark_noise(mut out: Vec<Panel>) -> Vec<Panel> {
     for p in &mut out {
-        if p.series.iter().all(|s| s.faint) {
+        let data: Vec<&Series> =
+            p.series.iter().filter(|s| matches!(s.style, Style::Line | Style::LineMarkers)).collect();
+        if !data.is_empty() && data.iter().all(|s| s.faint) {
             let sep = if p.title.is_empty() { "" } else { " — " };
             p.title = format!("{}{sep}rounding noise only (every value ≤ {NOISE:e})", p.title);
         }
@@ -159,6 +165,7 @@ fn by_group<'r, 'a>(
     }
     for (_, s) in &mut out {
         s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        s.faint = s.points.iter().all(|p| p.1.abs() <= NOISE);
     }
     out
 }
@@ -200,7 +207,7 @@ pub fn work_precision(rows: &[Row], with_scene: bool, accuracy: &str) -> (Figure
             y_label: accuracy.to_string(),
             x_log: true,
             y_log: true,
-            panels: panels(time, with_scene, false),
+            panels: mark_noise(panels(time, with_scene, false)),
         },
         Figure {
             title: format!("Work-precision: {accuracy} vs right-hand-side evaluations"),
@@ -208,7 +215,7 @@ pub fn work_precision(rows: &[Row], with_scene: bool, accuracy: &str) -> (Figure
             y_label: accuracy.to_string(),
             x_log: true,
             y_log: true,
-            panels: panels(work, with_scene, false),
+            panels: mark_noise(panels(work, with_scene, false)),
         },
     )
 }
@@ -262,6 +269,6 @@ pub fn convergence(rows: &[Row], with_scene: bool, accuracy: &str) -> Option<Fig
         y_label: accuracy.to_string(),
         x_log: true,
         y_log: true,
-        panels: panels(all, with_scene, false),
+        panels: mark_noise(panels(all, with_scene, false)),
     })
 }
