@@ -406,7 +406,10 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let titled = root.titled(&fig.title, ("sans-serif", 21))?;
+    // The title shrinks to fit the width (about 0.55 em per character) rather than being cut.
+    let width = root.dim_in_pixel().0 as f64;
+    let px = (width / (0.55 * fig.title.chars().count().max(1) as f64)).clamp(12.0, 21.0) as u32;
+    let titled = root.titled(&fig.title, ("sans-serif", px))?;
     let cols = columns(fig);
     let heights: Vec<u32> = fig.panels.chunks(cols).map(row_height).collect();
     let mut rest = titled;
