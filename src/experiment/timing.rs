@@ -88,6 +88,9 @@ impl Experiment {
                         let (mut wall, mut step) = (Vec::with_capacity(repeats), Vec::with_capacity(repeats));
                         for _ in 0..repeats {
                             let again = run(&self.variants[c.variant].scene, &self.spec(c));
+                            // A timed run repeats the same computation: the same steps and solves.
+                            debug_assert_eq!(again.summary.counters.steps, r.summary.counters.steps);
+                            debug_assert_eq!(again.summary.counters.rhs_evals, r.summary.counters.rhs_evals);
                             wall.push(again.summary.counters.wall_seconds);
                             step.push(again.summary.counters.median_step_seconds);
                             tick();

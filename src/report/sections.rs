@@ -173,7 +173,11 @@ pub(super) fn rankings(out: &mut String, exp: &Experiment, rows: &[Row]) {
         out,
         "## Cells ranked by {}\n\nPer scene variant: cells that ran to the end first, then diverged and failed ones. `front` marks the cells on the accuracy–cost Pareto front (`t`: against wall time, `w`: against RHS evaluations); `≈` before a rank: its wall-time range overlaps the previous cell's (tied on time). Wall time [ms] is the stepping time of the run{}; the median step time is over every step of one run.\n",
         rank_name(exp),
-        if exp.goals.repeats > 1 { ", median [min–max] of the timed runs" } else { "" }
+        if exp.goals.repeats > 1 {
+            ", median [min–max] of the timed runs (diverged and failed cells: the single time measured during the parallel pass)"
+        } else {
+            ""
+        }
     );
     for (title, vrows) in by_variant(exp, rows) {
         heading(out, &title);
