@@ -44,6 +44,14 @@ enum Command {
         /// to the end). The report is written either way.
         #[arg(long)]
         strict: bool,
+        /// Override a limit of the config's `limits:` section, as NAME=VALUE (repeatable):
+        /// cells, variants, steps_per_cell, samples, cell_memory_mb, run_memory_mb, cell_seconds, threads.
+        #[arg(long = "limit", value_name = "NAME=VALUE")]
+        limits: Vec<String>,
+        /// Check the config, the budget and the reports directory, print the plan (cells, steps,
+        /// estimated memory) and exit without running or writing anything.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Check every applicable cell against laws and reference cases; print a scorecard, write
     /// reports/validate/, exit 1 if anything fails.
@@ -131,24 +139,90 @@ fn list() -> String {
 /// failed or diverged, or (with `--strict`) any did.
 const EXIT_CELLS_FAILED: u8 = 3;
 
-fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf, strict: bool) -> ExitCode {
+/// Exit status of `run` when another process is running the same experiment into the same
+/// reports directory.
+const EXIT_BUSY: u8 = 4;
+
+/// One line on stderr, exit status 2: bad input, found before anything was computed.
+fn bad_input(message: &str) -> ExitCode {
+    eprintln!("error: {}", experiment::config::one_line(message));
+    ExitCode::from(2)
+}
+
+fn run(
+    config: PathBuf,
+    threads: Option<usize>,
+    reports: PathBuf,
+    strict: bool,
+    limits: Vec<String>,
+    dry_run: bool,
+) -> ExitCode {
+    report::publish::install_signal_cleanup();
     let file = config.display().to_string();
-    let exp = match experiment::load(&file) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
+    let mut overrides = Vec::new();
+    for l in &limits {
+        match experiment::budget::parse_override(l) {
+            Ok(o) => overrides.push(o),
+            Err(e) => return bad_input(&format!("--limit: {e}")),
         }
+    }
+    if threads == Some(0) {
+        return bad_input("--threads 0 is invalid; expected at least 1");
+    }
+    let exp = match experiment::load_with(&file, &overrides) {
+        Ok(e) => e,
+        Err(e) => return bad_input(&e.to_string()),
     };
-    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
+    let max_threads = exp.limits.get("threads");
+    if let Some(t) = threads.filter(|&t| t as f64 > max_threads) {
+        return bad_input(&format!(
+            "--threads {t} exceeds `limits.threads` = {max_threads}; the results do not depend on the thread count"
+        ));
+    }
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+        .clamp(1, max_threads as usize);
+    let cells = exp.cells();
+    let memory = match exp.check_memory(&cells, threads) {
+        Ok(m) => m,
+        Err(e) => return bad_input(&e.to_string()),
+    };
+    if dry_run {
+        let largest = memory.iter().map(|m| m.total()).max().unwrap_or(0);
+        let biggest = memory.iter().position(|m| m.total() == largest).map(|i| exp.cell_label(&cells[i]));
+        println!(
+            "{}: {} cells on {} scene variant(s); largest cell about {} MB ({}); the run about {} MB on {threads} thread(s); limits: {}",
+            exp.name,
+            cells.len(),
+            exp.variants.len(),
+            (largest as f64 / 1e6).ceil(),
+            biggest.unwrap_or_default(),
+            (exp.run_memory(&memory, threads) as f64 / 1e6).ceil(),
+            experiment::budget::LIMITS
+                .iter()
+                .map(|l| format!("{}={}", l.name, exp.limits.get(l.name)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return ExitCode::SUCCESS;
+    }
+    // Every output error before computing: the directory is checked, locked and written to now.
+    let publisher = match report::publish::claim(&reports, &exp.name) {
+        Ok(p) => p,
+        Err(e) if e.starts_with("another tinkertoy process") => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_BUSY);
+        }
+        Err(e) => return bad_input(&e),
+    };
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: cannot start {threads} worker threads: {e}");
+            publisher.abandon();
             return ExitCode::from(1);
         }
     };
-    let cells = exp.cells();
     let bar = ProgressBar::new(cells.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} cells, {elapsed}")
@@ -169,7 +243,10 @@ fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf, strict: bool) 
     bar.finish_and_clear();
     let mut prov = Provenance::collect(&exp.text, threads);
     prov.timing_core = core;
-    match report::write(&exp, &cells, &results, &timings, &prov, &reports) {
+    let written = report::write_into(&exp, &cells, &results, &timings, &prov, publisher.dir())
+        .map_err(|e| e.to_string())
+        .and_then(|()| publisher.publish());
+    match written {
         Ok(dir) => {
             let count = |l: &str| results.iter().filter(|r| r.summary.status.label() == l).count();
             eprintln!(
@@ -195,7 +272,7 @@ fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf, strict: bool) 
             }
         }
         Err(e) => {
-            eprintln!("error: writing the report for {}: {e}", exp.name);
+            eprintln!("error: writing the report for {}: {e}; the previous report, if any, is unchanged", exp.name);
             ExitCode::from(1)
         }
     }
@@ -235,27 +312,37 @@ fn validate_cmd(
     })();
     let sel = match sel {
         Ok(s) => s,
-        Err(e) => {
+        Err(e) => return bad_input(&e),
+    };
+    if !sel.selects_any() {
+        let given: Vec<String> = [("formulation", &formulation), ("solver", &solver), ("integrator", &integrator)]
+            .iter()
+            .filter_map(|(k, v)| v.as_ref().map(|v| format!("--{k} {v}")))
+            .collect();
+        return bad_input(&format!(
+            "the filters {} select no cell (a stepping formulation takes no integrator; a formulation with its own solver pairs only with it); see `tinkertoy list`",
+            given.join(" ")
+        ));
+    }
+    report::publish::install_signal_cleanup();
+    let publisher = match report::publish::claim(&reports, "validate") {
+        Ok(p) => p,
+        Err(e) if e.starts_with("another tinkertoy process") => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(EXIT_BUSY);
         }
+        Err(e) => return bad_input(&e),
     };
     let checks = validate::run_all(&sel);
     let text = validate::scorecard_text(&checks);
     print!("{text}");
-    let dir = reports.join("validate");
-    let tmp = reports.join(format!(".validate.tmp-{}", std::process::id()));
-    let written = (|| -> std::io::Result<()> {
-        std::fs::create_dir_all(&tmp)?;
-        std::fs::write(tmp.join("scorecard.txt"), &text)?;
-        std::fs::write(tmp.join("scorecard.md"), validate::scorecard_markdown(&checks))?;
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)?;
-        }
-        std::fs::rename(&tmp, &dir)
-    })();
+    let tmp = publisher.dir().to_path_buf();
+    let written = std::fs::write(tmp.join("scorecard.txt"), &text)
+        .and_then(|()| std::fs::write(tmp.join("scorecard.md"), validate::scorecard_markdown(&checks)))
+        .map_err(|e| experiment::grid::io_reason(&e))
+        .and_then(|()| publisher.publish());
     if let Err(e) = written {
-        eprintln!("error: writing {}: {e}", dir.display());
+        eprintln!("error: writing {}: {e}", reports.join("validate").display());
         return ExitCode::from(1);
     }
     if checks.iter().any(|c| c.outcome == validate::Outcome::Fail) { ExitCode::from(1) } else { ExitCode::SUCCESS }
@@ -264,7 +351,9 @@ fn validate_cmd(
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { config, threads, reports, strict } => run(config, threads, reports, strict),
+        Command::Run { config, threads, reports, strict, limits, dry_run } => {
+            run(config, threads, reports, strict, limits, dry_run)
+        }
         Command::Validate { formulation, solver, integrator, reports } => {
             validate_cmd(formulation, solver, integrator, reports)
         }

@@ -50,6 +50,10 @@ pub struct CellSpec<'f> {
     pub stabilizer: &'static StabilizerEntry,
     /// Its parameters.
     pub stabilizer_params: Resolved,
+    /// The most steps the cell may take; an adaptive cell that reaches it fails ("max steps").
+    pub max_steps: u64,
+    /// Wall-clock budget of the run \[s\]; a cell that exceeds it fails ("time budget").
+    pub time_budget: f64,
 }
 
 impl CellSpec<'static> {
@@ -92,6 +96,8 @@ impl CellSpec<'static> {
             events: Vec::new(),
             stabilizer: none,
             stabilizer_params: none.params.defaults(),
+            max_steps: crate::experiment::Limits::default().max_steps(),
+            time_budget: crate::experiment::Limits::default().cell_seconds(),
         })
     }
 }

@@ -49,7 +49,10 @@ impl<'de> Deserialize<'de> for StepValue {
                 f.write_str("a step in seconds, as a number or a fraction string like \"1/60\"")
             }
             fn visit_f64<E: de::Error>(self, x: f64) -> Result<StepValue, E> {
-                Ok(StepValue { seconds: x, text: format!("{x}") })
+                // Plain decimals as written (0.01); extreme ones in exponent form (1e-300).
+                let plain = format!("{x}");
+                let text = if plain.len() > 16 { format!("{x:e}") } else { plain };
+                Ok(StepValue { seconds: x, text })
             }
             fn visit_i64<E: de::Error>(self, x: i64) -> Result<StepValue, E> {
                 self.visit_f64(x as f64)
@@ -191,6 +194,9 @@ pub struct RawConfig {
     /// How wall times are measured.
     #[serde(default)]
     pub timing: Option<Spanned<super::goal::RawTiming>>,
+    /// Bounds on the work and memory of the run (see `budget::LIMITS`).
+    #[serde(default)]
+    pub limits: Option<Spanned<BTreeMap<String, Spanned<f64>>>>,
 }
 
 /// `reference:` a CSV of `t` and named outputs.
@@ -223,7 +229,8 @@ pub fn at<T>(s: &Spanned<T>) -> Option<(u32, u32)> {
     Some((s.referenced.line() as u32, s.referenced.column() as u32))
 }
 
-/// Parses YAML text; errors become one line with the key and value read off the offending line.
+/// Parses YAML text; errors become one line naming the field (the key nearest before the error's
+/// position), in the project's words (no library advice), with the value shortened.
 pub fn parse(file: &str, text: &str) -> Result<RawConfig, ConfigError> {
     serde_saphyr::from_str::<RawConfig>(text).map_err(|e| {
         let location = e.location().map(|l| (l.line() as u32, l.column() as u32));
@@ -233,13 +240,67 @@ pub fn parse(file: &str, text: &str) -> Result<RawConfig, ConfigError> {
         if let Some(idx) = message.find(": ").filter(|_| message.starts_with("line ")) {
             message = message[idx + 2..].to_string();
         }
-        let src = location.and_then(|(line, _)| text.lines().nth(line as usize - 1));
-        if let Some((key, value)) = src.map(|s| s.trim().trim_start_matches("- ")).and_then(|s| s.split_once(':'))
-            && !message.contains('`')
-            && !value.trim().is_empty()
+        message = plain_words(&message);
+        let src = location.and_then(|(line, _)| text.lines().nth((line as usize).saturating_sub(1)));
+        let key = location.zip(src).and_then(|((_, col), line)| key_before(line, col as usize));
+        // The value read off the line, when the message does not quote it.
+        let value = location.zip(src).map(|((_, col), line)| {
+            let rest: String = line.chars().skip((col as usize).saturating_sub(1)).collect();
+            rest.split([',', '}', ']', '#']).next().unwrap_or("").trim().to_string()
+        });
+        if let Some(v) = value.filter(|v| !v.is_empty() && !message.contains('`')) {
+            message = format!("{message} (got `{}`)", crate::params::short(&v));
+        }
+        if let Some(key) = key
+            && !message.starts_with("field `")
         {
-            message = format!("field `{}`: {message} (got `{}`)", key.trim(), value.trim());
+            message = format!("field `{}`: {message}", crate::params::short(&key));
         }
         ConfigError { file: file.to_string(), location, message }
     })
+}
+
+/// The YAML library's wording made plain: no advice about its options.
+fn plain_words(message: &str) -> String {
+    let m = message.split(", set ").next().unwrap_or(message).to_string();
+    if let Some(rest) = m.strip_prefix("non-finite float ") {
+        let value = rest.split(" rejected").next().unwrap_or(rest);
+        return format!("{value} is not a finite number; expected a finite number");
+    }
+    if let Some(key) = m.strip_prefix("duplicate mapping key: ") {
+        return format!("key `{}` is given twice", crate::params::short(key));
+    }
+    m
+}
+
+/// The mapping key that a value at 1-based column `col` of `line` belongs to: the last `key:`
+/// before it (block or flow style).
+fn key_before(line: &str, col: usize) -> Option<String> {
+    let prefix: String = line.chars().take(col.saturating_sub(1)).collect();
+    let prefix = if prefix.trim().is_empty() { line.to_string() } else { prefix };
+    let colon = prefix.rfind(':')?;
+    let head = &prefix[..colon];
+    let start = head.rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')).map_or(0, |i| i + 1);
+    let key = head[start..].trim();
+    (!key.is_empty() && !key.starts_with('-')).then(|| key.to_string())
+}
+
+/// A message safe to print on one terminal line: control characters escaped, every value quoted in
+/// backticks shortened to 80 characters, the whole to 1000.
+pub fn one_line(message: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        let escaped: String =
+            part.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect();
+        if i % 2 == 1 && escaped.chars().count() > 80 {
+            out.extend(escaped.chars().take(80));
+            out.push('…');
+        } else {
+            out.push_str(&escaped);
+        }
+    }
+    if out.chars().count() > 1000 { format!("{}…", out.chars().take(1000).collect::<String>()) } else { out }
 }

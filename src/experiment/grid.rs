@@ -10,6 +10,7 @@
 //! not on this scene (a contact scene for an equality-only formulation) are kept and reported as
 //! not applicable with the reason.
 
+use super::budget::{self, Limits};
 use super::cell::CellSpec;
 use super::clock::exact_fraction;
 use super::config::{ConfigError, RawConfig, RawItem, at, parse};
@@ -100,6 +101,8 @@ pub struct Experiment {
     pub probe_times: std::sync::Arc<[f64]>,
     /// Target, ranking key and timing repeats.
     pub goals: Goals,
+    /// Bounds on work and memory.
+    pub limits: Limits,
 }
 
 /// One cell of the grid: indices into the experiment's lists.
@@ -147,6 +150,31 @@ fn label_of(name: &str, given: &[(String, Scalar)]) -> String {
     }
 }
 
+/// The longest label.
+const MAX_LABEL: usize = 80;
+
+/// A display label goes into Markdown tables, CSV cells and plot legends: printable, one line,
+/// without Markdown table syntax or anything that opens an HTML tag (`<` before a letter, `/`, `!`
+/// or `?`; `<=` is fine), not starting like a spreadsheet formula.
+fn check_label(file: &str, field: &str, label: &str, loc: Option<(u32, u32)>) -> Result<(), ConfigError> {
+    let bad = label.is_empty()
+        || label.chars().count() > MAX_LABEL
+        || label.chars().any(|c| c.is_control() || matches!(c, '|' | '`'))
+        || label.as_bytes().windows(2).any(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || b"/!?".contains(&w[1])))
+        || label.starts_with(['=', '+', '-', '@']);
+    if bad {
+        return err(
+            file,
+            loc,
+            format!(
+                "field `{field}` = `{}` is invalid; expected 1 to {MAX_LABEL} printable characters without | or ` or an HTML tag, not starting with = + - @",
+                crate::params::short(label)
+            ),
+        );
+    }
+    Ok(())
+}
+
 /// Resolves a list of items against a registry given as (name, params) pairs.
 fn items<E>(
     file: &str,
@@ -182,26 +210,133 @@ fn items<E>(
                 };
                 ConfigError { file: file.to_string(), location: loc, message: e.to_string() }
             })?;
+        if let Some(l) = &raw.label {
+            check_label(file, &format!("{field}[{i}].label"), l, at(&raw.name))?;
+        }
         let label = raw.label.clone().unwrap_or_else(|| label_of(&raw.name.value, &given));
+        if let Some(j) = out.iter().position(|o: &Item<E>| o.label == label) {
+            return err(
+                file,
+                at(&raw.name),
+                format!(
+                    "field `{field}[{i}]` repeats `{field}[{j}]` (both `{}`); each entry is one row of the report — remove it, change its parameters or give it another `label`",
+                    crate::params::short(&label)
+                ),
+            );
+        }
         out.push(Item { entry, params, label });
     }
     Ok(out)
 }
 
+/// The smallest tolerance of an adaptive integrator: ten times the unit roundoff 2⁻⁵³, rounded
+/// up (Hairer, Nørsett & Wanner's dopri5/dop853 codes refuse smaller ones).
+pub const MIN_TOLERANCE: f64 = 2.3e-15;
+
+/// The largest config file read \[bytes\].
+pub const CONFIG_MAX_BYTES: u64 = 1 << 20;
+
 /// Reads, parses and validates an experiment file; builds its scenes.
 pub fn load(file: &str) -> Result<Experiment, ConfigError> {
-    let text = std::fs::read_to_string(file).map_err(|e| ConfigError {
-        file: file.to_string(),
-        location: None,
-        message: format!("cannot read the config: {e}"),
+    load_with(file, &[])
+}
+
+/// [`load`] with `--limit` overrides over the config's `limits:`.
+pub fn load_with(file: &str, overrides: &[(String, f64)]) -> Result<Experiment, ConfigError> {
+    use std::io::Read;
+    let fail = |message: String| ConfigError { file: crate::params::short(file), location: None, message };
+    let f = std::fs::File::open(file).map_err(|e| fail(format!("cannot read the config: {}", io_reason(&e))))?;
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(fail("cannot read the config: it is a directory".into()));
+    }
+    let mut bytes = Vec::new();
+    f.take(CONFIG_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(format!("cannot read the config: {}", io_reason(&e))))?;
+    if bytes.len() as u64 > CONFIG_MAX_BYTES {
+        return Err(fail(format!(
+            "the config is larger than {} bytes; an experiment file is a few kB",
+            CONFIG_MAX_BYTES
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        fail(format!("the config is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
     })?;
-    from_text(file, &text)
+    from_text_with(file, &text, overrides)
+}
+
+/// An I/O error as a short reason, without the library's wording.
+pub fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::NotFound => "no such file or directory".into(),
+        K::PermissionDenied => "permission denied".into(),
+        K::IsADirectory => "it is a directory".into(),
+        K::NotADirectory => "a path component is not a directory".into(),
+        K::AlreadyExists => "it already exists".into(),
+        K::ReadOnlyFilesystem => "read-only file system".into(),
+        K::StorageFull => "no space left on the device".into(),
+        K::InvalidFilename => "the name is too long or invalid".into(),
+        _ => {
+            let s = e.to_string();
+            s.split(" (os error").next().unwrap_or(&s).to_lowercase()
+        }
+    }
 }
 
 /// Validates an experiment given as text (`file` names it in errors).
 pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
+    from_text_with(file, text, &[])
+}
+
+/// The cells of one scene variant, counted without listing them (the same loops as
+/// [`Experiment::cells`]).
+fn cells_per_variant(
+    formulations: &[Item<FormulationEntry>],
+    solvers: &[Item<SolverEntry>],
+    integrators: &[Item<IntegratorEntry>],
+    stabilizers: usize,
+    steps: usize,
+    tolerances: usize,
+) -> u64 {
+    let mut n = 0u64;
+    for f in formulations {
+        for s in solvers {
+            if !pairs_with(f, s) {
+                continue;
+            }
+            let controls: usize = match f.entry.kind {
+                FormulationKind::Ode => integrators
+                    .iter()
+                    .map(|it| match it.entry.kind() {
+                        IntegratorKind::Adaptive { .. } => tolerances,
+                        IntegratorKind::Fixed { .. } => steps,
+                    })
+                    .sum(),
+                FormulationKind::Stepper => steps,
+            };
+            n += (controls * stabilizers) as u64;
+        }
+    }
+    n
+}
+
+/// [`from_text`] with `--limit` overrides.
+pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Result<Experiment, ConfigError> {
     let raw: RawConfig = parse(file, text)?;
+    let limits = Limits::resolve(file, raw.limits.as_ref(), overrides)?;
     let name = raw.name.value.clone();
+    if name.len() > crate::report::publish::MAX_NAME {
+        return err(
+            file,
+            at(&raw.name),
+            format!(
+                "field `name` is {} characters long; expected at most {} (it names the report directory)",
+                name.len(),
+                crate::report::publish::MAX_NAME
+            ),
+        );
+    }
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         return err(
             file,
@@ -284,6 +419,16 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
                     ),
                 );
             }
+            if let Some(j) = steps.iter().position(|c: &StepChoice| c.control == Control::Fixed { h }) {
+                return err(
+                    file,
+                    at(s),
+                    format!(
+                        "field `steps[{i}]` = {} repeats `steps[{j}]`; each step is one column of cells",
+                        s.value.text
+                    ),
+                );
+            }
             let fraction = exact_fraction(&s.value.text).filter(|&(p, q)| p as f64 / q as f64 == h);
             steps.push(StepChoice { control: Control::Fixed { h }, label: s.value.text.clone(), fraction });
         }
@@ -291,11 +436,23 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
     let mut tolerances = Vec::new();
     if let Some(list) = &raw.tolerances {
         for (i, t) in list.value.iter().enumerate() {
-            if !(t.value > 0.0 && t.value < 1.0) {
+            // Hairer's codes refuse rtol <= 10 u (u = 2.3e-16, the unit roundoff): an error
+            // estimate cannot be driven below rounding, so the step size would shrink forever.
+            if !(t.value >= MIN_TOLERANCE && t.value < 1.0) {
                 return err(
                     file,
                     at(t),
-                    format!("field `tolerances[{i}]` = {} is invalid; expected 0 < tolerance < 1", t.value),
+                    format!(
+                        "field `tolerances[{i}]` = {} is invalid; expected {MIN_TOLERANCE:e} <= tolerance < 1 (below ten times the unit roundoff no step can meet it)",
+                        fmt_num(t.value)
+                    ),
+                );
+            }
+            if let Some(j) = tolerances.iter().position(|c: &StepChoice| c.label == fmt_num(t.value)) {
+                return err(
+                    file,
+                    at(t),
+                    format!("field `tolerances[{i}]` = {} repeats `tolerances[{j}]`", fmt_num(t.value)),
                 );
             }
             tolerances.push(StepChoice {
@@ -328,18 +485,52 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
 
     check_pairings(file, &raw, &formulations, &solvers, &integrators, &steps, &tolerances)?;
 
-    // Scene variants: the cross product of list-valued parameters.
-    let mut combos: Vec<Vec<(String, Scalar)>> = vec![vec![]];
+    // Scene variants: the cross product of list-valued parameters, counted (with the cells, steps
+    // and samples) before any is built.
+    let mut count = 1.0f64;
     for (k, v) in &raw.scene.params {
         if v.value.0.is_empty() {
-            return err(file, at(v), format!("field `scene.params.{k}` is an empty list"));
+            return err(file, at(v), format!("field `scene.params.{}` is an empty list", crate::params::short(k)));
         }
+        if let Some(i) = (1..v.value.0.len()).find(|&i| v.value.0[..i].contains(&v.value.0[i])) {
+            return err(
+                file,
+                at(v),
+                format!(
+                    "field `scene.params.{}[{i}]` = {} repeats an earlier value; each swept value gives one scene variant",
+                    crate::params::short(k),
+                    v.value.0[i]
+                ),
+            );
+        }
+        count *= v.value.0.len() as f64;
+    }
+    let per_variant =
+        cells_per_variant(&formulations, &solvers, &integrators, stabilizers.len(), steps.len(), tolerances.len());
+    budget::check_counts(file, &raw, &limits, (count, per_variant), &steps, (duration, sample_interval))?;
+    let mut combos: Vec<Vec<(String, Scalar)>> = vec![vec![]];
+    for (k, v) in &raw.scene.params {
         combos = combos
             .iter()
             .flat_map(|c| v.value.0.iter().map(move |x| [c.clone(), vec![(k.clone(), *x)]].concat()))
             .collect();
     }
     let swept: Vec<&String> = raw.scene.params.iter().filter(|(_, v)| v.value.0.len() > 1).map(|(k, _)| k).collect();
+    let param_error = |e: params::ParamError| {
+        let loc = match &e {
+            params::ParamError::OutOfDomain { name, .. }
+            | params::ParamError::Unknown { name, .. }
+            | params::ParamError::Duplicate { name, .. } => raw.scene.params.get(name).and_then(at),
+            params::ParamError::Rule { .. } => at(&raw.scene.name),
+        };
+        ConfigError { file: file.to_string(), location: loc, message: format!("scene.params: {e}") }
+    };
+    let mut sizes = Vec::with_capacity(combos.len());
+    for params in &combos {
+        let values = (scene.params.resolve)(&format!("scene {}", scene.name), params).map_err(param_error)?;
+        sizes.push((scene.size)(&values));
+    }
+    budget::check_scene_sizes(file, &raw, &limits, &sizes)?;
     let mut variants = Vec::new();
     for params in combos {
         let scene_built = scene.build_with(&params).map_err(|e| {
@@ -367,9 +558,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         variants.push(Variant { label, params, scene: scene_built, outputs: Vec::new() });
     }
 
-    let cells_per_variant = (formulations.len() * solvers.len() * (integrators.len() + 1) * stabilizers.len()) as f64
-        * (steps.len() + tolerances.len()) as f64;
-    let axis = Axis { duration, sample_interval, steps: &steps, cells_per_variant };
+    let axis = Axis { duration, sample_interval, steps: &steps, cells_per_variant: per_variant as f64 };
     let measure = measurements(file, &raw, &mut variants, &axis)?;
     let has_reference = measure.reference.is_some() || variants.iter().all(|v| v.scene.reference.is_some());
     let goals = goals(file, raw.target.as_ref(), raw.rank_by.as_ref(), raw.timing.as_ref(), has_reference, scene.name)?;
@@ -393,6 +582,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
         probe_times: measure.reference.as_ref().map_or(Vec::new(), |r| r.times.clone()).into(),
         measure,
         goals,
+        limits,
     })
 }
 
@@ -469,6 +659,8 @@ impl Experiment {
             events: self.measure.events.clone(),
             stabilizer: self.stabilizers[cell.stabilizer].entry,
             stabilizer_params: self.stabilizers[cell.stabilizer].params.clone(),
+            max_steps: self.limits.max_steps(),
+            time_budget: self.limits.cell_seconds(),
         }
     }
 

@@ -2,6 +2,7 @@
 //! (scene × formulation × solver × integrator or own stepping × step control × stabilizer) on its
 //! time axis.
 
+pub mod budget;
 pub mod cell;
 mod clock;
 pub mod config;
@@ -13,10 +14,11 @@ mod pairing;
 pub mod runner;
 pub mod timing;
 
+pub use budget::{CellMemory, Limits};
 pub use cell::CellSpec;
 pub use config::ConfigError;
 pub use goal::{Goals, Metric, RankBy, Target};
-pub use grid::{Cell, Experiment, OWN_STEPPER, load};
+pub use grid::{Cell, Experiment, OWN_STEPPER, load, load_with};
 pub use measure::{Measurements, Recorded, ReferenceData};
 pub use observe::{Crossings, Direction, EventSpec};
 pub use runner::{Counters, RunResult, Sample, Status, Summary, run};

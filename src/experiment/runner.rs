@@ -263,9 +263,11 @@ pub(super) fn total_counters(driver: &Driver, stab: &Option<Box<dyn Stabilizer +
 }
 
 /// Capacity for the per-step times: the step count of a fixed step (capped), a guess for adaptive.
+use super::budget::STEP_TIMES_CAP;
+
 fn expected_steps(cell: &CellSpec) -> usize {
     match cell.control {
-        Control::Fixed { h } => ((cell.duration / h).ceil() as usize + 1).min(1 << 24),
+        Control::Fixed { h } => ((cell.duration / h).ceil() as usize + 1).min(STEP_TIMES_CAP),
         _ => 1024,
     }
 }
@@ -331,6 +333,8 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
     };
     let stops = stops(cell, clock.as_ref());
     let mut n: u64 = 0;
+    let mut stride: u64 = 1;
+    let run_start = Instant::now();
     // Adaptive steps run to the duration regardless of the samples (the last one is clipped to end
     // on it); a sample, probe or event inside a step is read off the method's continuous extension.
     let (mut t_prev, mut xi, mut xdi) = match &driver {
@@ -355,6 +359,23 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
             Some(nk) => n < nk,
             None => t < stop.t,
         } {
+            // Every run ends: a step count or wall time beyond the budget fails the cell.
+            if n >= cell.max_steps {
+                status = Status::Failed {
+                    t,
+                    reason: format!("max steps: {n} steps taken before the end (limits.steps_per_cell)"),
+                };
+                wall += start.elapsed().as_secs_f64() - unmeasured;
+                break 'outer;
+            }
+            if n.is_multiple_of(64) && run_start.elapsed().as_secs_f64() > cell.time_budget {
+                status = Status::Failed {
+                    t,
+                    reason: format!("time budget: {} s of wall time exceeded (limits.cell_seconds)", cell.time_budget),
+                };
+                wall += start.elapsed().as_secs_f64() - unmeasured;
+                break 'outer;
+            }
             let h_max = match &clock {
                 Some(c) => c.h,
                 None => cell.duration - t,
@@ -384,7 +405,19 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
                     r.map(|_| (hs, all_finite(&q, &v)))
                 }
             };
-            step_seconds.push(step_start.elapsed().as_secs_f64());
+            // Per-step times for the median, at most STEP_TIMES_CAP of them: past that, every other
+            // one is dropped and only every `stride`-th step is kept (an evenly thinned sample).
+            if n.is_multiple_of(stride) {
+                step_seconds.push(step_start.elapsed().as_secs_f64());
+                if step_seconds.len() >= STEP_TIMES_CAP {
+                    let mut i = 0;
+                    step_seconds.retain(|_| {
+                        i += 1;
+                        i % 2 == 1
+                    });
+                    stride *= 2;
+                }
+            }
             match step {
                 Ok((h, finite)) => {
                     n += 1;

@@ -34,7 +34,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<LagrangianParams>(
     "lagrangian",
     "reduced coordinates, J^T M J u'' = J^T Q - J^T M Jdot u' (Witkin eq. 13); open chains only",
     FormulationKind::Ode,
-);
+)
+.solving(super::registry::SystemShape::Reduced);
 
 /// The reduced-coordinate formulation on one scene, with its workspaces.
 pub struct Lagrangian<'a> {

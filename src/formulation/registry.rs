@@ -52,6 +52,20 @@ pub struct FormulationEntry {
     pub params: ParamTable,
     /// Builds the dynamics.
     pub build: BuildFn,
+    /// The linear system it solves (what its memory scales with, for the budget).
+    pub system: SystemShape,
+}
+
+/// The shape of the linear system a formulation solves, for the memory budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SystemShape {
+    /// J W Jᵀ over the constraint rows (sparse).
+    Normal,
+    /// J W Jᵀ over the constraint rows and their geometric-stiffness rows (XPBD's Newton step).
+    NormalWithStiffness,
+    /// The dense k × k reduced mass matrix Jᵀ M J of reduced coordinates (k = the scene's
+    /// parametrization dimension), stored twice (the matrix and the operator's copy).
+    Reduced,
 }
 
 fn build_erased<'a, P: FormulationParams>(
@@ -72,7 +86,13 @@ impl FormulationEntry {
             solver: SolverUse::Any,
             params: ParamTable::of::<P>(),
             build: build_erased::<P>,
+            system: SystemShape::Normal,
         }
+    }
+
+    /// The same entry solving the system of shape `system`.
+    pub const fn solving(self, system: SystemShape) -> Self {
+        FormulationEntry { system, ..self }
     }
 
     /// The same entry with its own solver `name`.

@@ -76,7 +76,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<XpbdNewtonOptions>(
     "xpbd_newton",
     "XPBD's compliant position step by full Newton iterations: geometric stiffness, residual M(q - q~) - J^T lambda, multipliers warm-started (Macklin 2016 eq. 8)",
     FormulationKind::Stepper,
-);
+)
+.solving(super::registry::SystemShape::NormalWithStiffness);
 
 /// The XPBD Newton stepper on one scene, with its workspaces.
 pub struct XpbdNewton<'a> {

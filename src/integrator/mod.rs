@@ -141,6 +141,11 @@ pub trait Integrator: Send {
         xd: &mut [f64],
         h_max: f64,
     ) -> Result<f64, IntegrateError>;
+    /// Vectors of length nx + nv that [`Integrator::prepare`] allocates (stages, dense-output
+    /// storage), for the memory budget.
+    fn workspace_vectors(&self) -> usize {
+        4
+    }
     /// Work so far.
     fn stats(&self) -> IntegratorStats;
     /// The state at t₀ + θ h inside the last accepted step [t₀, t₀ + h], θ ∈ [0, 1], from the

@@ -243,6 +243,18 @@ impl RungeKutta {
 }
 
 impl Integrator for RungeKutta {
+    fn workspace_vectors(&self) -> usize {
+        // k (stages), y, stage, y_new; with dense output the stored stages, the coefficient
+        // terms and the step's two end states.
+        let stages = self.tab.b.len();
+        let (stored, terms) = match self.tab.dense {
+            Dense::None => (0, 0),
+            Dense::Dopri5(_) => (stages, 5),
+            Dense::Dop853 { .. } => (stages + 4, 8),
+        };
+        stages + 3 + stored + terms + if stored > 0 { 2 } else { 0 }
+    }
+
     fn prepare(&mut self, nx: usize, nv: usize) {
         self.d = nx;
         let (stages, len) = (self.tab.b.len(), nx + nv);

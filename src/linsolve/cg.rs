@@ -18,6 +18,8 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Iterative,
     params: ParamTable::of::<Stopping>(),
     build: |p| Box::new(Cg::new(*p.get())),
+    // Memory: matrix-free: x, r, p, A p, warm start, residual and J-sized scratch.
+    memory: |f| f.sparse(0, 8 * 8),
 };
 
 /// Conjugate gradient on the operator, with warm start.

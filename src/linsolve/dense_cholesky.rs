@@ -70,4 +70,6 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Direct,
     params: ParamTable::of::<NoParams>(),
     build: |_| Box::new(DenseCholesky::default()),
+    // Memory: the d × d matrix factored in place and vectors.
+    memory: |f| f.dense(8, 6 * 8),
 };

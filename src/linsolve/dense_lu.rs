@@ -80,4 +80,6 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Direct,
     params: ParamTable::of::<NoParams>(),
     build: |_| Box::new(DenseLu::default()),
+    // Memory: the d × d matrix factored in place, pivots and vectors.
+    memory: |f| f.dense(8, 6 * 8),
 };

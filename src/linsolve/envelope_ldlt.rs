@@ -14,7 +14,7 @@
 //! and where each assembled entry goes are computed in [`LinearSolver::prepare`]; a solve assembles,
 //! factors and substitutes into buffers allocated there.
 
-use super::registry::{SolverEntry, SolverKind};
+use super::registry::{Footprint, SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, SolveError, SolveInfo};
 use crate::params::{NoParams, ParamTable};
 use crate::sparse::NormalMatrix;
@@ -146,6 +146,30 @@ fn inverse(perm: &[usize]) -> Vec<usize> {
     inv
 }
 
+/// The ordering with the smaller envelope (natural or RCM): perm\[new\] = old, the first
+/// envelope column of each permuted row, and the envelope size (strictly-lower entries).
+fn ordering(pattern: &NormalMatrix) -> (Vec<usize>, Vec<usize>, usize) {
+    let n = pattern.dim();
+    let adj = adjacency(pattern);
+    let natural: Vec<usize> = (0..n).collect();
+    let rcm = reverse_cuthill_mckee(&adj);
+    let size = |perm: &[usize]| -> (usize, Vec<usize>) {
+        let first = envelope(&adj, perm, &inverse(perm));
+        (first.iter().enumerate().map(|(i, f)| i - f).sum(), first)
+    };
+    let ((nat_size, nat_first), (rcm_size, rcm_first)) = (size(&natural), size(&rcm));
+    if nat_size <= rcm_size { (natural, nat_first, nat_size) } else { (rcm, rcm_first, rcm_size) }
+}
+
+/// Bytes [`EnvelopeLdlt::prepare`] keeps: the envelope (values, coverage, fill list), the assembly
+/// maps and A's values per stored entry, eleven vectors per row.
+fn memory(f: &Footprint) -> u64 {
+    match f {
+        Footprint::Normal(pattern) => (ordering(pattern).2 as u64) * 17 + f.sparse(24, 11 * 8),
+        Footprint::Dense(_) => 0, // not applicable
+    }
+}
+
 impl EnvelopeLdlt {
     /// Number of stored strictly-lower entries of L (the envelope size) after [`LinearSolver::prepare`].
     pub fn envelope_size(&self) -> usize {
@@ -210,21 +234,13 @@ impl LinearSolver for EnvelopeLdlt {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });
         };
         let n = pattern.dim();
-        let adj = adjacency(pattern);
-        let natural: Vec<usize> = (0..n).collect();
-        let rcm = reverse_cuthill_mckee(&adj);
-        let size = |perm: &[usize]| -> (usize, Vec<usize>) {
-            let first = envelope(&adj, perm, &inverse(perm));
-            (first.iter().enumerate().map(|(i, f)| i - f).sum(), first)
-        };
-        let ((nat_size, nat_first), (rcm_size, rcm_first)) = (size(&natural), size(&rcm));
-        let (perm, first) = if nat_size <= rcm_size { (natural, nat_first) } else { (rcm, rcm_first) };
+        let (perm, first, len) = ordering(pattern);
         let inv = inverse(&perm);
         let mut row_start = Vec::with_capacity(n);
-        let mut len = 0;
+        let mut acc = 0;
         for (i, &f) in first.iter().enumerate() {
-            row_start.push(len);
-            len += i - f;
+            row_start.push(acc);
+            acc += i - f;
         }
         let (col_ptr, row_idx) = pattern.csc();
         let (mut off_diagonal, mut diagonal) = (Vec::with_capacity(pattern.nnz()), Vec::with_capacity(n));
@@ -316,4 +332,6 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Direct,
     params: ParamTable::of::<NoParams>(),
     build: |_| Box::new(EnvelopeLdlt::default()),
+    // Memory: the envelope of L (exact size from the ordering) and the assembly maps.
+    memory,
 };

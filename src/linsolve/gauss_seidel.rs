@@ -42,6 +42,8 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Iterative,
     params: ParamTable::of::<GaussSeidelParams>(),
     build: |p| Box::new(GaussSeidel::new(*p.get())),
+    // Memory: per-row diagonal, residual and the J-sized scratch.
+    memory: |f| f.sparse(0, 8 * 8),
 };
 
 /// Gauss-Seidel / SOR with warm start; sequential impulses on J W Jᵀ.

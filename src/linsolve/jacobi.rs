@@ -36,6 +36,8 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Iterative,
     params: ParamTable::of::<JacobiParams>(),
     build: |p| Box::new(Jacobi::new(*p.get())),
+    // Memory: matrix-free: diagonal, update, residual and scratch vectors.
+    memory: |f| f.sparse(0, 8 * 8),
 };
 
 /// Damped Jacobi with warm start.

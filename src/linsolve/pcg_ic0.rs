@@ -26,6 +26,8 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Iterative,
     params: ParamTable::of::<Stopping>(),
     build: |p| Box::new(PcgIc0::new(*p.get())),
+    // Memory: A and its IC(0) factor on A's pattern, five vectors.
+    memory: |f| f.sparse(2 * 8, 8 * 8),
 };
 
 const NOT_SPARSE: &str = "pcg_ic0 factors the assembled sparse J W Jᵀ; the dense reduced mass matrix of `lagrangian` has no sparse pattern — use cg, dense_lu or dense_cholesky";

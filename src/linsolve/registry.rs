@@ -6,6 +6,7 @@
 use super::LinearSolver;
 pub use super::SOLVERS;
 use crate::params::{ParamTable, Resolved};
+use crate::sparse::NormalMatrix;
 
 /// Whether a solver is exact up to rounding or iterates to a tolerance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +30,47 @@ pub struct SolverEntry {
     pub params: ParamTable,
     /// Builds a solver from its resolved parameters (of the type `params` declares).
     pub build: fn(&Resolved) -> Box<dyn LinearSolver>,
+    /// Bytes its workspaces take on a system (matrices, factors, vectors), for the budget.
+    pub memory: fn(&Footprint) -> u64,
+}
+
+/// The system a solver would be prepared on, as far as its memory depends on it.
+pub enum Footprint<'a> {
+    /// J W Jᵀ with this pattern (upper triangle stored).
+    Normal(&'a NormalMatrix),
+    /// A dense k × k matrix (the reduced mass matrix).
+    Dense(usize),
+}
+
+impl Footprint<'_> {
+    /// The dimension.
+    pub fn dim(&self) -> u64 {
+        match self {
+            Footprint::Normal(p) => p.dim() as u64,
+            Footprint::Dense(k) => *k as u64,
+        }
+    }
+
+    /// Stored entries of the upper triangle.
+    pub fn nnz(&self) -> u64 {
+        match self {
+            Footprint::Normal(p) => p.nnz() as u64,
+            Footprint::Dense(k) => (*k as u64) * (*k as u64 + 1) / 2,
+        }
+    }
+
+    /// `per_entry` bytes per stored entry of the dense d × d matrix plus `per_row` bytes per row
+    /// (the dense solvers, whatever the system's sparsity).
+    pub fn dense(&self, per_entry: u64, per_row: u64) -> u64 {
+        let d = self.dim();
+        d.saturating_mul(d).saturating_mul(per_entry).saturating_add(d * per_row)
+    }
+
+    /// `per_nnz` bytes per stored entry plus `per_row` bytes per row (the assembled-sparse and
+    /// matrix-free solvers).
+    pub fn sparse(&self, per_nnz: u64, per_row: u64) -> u64 {
+        self.nnz().saturating_mul(per_nnz).saturating_add(self.dim().saturating_mul(per_row))
+    }
 }
 
 /// Looks up a solver by name.

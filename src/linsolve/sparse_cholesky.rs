@@ -6,7 +6,7 @@
 //! triangle). Fails with `NotPositiveDefinite` when constraints are redundant. The reported
 //! residual ‖b − A x‖ / ‖b‖ uses the assembled A.
 
-use super::registry::{SolverEntry, SolverKind};
+use super::registry::{Footprint, SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, SolveError, SolveInfo, relative_residual};
 use crate::params::{NoParams, ParamTable};
 use dyn_stack::{MemBuffer, MemStack, StackReq};
@@ -107,6 +107,20 @@ impl LinearSolver for SparseCholesky {
     }
 }
 
+/// Bytes [`SparseCholesky::prepare`] keeps: L's values (their count from the same symbolic
+/// analysis, AMD or natural), A's values and faer's scratch; the symbolic structure's indices are
+/// counted as one more L-sized array.
+fn memory(f: &Footprint) -> u64 {
+    let Footprint::Normal(pattern) = f else { return 0 }; // not applicable
+    let len = |ordering| {
+        factorize_symbolic_cholesky(pattern.symbolic(), Side::Upper, ordering, CholeskySymbolicParams::default())
+            .map(|s| s.len_val() as u64)
+            .unwrap_or(u64::MAX / 64)
+    };
+    let l = len(SymmetricOrdering::Amd).min(len(SymmetricOrdering::Identity));
+    l.saturating_mul(16).saturating_add(f.sparse(8, 8 * 8))
+}
+
 /// The registry entry of `sparse_cholesky`.
 pub const ENTRY: SolverEntry = SolverEntry {
     name: "sparse_cholesky",
@@ -114,4 +128,6 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Direct,
     params: ParamTable::of::<NoParams>(),
     build: |_| Box::new(SparseCholesky::default()),
+    // Memory: A, L (exact size from the symbolic analysis) and faer's scratch.
+    memory,
 };

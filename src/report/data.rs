@@ -11,6 +11,12 @@ pub fn num(x: f64) -> String {
     if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) { format!("{x}") } else { format!("{x:e}") }
 }
 
+/// A text cell a spreadsheet will not run as a formula: one starting with = + - @ (or a tab or
+/// carriage return) gets a leading apostrophe (OWASP's CSV-injection advice).
+pub fn text(s: &str) -> String {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_string() }
+}
+
 fn opt(x: Option<f64>) -> String {
     x.map(num).unwrap_or_default()
 }
@@ -69,15 +75,15 @@ pub fn write_summary(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result
         }
         let head = [
             r.cell.id.to_string(),
-            r.scene.clone(),
-            r.formulation.clone(),
-            r.solver.clone(),
-            r.integrator.clone(),
+            text(&r.scene),
+            text(&r.formulation),
+            text(&r.solver),
+            text(&r.integrator),
             opt(r.h),
             opt(r.tol),
             s.status.label().to_string(),
             opt(t),
-            reason,
+            text(&reason),
             num(s.max_drift_position),
             num(s.max_drift_velocity),
             num(s.max_energy_error),
@@ -232,8 +238,8 @@ pub fn write_orders(orders: &[super::sections::Order], path: &Path) -> csv::Resu
     w.write_record(["variant", "series", "nominal_order", "observed_order", "observed_order_fit", "steps"])?;
     for o in orders {
         w.write_record([
-            o.variant.clone(),
-            o.series.clone(),
+            text(&o.variant),
+            text(&o.series),
             o.nominal.map_or(String::new(), |n| n.to_string()),
             num(o.observed.0),
             num(o.observed.1),

@@ -57,13 +57,14 @@ fn events_section(out: &mut String, exp: &Experiment, ran: &[&Row]) {
 }
 
 /// Renders the whole report.
-pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str, &str)]) -> String {
+pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super::PlotEntry]) -> String {
     let with_scene = exp.variants.len() > 1;
     let accuracy = super::accuracy_name(exp);
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", exp.name);
     if !exp.description.is_empty() {
-        let _ = writeln!(out, "{}\n", exp.description);
+        // The description is prose: Markdown is kept, raw HTML is shown as text.
+        let _ = writeln!(out, "{}\n", exp.description.replace('<', "&lt;").replace('>', "&gt;"));
     }
     sections::answer(&mut out, exp, rows);
     let _ = writeln!(out, "## What was run\n");
@@ -187,8 +188,14 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[(&str,
         "Values below {:e} (e.g. exactly zero drift of reduced coordinates) are drawn at that floor on log axes; the first sample (t = 0, exact by construction) is not drawn. Each plot is also available as SVG.\n",
         super::plot::LOG_FLOOR
     );
-    for (file, caption) in plots {
-        let _ = writeln!(out, "### {caption}\n\n![{caption}]({file}.png)\n");
+    for p in plots {
+        let _ = writeln!(out, "### {}\n", p.caption);
+        if let Some(note) = &p.note {
+            let _ = writeln!(out, "{note}\n");
+        }
+        if p.drawn {
+            let _ = writeln!(out, "![{}]({}.png)\n", p.caption, p.file);
+        }
     }
 
     let _ = writeln!(out, "## Metric definitions\n");

@@ -1,19 +1,22 @@
 //! Reports: `reports/<experiment>/` with `report.md`, CSV data and plots, written from run outputs
 //! only, into a temporary directory that replaces the previous report in one rename.
 
+mod aggregate;
 pub mod answer;
 mod data;
 mod figures;
 mod markdown;
 pub mod plot;
 pub mod provenance;
+pub mod publish;
 mod sections;
 
 use crate::experiment::grid::Variant;
 use crate::experiment::{Cell, Experiment, Metric, RunResult, Status, Timing};
 use crate::integrator::Control;
+use aggregate::Keep;
 use provenance::Provenance;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A cell with its labels and result, as the report sees it.
 #[derive(Clone)]
@@ -250,6 +253,18 @@ fn file_errors(r: &crate::experiment::ReferenceData, outputs: &[crate::scene::Ou
 
 type BoxError = Box<dyn std::error::Error>;
 
+/// One figure of the report: drawn, or the reason it is not.
+pub struct PlotEntry {
+    /// File stem in the report directory.
+    pub file: String,
+    /// Caption (section title).
+    pub caption: String,
+    /// What the reader must know (aggregated, or why it is not drawn).
+    pub note: Option<String>,
+    /// Whether the PNG and SVG exist.
+    pub drawn: bool,
+}
+
 fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> Result<(), BoxError> {
     data::write_summary(rows, &exp.measure, &dir.join("summary.csv"))?;
     data::write_runs(rows, &dir.join("runs.csv"))?;
@@ -268,60 +283,65 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
     let with_scene = exp.variants.len() > 1;
     let accuracy = accuracy_name(exp);
     let scale = exp.variants[0].scene.energy_scale.definition;
-    let mut plots: Vec<(&str, &str)> = Vec::new();
-    plot::render(&figures::drift(rows, with_scene), &dir.join("drift"))?;
-    plots.push(("drift", "Constraint drift vs time"));
-    plot::render(&figures::energy(rows, with_scene, scale), &dir.join("energy"))?;
-    plots.push(("energy", "Relative energy error vs time"));
-    let (wp_time, wp_evals) = figures::work_precision(rows, with_scene, &accuracy);
-    plot::render(&wp_time, &dir.join("work_precision_time"))?;
-    plots.push(("work_precision_time", "Work-precision: accuracy vs wall time"));
-    plot::render(&wp_evals, &dir.join("work_precision_evals"))?;
-    plots.push(("work_precision_evals", "Work-precision: accuracy vs RHS evaluations"));
-    if let Some(conv) = figures::convergence(rows, with_scene, &accuracy) {
-        plot::render(&conv, &dir.join("convergence"))?;
-        plots.push(("convergence", "Convergence: accuracy vs h"));
-    }
+    let names: Vec<String> = exp.formulations.iter().map(|f| f.label.clone()).collect();
+    let mut plots: Vec<PlotEntry> = Vec::new();
+    // Data before pictures: the CSVs are written; a figure that cannot be drawn is reported with
+    // the reason and never stops the report.
+    let mut draw = |file: &str, caption: &str, keep: Keep, make: &dyn Fn() -> Option<plot::Figure>| {
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let Some(fig) = make() else { return Ok(None) };
+            let (fig, note) = if aggregate::too_large(&fig) {
+                let n: usize = fig.panels.iter().map(|p| p.series.len()).sum();
+                let note = format!(
+                    "{n} series in {} panels are too many to draw one by one (at most {} series, {} panels): each formulation is drawn as one line through the {} value of its series in each of {} bins of the x axis. Every cell's values are in `summary.csv` and `runs.csv`.",
+                    fig.panels.len(),
+                    aggregate::MAX_SERIES,
+                    aggregate::MAX_PANELS,
+                    if keep == Keep::Max { "largest" } else { "smallest" },
+                    aggregate::BINS
+                );
+                (aggregate::aggregate(&fig, keep, &names), Some(note))
+            } else {
+                (fig, None)
+            };
+            plot::render(&fig, &dir.join(file)).map(|_| Some(note)).map_err(|e| e.to_string())
+        }));
+        let (drawn, note) = match made {
+            Ok(Ok(None)) => return,
+            Ok(Ok(Some(note))) => (true, note),
+            Ok(Err(e)) => (false, Some(format!("Not drawn: {e}. The data are in `summary.csv` and `runs.csv`."))),
+            Err(_) => (false, Some("Not drawn: the plotting library failed on this figure. The data are in `summary.csv` and `runs.csv`.".to_string())),
+        };
+        if !drawn {
+            for ext in ["svg", "png"] {
+                let _ = std::fs::remove_file(dir.join(file).with_extension(ext));
+            }
+        }
+        plots.push(PlotEntry { file: file.to_string(), caption: caption.to_string(), note, drawn });
+    };
+    draw("drift", "Constraint drift vs time", Keep::Max, &|| Some(figures::drift(rows, with_scene)));
+    draw("energy", "Relative energy error vs time", Keep::Max, &|| Some(figures::energy(rows, with_scene, scale)));
+    draw("work_precision_time", "Work-precision: accuracy vs wall time", Keep::Min, &|| {
+        Some(figures::work_precision(rows, with_scene, &accuracy).0)
+    });
+    draw("work_precision_evals", "Work-precision: accuracy vs RHS evaluations", Keep::Min, &|| {
+        Some(figures::work_precision(rows, with_scene, &accuracy).1)
+    });
+    draw("convergence", "Convergence: accuracy vs h", Keep::Min, &|| figures::convergence(rows, with_scene, &accuracy));
     std::fs::write(dir.join("report.md"), markdown::render(exp, rows, prov, &plots))?;
     Ok(())
 }
 
-/// Writes `<root>/<experiment name>/` atomically: everything goes to a temporary sibling directory
-/// first, which then replaces the old report by rename; on any error the old report is untouched.
-pub fn write(
+/// Writes the report of a finished run into `dir` (the temporary directory of a
+/// [`publish::Publisher`]): the CSV data first, then the plots, then report.md.
+pub fn write_into(
     exp: &Experiment,
     cells: &[Cell],
     results: &[RunResult],
     timings: &[Timing],
     prov: &Provenance,
-    root: &Path,
-) -> Result<PathBuf, BoxError> {
-    std::fs::create_dir_all(root)?;
-    let final_dir = root.join(&exp.name);
-    let tmp = root.join(format!(".{}.tmp-{}", exp.name, std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp)?;
-    }
-    std::fs::create_dir(&tmp)?;
+    dir: &Path,
+) -> Result<(), BoxError> {
     let rows = rows(exp, cells, results, timings);
-    if let Err(e) = write_all(exp, &rows, prov, &tmp) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    let old = root.join(format!(".{}.old-{}", exp.name, std::process::id()));
-    let had_old = final_dir.exists();
-    if had_old {
-        std::fs::rename(&final_dir, &old)?;
-    }
-    if let Err(e) = std::fs::rename(&tmp, &final_dir) {
-        if had_old {
-            let _ = std::fs::rename(&old, &final_dir);
-        }
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e.into());
-    }
-    if had_old {
-        std::fs::remove_dir_all(&old)?;
-    }
-    Ok(final_dir)
+    write_all(exp, &rows, prov, dir)
 }

@@ -43,6 +43,12 @@ impl SceneParams for ChainParams {
     fn build(&self) -> Result<Scene, SceneError> {
         build(self)
     }
+
+    fn size(&self) -> Option<super::registry::SceneSize> {
+        // Rows: 2 (pin) + n − 1 (links).
+        let n = self.n;
+        Some(super::registry::SceneSize { bodies: n, nq: 2 * n, ndof: 2 * n, constraints: n, rows: n + 1 })
+    }
 }
 
 /// The registry entry of this scene.

@@ -49,6 +49,12 @@ impl SceneParams for Chain3dParams {
     fn build(&self) -> Result<Scene, SceneError> {
         build(self)
     }
+
+    fn size(&self) -> Option<super::registry::SceneSize> {
+        // One ball joint (3 rows) per body; a body stores position and quaternion (7), moves in 6.
+        let n = self.n;
+        Some(super::registry::SceneSize { bodies: n, nq: 7 * n, ndof: 6 * n, constraints: n, rows: 3 * n })
+    }
 }
 
 /// The registry entry of this scene.

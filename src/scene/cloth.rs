@@ -56,6 +56,13 @@ impl SceneParams for ClothParams {
     fn build(&self) -> Result<Scene, SceneError> {
         build(self)
     }
+
+    fn size(&self) -> Option<super::registry::SceneSize> {
+        // Two pins (3 rows each) and the structural links along both grid directions.
+        let (w, h) = (self.width, self.height);
+        let links = h * (w - 1) + w * (h - 1);
+        Some(super::registry::SceneSize { bodies: w * h, nq: 3 * w * h, ndof: 3 * w * h, constraints: 2 + links, rows: 6 + links })
+    }
 }
 
 /// The registry entry of this scene.

@@ -76,6 +76,25 @@ pub struct Selection<'a> {
     pub own_steppers: bool,
 }
 
+impl Selection<'_> {
+    /// Whether any cell is selected: a formulation with a solver it pairs with, and an integrator
+    /// (an ODE formulation) or its own stepping (a stepping formulation).
+    pub fn selects_any(&self) -> bool {
+        use crate::formulation::registry::{FormulationKind, SolverUse};
+        self.formulations.iter().any(|f| {
+            let solver = self.solvers.iter().any(|s| match f.solver {
+                SolverUse::Any => true,
+                SolverUse::Own(name) => s.name == name,
+            });
+            let time = match f.kind {
+                FormulationKind::Ode => !self.integrators.is_empty(),
+                FormulationKind::Stepper => self.own_steppers,
+            };
+            solver && time
+        })
+    }
+}
+
 /// Parameters that make an iterative solver accurate enough not to pollute what is validated
 /// (relative residual 1e-13, up to 1e5 iterations); none for direct solvers.
 pub(crate) fn tight(s: &SolverEntry) -> Vec<(&'static str, Scalar)> {
@@ -113,6 +132,8 @@ pub(crate) fn run_cell(
         events: Vec::new(),
         stabilizer: crate::stabilization::registry::find("none").expect("registered"),
         stabilizer_params: crate::params::ParamTable::of::<crate::params::NoParams>().defaults(),
+        max_steps: crate::experiment::Limits::default().max_steps(),
+        time_budget: crate::experiment::Limits::default().cell_seconds(),
     };
     let r = run(scene, &spec);
     (r.summary.status.label() != "n/a").then_some(r)

@@ -1,0 +1,432 @@
+//! The work and memory budget of a run, checked before anything is computed.
+//!
+//! A config asks for cells (the cross product), steps per cell, samples, recorded values and memory.
+//! Each is bounded by a limit with a default ([`LIMITS`]), set in the config's `limits:` section or
+//! with `--limit NAME=VALUE`. The checks run in three stages, each before the work it bounds:
+//! counts (variants, cells, steps, samples) before any scene is built; scene sizes, from the
+//! parameters alone ([`crate::scene::registry::SceneParams::size`]), before the scenes are built;
+//! and the memory of every cell (its formulation's system, its solver's matrices and factors —
+//! the sparse factors' sizes from the same symbolic analysis the solvers do — its states and
+//! samples) and of the whole run at the chosen thread count (the largest cells running at once, every
+//! scene, every cell's kept results) before the first cell starts.
+//!
+//! Memory figures are estimates from the sizes of the buffers each component allocates, rounded
+//! up; they are bounds to refuse runs that cannot fit, not measurements.
+
+use super::config::{ConfigError, at};
+use super::grid::{Cell, Experiment, err};
+use crate::formulation::registry::SystemShape;
+use crate::linsolve::registry::Footprint;
+use crate::params::fmt_num;
+use crate::scene::registry::SceneSize;
+use crate::sparse::NormalMatrix;
+use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
+
+/// One limit: config name, default, what it bounds.
+pub struct LimitSpec {
+    /// Name in `limits:` and `--limit`.
+    pub name: &'static str,
+    /// Default value.
+    pub default: f64,
+    /// What it bounds, with its unit.
+    pub describes: &'static str,
+}
+
+/// Every limit, with its default.
+pub const LIMITS: [LimitSpec; 8] = [
+    LimitSpec { name: "cells", default: 20_000.0, describes: "cells in the cross product" },
+    LimitSpec { name: "variants", default: 1_000.0, describes: "scene variants (combinations of swept parameters)" },
+    LimitSpec {
+        name: "steps_per_cell",
+        default: 1e7,
+        describes: "steps of one cell: duration / h for fixed steps; an adaptive cell that reaches it fails",
+    },
+    LimitSpec { name: "samples", default: 5e6, describes: "samples kept over all cells (rows of runs.csv)" },
+    LimitSpec {
+        name: "cell_memory_mb",
+        default: 4096.0,
+        describes: "estimated memory of one cell [MB]: system, solver, workspaces, samples",
+    },
+    LimitSpec {
+        name: "run_memory_mb",
+        default: 12288.0,
+        describes: "estimated memory of the run [MB]: the largest cells running at once on the worker threads, scenes, kept results",
+    },
+    LimitSpec {
+        name: "cell_seconds",
+        default: 1800.0,
+        describes: "wall-clock time of one cell [s]; a cell that exceeds it fails with `time budget`",
+    },
+    LimitSpec { name: "threads", default: 256.0, describes: "worker threads (`--threads`)" },
+];
+
+/// The limits of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    /// Values in [`LIMITS`] order.
+    values: [f64; LIMITS.len()],
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { values: LIMITS.map(|l| l.default) }
+    }
+}
+
+impl Limits {
+    /// The value of limit `name` (one of [`LIMITS`]).
+    pub fn get(&self, name: &str) -> f64 {
+        let i = LIMITS.iter().position(|l| l.name == name).expect("a declared limit");
+        self.values[i]
+    }
+
+    /// The most steps a cell may take.
+    pub fn max_steps(&self) -> u64 {
+        self.get("steps_per_cell") as u64
+    }
+
+    /// The wall-clock budget of one cell \[s\].
+    pub fn cell_seconds(&self) -> f64 {
+        self.get("cell_seconds")
+    }
+
+    fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
+        let Some(i) = LIMITS.iter().position(|l| l.name == name) else {
+            return Err(format!(
+                "unknown limit `{}`; expected one of: {}",
+                crate::params::short(name),
+                LIMITS.iter().map(|l| l.name).collect::<Vec<_>>().join(", ")
+            ));
+        };
+        if !(value.is_finite() && value >= 1.0) {
+            return Err(format!("limit `{name}` = {} is invalid; expected a finite number >= 1", fmt_num(value)));
+        }
+        self.values[i] = value;
+        Ok(())
+    }
+
+    /// The config's `limits:` over the defaults, then the command line's `--limit` overrides.
+    pub fn resolve(
+        file: &str,
+        raw: Option<&Spanned<BTreeMap<String, Spanned<f64>>>>,
+        overrides: &[(String, f64)],
+    ) -> Result<Limits, ConfigError> {
+        let mut limits = Limits::default();
+        for (k, v) in raw.map(|r| r.value.iter()).into_iter().flatten() {
+            limits.set(k, v.value).or_else(|e| err(file, at(v), format!("field `limits.{}`: {e}", short_key(k))))?;
+        }
+        for (k, v) in overrides {
+            limits.set(k, *v).or_else(|e| err(file, None, format!("--limit: {e}")))?;
+        }
+        Ok(limits)
+    }
+}
+
+fn short_key(k: &str) -> String {
+    crate::params::short(k)
+}
+
+/// Parses one `--limit NAME=VALUE` argument.
+pub fn parse_override(arg: &str) -> Result<(String, f64), String> {
+    let Some((k, v)) = arg.split_once('=') else {
+        return Err(format!("`{}` is not NAME=VALUE", crate::params::short(arg)));
+    };
+    let value = v.trim().parse::<f64>().map_err(|_| format!("`{}` is not a number", crate::params::short(v)))?;
+    let mut probe = Limits::default();
+    probe.set(k.trim(), value)?;
+    Ok((k.trim().to_string(), value))
+}
+
+/// Megabytes, for messages.
+fn mb(bytes: u64) -> String {
+    fmt_num((bytes as f64 / 1e6).ceil())
+}
+
+/// Bytes one kept sample takes: its time, metrics and the recorded vectors and outputs.
+fn sample_bytes(recorded_values: usize) -> u64 {
+    // Sample: ~16 scalars, six Vec headers, the recorded values.
+    16 * 8 + 6 * 24 + 8 * recorded_values as u64
+}
+
+/// The memory of one cell, by part.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CellMemory {
+    /// The formulation's own matrices (the reduced mass matrix).
+    pub system: u64,
+    /// The solver's matrices, factors and vectors (twice with a projecting stabilizer).
+    pub solver: u64,
+    /// States, the Jacobian, integrator stages and the per-step timing buffer.
+    pub workspace: u64,
+    /// Samples kept to the end of the run.
+    pub samples: u64,
+}
+
+impl CellMemory {
+    /// All of it \[bytes\].
+    pub fn total(&self) -> u64 {
+        self.system.saturating_add(self.solver).saturating_add(self.workspace).saturating_add(self.samples)
+    }
+}
+
+/// Samples one cell keeps (the initial state, one per interval, the probes).
+pub(super) fn samples_per_cell(duration: f64, interval: f64, probes: usize) -> f64 {
+    (duration / interval - 1e-9).ceil().max(1.0) + 1.0 + probes as f64
+}
+
+/// Checks what can be counted before any scene is built: scene variants, cells, steps per cell and
+/// samples; then the scenes' sizes from their parameters. `combos` is the variants' count,
+/// `per_variant` the cells of one variant.
+pub(super) fn check_counts(
+    file: &str,
+    raw: &super::config::RawConfig,
+    limits: &Limits,
+    (combos, per_variant): (f64, u64),
+    steps: &[super::grid::StepChoice],
+    (duration, sample_interval): (f64, f64),
+) -> Result<(), ConfigError> {
+    let over = |name: &str, n: f64| n > limits.get(name);
+    if over("variants", combos) {
+        return err(
+            file,
+            at(&raw.scene.name),
+            format!(
+                "field `scene.params`: the swept parameters give {} scene variants; `limits.variants` = {} — sweep fewer values or raise the limit",
+                fmt_num(combos),
+                fmt_num(limits.get("variants"))
+            ),
+        );
+    }
+    let cells = combos * per_variant as f64;
+    if over("cells", cells) {
+        return err(
+            file,
+            at(&raw.formulations),
+            format!(
+                "the config asks for {} cells ({} scene variant(s) × {per_variant} per variant); `limits.cells` = {} — sweep fewer items or raise the limit",
+                fmt_num(cells),
+                fmt_num(combos),
+                fmt_num(limits.get("cells"))
+            ),
+        );
+    }
+    for (i, s) in steps.iter().enumerate() {
+        if let crate::integrator::Control::Fixed { h } = s.control {
+            let n = (duration / h).ceil();
+            if over("steps_per_cell", n) {
+                let loc = raw.steps.as_ref().and_then(|l| at(&l.value[i]));
+                return err(
+                    file,
+                    loc,
+                    format!(
+                        "field `steps[{i}]` = {}: {} steps over duration {duration} s; `limits.steps_per_cell` = {} — use a larger step, a shorter duration, or raise the limit",
+                        crate::params::short(&s.label),
+                        fmt_num(n),
+                        fmt_num(limits.get("steps_per_cell"))
+                    ),
+                );
+            }
+        }
+    }
+    let samples = cells * samples_per_cell(duration, sample_interval, 0);
+    if over("samples", samples) {
+        return err(
+            file,
+            at(&raw.sample_interval),
+            format!(
+                "field `sample_interval` = {sample_interval}: {} cells keep {} samples in all; `limits.samples` = {} — sample less often, run fewer cells, or raise the limit",
+                fmt_num(cells),
+                fmt_num(samples),
+                fmt_num(limits.get("samples"))
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Checks the scenes' sizes, from their parameters, before building them: the memory of each
+/// built scene and of all together.
+pub(super) fn check_scene_sizes(
+    file: &str,
+    raw: &super::config::RawConfig,
+    limits: &Limits,
+    sizes: &[Option<SceneSize>],
+) -> Result<(), ConfigError> {
+    let mut total = 0u64;
+    for s in sizes.iter().flatten() {
+        let bytes = s.bytes();
+        total = total.saturating_add(bytes);
+        let limit = limits.get("cell_memory_mb");
+        if bytes as f64 > limit * 1e6 {
+            return err(
+                file,
+                at(&raw.scene.name),
+                format!(
+                    "field `scene.params`: a scene of {} bodies and {} constraint rows would take about {} MB to build; `limits.cell_memory_mb` = {} — choose a smaller scene or raise the limit",
+                    s.bodies,
+                    s.rows,
+                    mb(bytes),
+                    fmt_num(limit)
+                ),
+            );
+        }
+    }
+    let limit = limits.get("run_memory_mb");
+    if total as f64 > limit * 1e6 {
+        return err(
+            file,
+            at(&raw.scene.name),
+            format!(
+                "field `scene.params`: the scene variants would take about {} MB together; `limits.run_memory_mb` = {} — sweep fewer or smaller scenes, or raise the limit",
+                mb(total),
+                fmt_num(limit)
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// The per-step timing buffer holds at most this many entries (then it keeps every other one).
+pub const STEP_TIMES_CAP: usize = 1 << 20;
+
+impl Experiment {
+    /// The estimated memory of every cell, in cell order, and of the run with `threads` workers;
+    /// an error naming the first cell or the run that exceeds its limit.
+    pub fn check_memory(&self, cells: &[Cell], threads: usize) -> Result<Vec<CellMemory>, ConfigError> {
+        let file = &self.file;
+        // Patterns of J W Jᵀ per variant and shape, built once, only for the shapes the config uses.
+        let mut patterns: BTreeMap<(usize, bool), NormalMatrix> = BTreeMap::new();
+        let mut out = Vec::with_capacity(cells.len());
+        let mut cache: BTreeMap<(usize, usize, usize, bool), (u64, u64)> = BTreeMap::new();
+        let probes = self.probe_times.len();
+        let n_samples = samples_per_cell(self.duration, self.sample_interval, probes) as u64;
+        for c in cells {
+            let v = &self.variants[c.variant];
+            let size = SceneSize::of(&v.scene);
+            let f = &self.formulations[c.formulation];
+            let s = &self.solvers[c.solver];
+            let projecting = self.stabilizers[c.stabilizer].entry.name != "none";
+            let key = (c.variant, c.formulation, c.solver, projecting);
+            let (system, solver) = match cache.get(&key) {
+                Some(x) => *x,
+                None => {
+                    let (system, footprint_solver) = match f.entry.system {
+                        SystemShape::Reduced => match v.scene.parametrization.as_deref() {
+                            Some(p) => {
+                                let k = p.dim() as u64;
+                                (16 * k * k, (s.entry.memory)(&Footprint::Dense(p.dim())))
+                            }
+                            None => (0, 0), // not applicable on this scene
+                        },
+                        shape => {
+                            let stiff = shape == SystemShape::NormalWithStiffness;
+                            let pattern = patterns.entry((c.variant, stiff)).or_insert_with(|| {
+                                let sys = &v.scene.system;
+                                NormalMatrix::new(&if stiff {
+                                    sys.jacobian_layout_with_stiffness_rows()
+                                } else {
+                                    sys.jacobian_layout()
+                                })
+                            });
+                            (0, (s.entry.memory)(&Footprint::Normal(pattern)))
+                        }
+                    };
+                    let solver = if projecting { footprint_solver.saturating_mul(2) } else { footprint_solver };
+                    cache.insert(key, (system, solver));
+                    (system, solver)
+                }
+            };
+            let steps = match c.step.control {
+                crate::integrator::Control::Fixed { h } => (self.duration / h).ceil() as u64 + 1,
+                _ => self.limits.max_steps(),
+            };
+            let recorded = if self.measure.record.is_empty() { 0 } else { size.nq + size.ndof + 3 * size.rows }
+                + self.measure.outputs.len();
+            let jac = v.scene.system.jacobian_layout().nnz() as u64;
+            // The integrator's stages and dense-output storage on the formulation's state (at
+            // most q and v), plus the formulation's, probe's and stabilizer's vectors.
+            let stages = c
+                .integrator
+                .and_then(|i| self.integrators[i].entry.build(c.step.control).ok())
+                .map_or(0, |i| i.workspace_vectors()) as u64;
+            let workspace = 8 * ((24 + stages) * (size.nq + size.ndof) as u64 + 24 * size.rows as u64)
+                + 3 * 16 * jac
+                + 8 * steps.min(STEP_TIMES_CAP as u64);
+            let samples = n_samples * sample_bytes(recorded);
+            let m = CellMemory { system, solver, workspace, samples };
+            let limit = self.limits.get("cell_memory_mb") * 1e6;
+            if m.total() as f64 > limit {
+                let what = if m.solver >= m.system && m.solver >= m.workspace && m.solver >= m.samples {
+                    format!("solver `{}` needs about {} MB", s.label, mb(m.solver))
+                } else if m.system >= m.workspace && m.system >= m.samples {
+                    format!("formulation `{}` needs about {} MB for its dense system", f.label, mb(m.system))
+                } else if m.samples >= m.workspace {
+                    format!("its samples need about {} MB", mb(m.samples))
+                } else {
+                    format!("its states and workspaces need about {} MB", mb(m.workspace))
+                };
+                return err(
+                    file,
+                    None,
+                    format!(
+                        "field `limits.cell_memory_mb` = {}: cell `{}` would need about {} MB ({what}, on {} constraint rows and {} coordinates) — choose a sparse or matrix-free solver, a smaller scene, or raise the limit",
+                        fmt_num(self.limits.get("cell_memory_mb")),
+                        self.cell_label(c),
+                        mb(m.total()),
+                        size.rows,
+                        size.nq
+                    ),
+                );
+            }
+            out.push(m);
+        }
+        let (at_once, scenes, kept) = self.run_memory_parts(&out, threads);
+        let total = at_once.saturating_add(scenes).saturating_add(kept);
+        let limit = self.limits.get("run_memory_mb");
+        if total as f64 > limit * 1e6 {
+            return err(
+                file,
+                None,
+                format!(
+                    "field `limits.run_memory_mb` = {}: the run would need about {} MB ({} MB for the {} largest cells running at once on {threads} thread(s), {} MB of scenes, {} MB of kept samples) — use fewer threads, fewer or smaller cells, or raise the limit",
+                    fmt_num(limit),
+                    mb(total),
+                    mb(at_once),
+                    threads.min(out.len()),
+                    mb(scenes),
+                    mb(kept)
+                ),
+            );
+        }
+        Ok(out)
+    }
+
+    /// The run's memory \[bytes\]: the `threads` largest cells at once, every scene, every cell's
+    /// kept samples.
+    pub fn run_memory(&self, cells: &[CellMemory], threads: usize) -> u64 {
+        let (a, b, c) = self.run_memory_parts(cells, threads);
+        a.saturating_add(b).saturating_add(c)
+    }
+
+    fn run_memory_parts(&self, cells: &[CellMemory], threads: usize) -> (u64, u64, u64) {
+        let mut working: Vec<u64> = cells.iter().map(|m| m.total() - m.samples).collect();
+        working.sort_unstable_by(|a, b| b.cmp(a));
+        let at_once: u64 = working.iter().take(threads.max(1)).sum();
+        let scenes: u64 = self.variants.iter().map(|v| SceneSize::of(&v.scene).bytes()).sum();
+        let kept: u64 = cells.iter().map(|m| m.samples).sum();
+        (at_once, scenes, kept)
+    }
+
+    /// `variant / formulation / solver / integrator / stabilizer / step` of a cell, for messages.
+    pub fn cell_label(&self, c: &Cell) -> String {
+        format!(
+            "{} / {} / {} / {} / {} / {}",
+            self.variants[c.variant].label,
+            self.formulations[c.formulation].label,
+            self.solvers[c.solver].label,
+            self.integrator_label(c),
+            self.stabilizers[c.stabilizer].label,
+            c.step.label
+        )
+    }
+}

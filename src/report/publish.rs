@@ -1,0 +1,193 @@
+//! Crash-safe publication of a report directory.
+//!
+//! [`claim`] runs before anything is computed: it checks the reports directory (a directory, or
+//! creatable; writable; the report's name short enough), takes an exclusive lock on
+//! `<root>/.<name>.lock` (released by the kernel when the process ends, however it ends), removes
+//! what earlier runs that died left behind, and creates the temporary directory the report is
+//! written into. [`Publisher::publish`] then swaps it in with one atomic exchange of the two
+//! directories (Linux `renameat2(RENAME_EXCHANGE)`), so that at every instant `<root>/<name>` is
+//! either the old complete report or the new one, and removes the old. On SIGINT, SIGTERM or
+//! SIGHUP the temporary directory is removed before the process exits.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Directories to remove if the process is interrupted.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Longest report name: the temporary sibling `.<name>.tmp-<pid>` must fit in a file name (255 bytes).
+pub const MAX_NAME: usize = 200;
+
+/// Installs the handler that removes pending temporary directories on SIGINT, SIGTERM and SIGHUP,
+/// then exits with 128 + the signal number. Call once, early.
+pub fn install_signal_cleanup() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            let dirs = PENDING.lock().map(|p| p.clone()).unwrap_or_default();
+            for d in dirs {
+                let _ = std::fs::remove_dir_all(d);
+            }
+            eprintln!("interrupted (signal {sig}): nothing was published; the previous report, if any, is unchanged");
+            std::process::exit(128 + sig);
+        }
+    });
+}
+
+fn pending(dir: &Path, add: bool) {
+    if let Ok(mut p) = PENDING.lock() {
+        if add {
+            p.push(dir.to_path_buf());
+        } else {
+            p.retain(|d| d != dir);
+        }
+    }
+}
+
+/// A claimed report directory: locked, with its temporary directory created.
+pub struct Publisher {
+    final_dir: PathBuf,
+    tmp: PathBuf,
+    _lock: File,
+}
+
+fn reason(e: &std::io::Error) -> String {
+    crate::experiment::grid::io_reason(e)
+}
+
+/// Whether process `pid` is alive (Linux: /proc; elsewhere assumed alive).
+fn alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") { Path::new(&format!("/proc/{pid}")).exists() } else { true }
+}
+
+/// Claims `<root>/<name>` for this process (see the module documentation). The error is one line
+/// naming the path and what is wrong.
+pub fn claim(root: &Path, name: &str) -> Result<Publisher, String> {
+    let shown = |p: &Path| crate::params::short(&p.display().to_string());
+    if name.len() > MAX_NAME {
+        return Err(format!("report name is {} bytes long; at most {MAX_NAME}", name.len()));
+    }
+    if root.exists() && !root.is_dir() {
+        return Err(format!("--reports `{}` exists and is not a directory", shown(root)));
+    }
+    std::fs::create_dir_all(root)
+        .map_err(|e| format!("--reports `{}`: cannot create the directory: {}", shown(root), reason(&e)))?;
+    let final_dir = root.join(name);
+    if final_dir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+        return Err(format!("`{}` exists and is not a directory; move it away", shown(&final_dir)));
+    }
+    let lock_path = root.join(format!(".{name}.lock"));
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(format!(
+                "another tinkertoy process is running `{name}` into `{}`; wait for it to finish or pass another --reports directory",
+                shown(root)
+            ));
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(format!("cannot lock `{}`: {}", shown(&lock_path), reason(&e)));
+        }
+    }
+    remove_stale(root, name);
+    let tmp = root.join(format!(".{name}.tmp-{}", std::process::id()));
+    if tmp.exists() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    std::fs::create_dir(&tmp).map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
+    pending(&tmp, true);
+    Ok(Publisher { final_dir, tmp, _lock: lock })
+}
+
+/// Removes what dead runs left in `root`: every temporary or old directory of `name` (we hold its
+/// lock, so no live run owns one), and those of other names whose process is gone.
+fn remove_stale(root: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(root) else { return };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().to_string();
+        let Some(rest) = file.strip_prefix('.') else { continue };
+        let Some((stem, pid)) = rest.rsplit_once(".tmp-").or_else(|| rest.rsplit_once(".old-")) else { continue };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        if (stem == name && pid != std::process::id()) || !alive(pid) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Atomically exchanges two existing paths (Linux); Err when unsupported.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes())?;
+    let cb = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both are valid NUL-terminated paths; renameat2 reads them and touches no memory of ours.
+    let r = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+impl Publisher {
+    /// The temporary directory to write the report into.
+    pub fn dir(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Where the report will be.
+    pub fn final_dir(&self) -> &Path {
+        &self.final_dir
+    }
+
+    /// Swaps the written report in (see the module documentation) and returns its directory.
+    pub fn publish(self) -> Result<PathBuf, String> {
+        let shown = crate::params::short(&self.final_dir.display().to_string());
+        if self.final_dir.is_dir() {
+            match exchange(&self.tmp, &self.final_dir) {
+                Ok(()) => {}
+                Err(_) => {
+                    // No atomic exchange here: two renames (a crash between them leaves the old
+                    // report in `.<name>.old-<pid>`, which the next run removes).
+                    let old = self.tmp.with_file_name(
+                        self.tmp.file_name().unwrap_or_default().to_string_lossy().replace(".tmp-", ".old-"),
+                    );
+                    std::fs::rename(&self.final_dir, &old)
+                        .map_err(|e| format!("cannot replace `{shown}`: {}", reason(&e)))?;
+                    std::fs::rename(&self.tmp, &self.final_dir)
+                        .map_err(|e| format!("cannot replace `{shown}`: {}", reason(&e)))?;
+                    pending(&self.tmp, false);
+                    pending(&old, true);
+                    let _ = std::fs::remove_dir_all(&old);
+                    pending(&old, false);
+                    return Ok(self.final_dir.clone());
+                }
+            }
+            // The old report is now at the temporary path.
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        } else {
+            std::fs::rename(&self.tmp, &self.final_dir)
+                .map_err(|e| format!("cannot write `{shown}`: {}", reason(&e)))?;
+        }
+        pending(&self.tmp, false);
+        Ok(self.final_dir.clone())
+    }
+
+    /// Removes the temporary directory (nothing is published).
+    pub fn abandon(self) {
+        let _ = std::fs::remove_dir_all(&self.tmp);
+        pending(&self.tmp, false);
+    }
+}
