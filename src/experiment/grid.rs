@@ -244,7 +244,7 @@ pub fn load(file: &str) -> Result<Experiment, ConfigError> {
 /// [`load`] with `--limit` overrides over the config's `limits:`.
 pub fn load_with(file: &str, overrides: &[(String, f64)]) -> Result<Experiment, ConfigError> {
     use std::io::Read;
-    let fail = |message: String| ConfigError { file: crate::params::short(file), location: None, message };
+    let fail = |message: String| ConfigError { file: file.to_string(), location: None, message };
     let f = std::fs::File::open(file).map_err(|e| fail(format!("cannot read the config: {}", io_reason(&e))))?;
     if f.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(fail("cannot read the config: it is a directory".into()));

@@ -30,7 +30,12 @@ pub fn install_signal_cleanup() {
         if let Some(sig) = signals.forever().next() {
             let dirs = PENDING.lock().map(|p| p.clone()).unwrap_or_default();
             for d in dirs {
-                let _ = std::fs::remove_dir_all(d);
+                // Out of the writer's way first (its next write fails instead of recreating files
+                // under the directory being removed), then removed.
+                let name = d.file_name().unwrap_or_default().to_string_lossy().replace(".tmp-", ".trash-");
+                let trash = d.with_file_name(name);
+                let gone = if std::fs::rename(&d, &trash).is_ok() { trash } else { d };
+                let _ = std::fs::remove_dir_all(gone);
             }
             eprintln!("interrupted (signal {sig}): nothing was published; the previous report, if any, is unchanged");
             std::process::exit(128 + sig);
@@ -116,7 +121,8 @@ fn remove_stale(root: &Path, name: &str) {
     for e in entries.flatten() {
         let file = e.file_name().to_string_lossy().to_string();
         let Some(rest) = file.strip_prefix('.') else { continue };
-        let Some((stem, pid)) = rest.rsplit_once(".tmp-").or_else(|| rest.rsplit_once(".old-")) else { continue };
+        let split = [".tmp-", ".old-", ".trash-"].iter().find_map(|m| rest.rsplit_once(m));
+        let Some((stem, pid)) = split else { continue };
         let Ok(pid) = pid.parse::<u32>() else { continue };
         if (stem == name && pid != std::process::id()) || !alive(pid) {
             let _ = std::fs::remove_dir_all(e.path());

@@ -27,3 +27,29 @@ fn every_scene_starts_consistent() {
         assert!(scene.energy_scale.joules > 0.0, "{}: energy scale must be positive", entry.name);
     }
 }
+
+/// The size a scene declares from its parameters (what the budget checks before building) is the
+/// size it builds, at its defaults, at the test size and at an odd size; a scene that declares
+/// none is small at its defaults.
+#[test]
+fn every_scene_declares_the_size_it_builds() {
+    use tinkertoy::params::Scalar;
+    use tinkertoy::scene::registry::SceneSize;
+    for entry in SCENES {
+        let odd: Vec<(&str, Scalar)> = entry.test_size.iter().map(|(k, v)| (*k, Scalar::Num(v + 3.0))).collect();
+        for given in [vec![], entry.test_size.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect(), odd] {
+            let owned: Vec<(String, Scalar)> = given.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+            let values = (entry.params.resolve)(entry.name, &owned).unwrap();
+            let scene = entry.build_default(&given).unwrap();
+            match (entry.size)(&values) {
+                Some(declared) => assert_eq!(declared, SceneSize::of(&scene), "{} at {given:?}", entry.name),
+                None => assert!(
+                    scene.system.nq() <= 2000,
+                    "{}: {} coordinates and no declared size",
+                    entry.name,
+                    scene.system.nq()
+                ),
+            }
+        }
+    }
+}
