@@ -58,6 +58,18 @@ pub struct Publisher {
     final_dir: PathBuf,
     tmp: PathBuf,
     _lock: File,
+    /// Set once the report is in place; otherwise dropping the publisher (an error, a panic
+    /// unwinding) removes the temporary directory.
+    done: bool,
+}
+
+impl Drop for Publisher {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+            pending(&self.tmp, false);
+        }
+    }
 }
 
 fn reason(e: &std::io::Error) -> String {
@@ -111,7 +123,7 @@ pub fn claim(root: &Path, name: &str) -> Result<Publisher, String> {
     }
     std::fs::create_dir(&tmp).map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
     pending(&tmp, true);
-    Ok(Publisher { final_dir, tmp, _lock: lock })
+    Ok(Publisher { final_dir, tmp, _lock: lock, done: false })
 }
 
 /// Removes what dead runs left in `root`: every temporary or old directory of `name` (we hold its
@@ -159,7 +171,7 @@ impl Publisher {
     }
 
     /// Swaps the written report in (see the module documentation) and returns its directory.
-    pub fn publish(self) -> Result<PathBuf, String> {
+    pub fn publish(mut self) -> Result<PathBuf, String> {
         let shown = crate::params::short(&self.final_dir.display().to_string());
         if self.final_dir.is_dir() {
             match exchange(&self.tmp, &self.final_dir) {
@@ -172,8 +184,11 @@ impl Publisher {
                     );
                     std::fs::rename(&self.final_dir, &old)
                         .map_err(|e| format!("cannot replace `{shown}`: {}", reason(&e)))?;
-                    std::fs::rename(&self.tmp, &self.final_dir)
-                        .map_err(|e| format!("cannot replace `{shown}`: {}", reason(&e)))?;
+                    if let Err(e) = std::fs::rename(&self.tmp, &self.final_dir) {
+                        let _ = std::fs::rename(&old, &self.final_dir);
+                        return Err(format!("cannot replace `{shown}`: {}", reason(&e)));
+                    }
+                    self.done = true;
                     pending(&self.tmp, false);
                     pending(&old, true);
                     let _ = std::fs::remove_dir_all(&old);
@@ -182,18 +197,17 @@ impl Publisher {
                 }
             }
             // The old report is now at the temporary path.
+            self.done = true;
             let _ = std::fs::remove_dir_all(&self.tmp);
         } else {
             std::fs::rename(&self.tmp, &self.final_dir)
                 .map_err(|e| format!("cannot write `{shown}`: {}", reason(&e)))?;
+            self.done = true;
         }
         pending(&self.tmp, false);
         Ok(self.final_dir.clone())
     }
 
-    /// Removes the temporary directory (nothing is published).
-    pub fn abandon(self) {
-        let _ = std::fs::remove_dir_all(&self.tmp);
-        pending(&self.tmp, false);
-    }
+    /// Removes the temporary directory (nothing is published); dropping does the same.
+    pub fn abandon(self) {}
 }
