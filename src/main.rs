@@ -52,6 +52,30 @@ enum Command {
         /// estimated memory) and exit without running or writing anything.
         #[arg(long)]
         dry_run: bool,
+        /// Run only shard I of N (1-based) of the cells, partitioned by estimated work, into
+        /// <reports>/<name>.shard-I-of-N/ for `merge`.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Reuse the cells an interrupted run of the same config and build already finished.
+        #[arg(long)]
+        resume: bool,
+        /// Run only these cells (indices `3`, ranges `5-9`, filters `formulation=force` …,
+        /// comma-separated); the others are reused from the previous run when stored.
+        #[arg(long, value_name = "SELECTION")]
+        cells: Option<String>,
+    },
+    /// Merge the shard directories of one sweep (`run --shard I/N`) into the report a single run
+    /// would write.
+    Merge {
+        /// The shard directories.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Directory the report folder is written into.
+        #[arg(long, default_value = "reports")]
+        reports: PathBuf,
+        /// Exit with status 3 when any cell failed or diverged.
+        #[arg(long)]
+        strict: bool,
     },
     /// Check every applicable cell against laws and reference cases; print a scorecard, write
     /// reports/validate/, exit 1 if anything fails.
@@ -157,14 +181,26 @@ fn bad_input(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn run(
-    config: PathBuf,
-    threads: Option<usize>,
-    reports: PathBuf,
+/// The options of `run` besides the config, threads and reports directory.
+struct Options {
     strict: bool,
     limits: Vec<String>,
     dry_run: bool,
-) -> ExitCode {
+    shard: Option<String>,
+    resume: bool,
+    cells: Option<String>,
+}
+
+/// `I/N` with 1 <= I <= N <= 10000.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--shard `{}` is invalid; expected I/N with 1 <= I <= N (e.g. 2/8)", params::short(text));
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (i.trim().parse::<usize>().map_err(|_| bad())?, n.trim().parse::<usize>().map_err(|_| bad())?);
+    if i == 0 || i > n || n > 10_000 { Err(bad()) } else { Ok((i, n)) }
+}
+
+fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf, opts: Options) -> ExitCode {
+    let Options { strict, limits, dry_run, shard, resume, cells: selection } = opts;
     report::publish::install_signal_cleanup();
     let file = config.display().to_string();
     let mut overrides = Vec::new();
@@ -190,7 +226,23 @@ fn run(
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
         .clamp(1, max_threads as usize);
-    let cells = exp.cells();
+    let all = exp.cells();
+    let shard = match shard.as_deref().map(parse_shard).transpose() {
+        Ok(s) => s,
+        Err(e) => return bad_input(&e),
+    };
+    if let Some((_, n)) = shard.filter(|&(_, n)| n > all.len()) {
+        return bad_input(&format!("--shard: {n} shards for {} cells; use at most one shard per cell", all.len()));
+    }
+    let cells = match shard {
+        Some((i, n)) => experiment::store::shard_cells(&exp, &all, i, n),
+        None => all.clone(),
+    };
+    let selected = match selection.as_deref().map(|s| experiment::store::select(&exp, &cells, all.len(), s)) {
+        Some(Ok(f)) => f,
+        Some(Err(e)) => return bad_input(&e),
+        None => vec![true; cells.len()],
+    };
     let memory = match exp.check_memory(&cells, threads) {
         Ok(m) => m,
         Err(e) => return bad_input(&e.to_string()),
@@ -215,7 +267,11 @@ fn run(
         return ExitCode::SUCCESS;
     }
     // Every output error before computing: the directory is checked, locked and written to now.
-    let publisher = match report::publish::claim(&reports, &exp.name) {
+    let claim_name = match shard {
+        Some((i, n)) => format!("{}.shard-{i}-of-{n}", exp.name),
+        None => exp.name.clone(),
+    };
+    let publisher = match report::publish::claim(&reports, &claim_name) {
         Ok(p) => p,
         Err(e) if e.starts_with("another tinkertoy process") => {
             eprintln!("error: {e}");
@@ -223,22 +279,56 @@ fn run(
         }
         Err(e) => return bad_input(&e),
     };
+    // Every finished cell is stored as it completes, for `--resume` and `--cells`.
+    let reuse = resume || selection.is_some();
+    let store = match experiment::store::Store::open(&reports, &claim_name, &exp.text, reuse) {
+        Ok(s) => s,
+        Err(e) => return bad_input(&e),
+    };
+    // Selected cells run unless --resume finds them finished; the others (only with --cells) are
+    // reused when stored and otherwise left out.
+    let mut stored: Vec<Option<experiment::RunResult>> =
+        cells.iter().zip(&selected).map(|(c, &sel)| if !sel || resume { store.load(&exp, c) } else { None }).collect();
+    let to_run: Vec<experiment::Cell> = cells
+        .iter()
+        .zip(&selected)
+        .zip(&stored)
+        .filter(|((_, s), r)| **s && r.is_none())
+        .map(|((c, _), _)| c.clone())
+        .collect();
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: cannot start {threads} worker threads: {e}");
-            publisher.abandon();
             return ExitCode::from(1);
         }
     };
-    let bar = ProgressBar::new(cells.len() as u64);
+    let bar = ProgressBar::new(to_run.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} cells, {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_message(exp.name.clone());
-    let results = pool.install(|| exp.run_all(&cells, &|| bar.inc(1)));
+    let fresh = pool.install(|| {
+        exp.run_cells(&to_run, &|c, r| {
+            store.save(&exp, c, r);
+            bar.inc(1)
+        })
+    });
     bar.finish_and_clear();
+    let reused = stored.iter().filter(|r| r.is_some()).count();
+    let mut fresh = fresh.into_iter();
+    let mut kept = Vec::new();
+    let mut results = Vec::new();
+    for ((c, sel), r) in cells.iter().zip(&selected).zip(stored.iter_mut()) {
+        match (r.take(), sel) {
+            (Some(r), _) => results.push(r),
+            (None, true) => results.push(fresh.next().expect("one result per cell run")),
+            (None, false) => continue,
+        }
+        kept.push(c.clone());
+    }
+    let left_out = cells.len() - kept.len();
     let repeats = exp.goals.repeats;
     let timed = results.iter().filter(|r| r.summary.status == experiment::Status::Ok).count();
     let bar = ProgressBar::new((timed * repeats) as u64);
@@ -247,11 +337,77 @@ fn run(
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_message(format!("{}: timing, one cell at a time", exp.name));
-    let (timings, core) = exp.time_all(&cells, &results, &|| bar.inc(1));
+    let (timings, core) = exp.time_all(&kept, &results, &|| bar.inc(1));
     bar.finish_and_clear();
     let mut prov = Provenance::collect(&exp.text, threads);
     prov.timing_core = core;
-    let written = report::write_into(&exp, &cells, &results, &timings, &prov, publisher.dir())
+    if reused > 0 {
+        eprintln!(
+            "{}: reused {reused} of {} cells finished by an earlier run of this config and build",
+            exp.name,
+            cells.len()
+        );
+        prov.notes.push(format!(
+            "{reused} of {} cells reused from an earlier run of this config and build (`--resume` or `--cells`); their timings were measured again",
+            cells.len()
+        ));
+    }
+    if left_out > 0 {
+        prov.notes.push(format!("{left_out} cells neither selected by `--cells` nor stored: left out"));
+    }
+    if let Some((i, n)) = shard {
+        let file = experiment::store::ShardFile {
+            build: experiment::store::build_id().to_string(),
+            config_hash: experiment::store::config_hash(&exp.text),
+            config_file: file.clone(),
+            config_text: exp.text.clone(),
+            index: i,
+            count: n,
+            total_cells: all.len(),
+            cells: kept.iter().map(|c| c.id).collect(),
+            results,
+            timings,
+            threads,
+            timing_core: core,
+        };
+        let written = postcard::to_stdvec(&file)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
+                std::fs::write(publisher.dir().join(experiment::store::SHARD_FILE), bytes)
+                    .map_err(|e| experiment::grid::io_reason(&e))
+            })
+            .and_then(|()| publisher.publish());
+        return match written {
+            Ok(dir) => {
+                eprintln!(
+                    "{}: shard {i}/{n}: {} of {} cells -> {}",
+                    exp.name,
+                    file.cells.len(),
+                    all.len(),
+                    dir.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: writing shard {i}/{n} of {}: {e}", exp.name);
+                ExitCode::from(1)
+            }
+        };
+    }
+    finish(&exp, &kept, &results, &timings, &prov, publisher, strict)
+}
+
+/// Writes and publishes the report; the exit status of `run` and `merge`.
+fn finish(
+    exp: &experiment::Experiment,
+    cells: &[experiment::Cell],
+    results: &[experiment::RunResult],
+    timings: &[experiment::Timing],
+    prov: &Provenance,
+    publisher: report::publish::Publisher,
+    strict: bool,
+) -> ExitCode {
+    let written = report::write_into(exp, cells, results, timings, prov, publisher.dir())
         .map_err(|e| plain_error(&e.to_string()))
         .and_then(|()| publisher.publish());
     match written {
@@ -284,6 +440,101 @@ fn run(
             ExitCode::from(1)
         }
     }
+}
+
+/// `merge`: checks that the shards are of one config and build and cover every cell once, then
+/// writes the report a single run would.
+fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool) -> ExitCode {
+    report::publish::install_signal_cleanup();
+    let mut shards = Vec::new();
+    for d in &dirs {
+        match experiment::store::ShardFile::read(d) {
+            Ok(s) => shards.push((d.display().to_string(), s)),
+            Err(e) => return bad_input(&e),
+        }
+    }
+    let (first_dir, first) = &shards[0];
+    for (d, s) in &shards[1..] {
+        if s.config_hash != first.config_hash {
+            return bad_input(&format!(
+                "`{d}` is a shard of another config (SHA-256 {}…, `{}`) than `{first_dir}` ({}…, `{}`)",
+                &s.config_hash[..12],
+                s.config_file,
+                &first.config_hash[..12],
+                first.config_file
+            ));
+        }
+        if s.build != first.build {
+            return bad_input(&format!(
+                "`{d}` was computed by tinkertoy {} and `{first_dir}` by {}",
+                s.build, first.build
+            ));
+        }
+        if s.count != first.count {
+            return bad_input(&format!(
+                "`{d}` is shard {}/{} but `{first_dir}` is {}/{}",
+                s.index, s.count, first.index, first.count
+            ));
+        }
+    }
+    let n = first.count;
+    for i in 1..=n {
+        let with: Vec<&str> = shards.iter().filter(|(_, s)| s.index == i).map(|(d, _)| d.as_str()).collect();
+        match with.len() {
+            0 => {
+                return bad_input(&format!(
+                    "shard {i}/{n} is missing (given: {})",
+                    dirs.iter().map(|d| format!("`{}`", d.display())).collect::<Vec<_>>().join(", ")
+                ));
+            }
+            1 => {}
+            _ => return bad_input(&format!("shard {i}/{n} is given twice: `{}` and `{}`", with[0], with[1])),
+        }
+    }
+    let exp = match experiment::grid::from_text(&first.config_file, &first.config_text) {
+        Ok(e) => e,
+        Err(e) => return bad_input(&e.to_string()),
+    };
+    let all = exp.cells();
+    let mut owner: Vec<Option<usize>> = vec![None; all.len()];
+    for (d, s) in &shards {
+        if s.total_cells != all.len() {
+            return bad_input(&format!("`{d}` counts {} cells; the config gives {}", s.total_cells, all.len()));
+        }
+        for &id in &s.cells {
+            if id >= all.len() || owner[id].is_some() {
+                return bad_input(&format!("cell {id} of `{d}` is outside the sweep or in two shards"));
+            }
+            owner[id] = Some(s.index);
+        }
+    }
+    if let Some(id) = owner.iter().position(Option::is_none) {
+        return bad_input(&format!("cell {id} ({}) is in no shard", exp.cell_label(&all[id])));
+    }
+    let publisher = match report::publish::claim(&reports, &exp.name) {
+        Ok(p) => p,
+        Err(e) if e.starts_with("another tinkertoy process") => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_BUSY);
+        }
+        Err(e) => return bad_input(&e),
+    };
+    let threads = shards.iter().map(|(_, s)| s.threads).max().unwrap_or(1);
+    let core = shards[0].1.timing_core;
+    let mut slots: Vec<Option<(experiment::RunResult, experiment::Timing)>> = (0..all.len()).map(|_| None).collect();
+    for (_, s) in shards {
+        for (id, r, t) in s.restore(&exp, &all) {
+            slots[id] = Some((r, t));
+        }
+    }
+    let (results, timings): (Vec<_>, Vec<_>) = slots.into_iter().map(|x| x.expect("every cell is covered")).unzip();
+    let mut prov = Provenance::collect(&exp.text, threads);
+    prov.timing_core = core;
+    prov.notes.push(format!(
+        "merged from {n} shards (`run --shard I/{n}`), computed by tinkertoy {}; each shard timed its own cells",
+        experiment::store::build_id()
+    ));
+    finish(&exp, &all, &results, &timings, &prov, publisher, strict)
 }
 
 fn pick<E>(
@@ -359,9 +610,10 @@ fn validate_cmd(
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { config, threads, reports, strict, limits, dry_run } => {
-            run(config, threads, reports, strict, limits, dry_run)
+        Command::Run { config, threads, reports, strict, limits, dry_run, shard, resume, cells } => {
+            run(config, threads, reports, Options { strict, limits, dry_run, shard, resume, cells })
         }
+        Command::Merge { shards, reports, strict } => merge(shards, reports, strict),
         Command::Validate { formulation, solver, integrator, reports } => {
             validate_cmd(formulation, solver, integrator, reports)
         }

@@ -126,7 +126,9 @@ fn a_failed_run_leaves_the_previous_report_intact() {
     let leftovers: Vec<_> = std::fs::read_dir(&reports)
         .unwrap()
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with('.') && e.path().is_dir())
+        .filter(|e| {
+            e.file_name().to_string_lossy().contains(".tmp-") || e.file_name().to_string_lossy().contains(".old-")
+        })
         .collect();
     assert!(leftovers.is_empty(), "temporary directories left behind");
 }

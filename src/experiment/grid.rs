@@ -667,11 +667,17 @@ impl Experiment {
     /// Runs every cell in parallel on the current rayon pool; results in cell order whatever the
     /// number of threads. `tick` is called once per finished cell (progress reporting).
     pub fn run_all(&self, cells: &[Cell], tick: &(dyn Fn() + Sync)) -> Vec<RunResult> {
+        self.run_cells(cells, &|_, _| tick())
+    }
+
+    /// [`Experiment::run_all`], calling `done` with each cell and its result as it finishes (to
+    /// store it, say).
+    pub fn run_cells(&self, cells: &[Cell], done: &(dyn Fn(&Cell, &RunResult) + Sync)) -> Vec<RunResult> {
         cells
             .par_iter()
             .map(|c| {
                 let r = run(&self.variants[c.variant].scene, &self.spec(c));
-                tick();
+                done(c, &r);
                 r
             })
             .collect()

@@ -12,6 +12,7 @@ pub mod measure;
 pub mod observe;
 mod pairing;
 pub mod runner;
+pub mod store;
 pub mod timing;
 
 pub use budget::{CellMemory, Limits};

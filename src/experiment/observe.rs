@@ -48,7 +48,7 @@ impl EventSpec {
 }
 
 /// The crossing times of one event and the period they give.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Crossings {
     /// Crossing times \[s\], increasing.
     pub times: Vec<f64>,

@@ -17,7 +17,7 @@ use crate::scene::{EnergyScale, Scene};
 use crate::stabilization::Stabilizer;
 
 /// Cumulative cost counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Accepted steps.
     pub steps: u64,
@@ -36,7 +36,7 @@ pub struct Counters {
 }
 
 /// The metrics at one sample time.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
     /// Time \[s\].
     pub t: f64,
@@ -70,7 +70,7 @@ pub struct Sample {
 }
 
 /// How a run ended.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Status {
     /// Reached the duration.
     Ok,
@@ -113,7 +113,7 @@ impl Status {
 }
 
 /// The summary of one run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     /// How it ended.
     pub status: Status,
@@ -124,6 +124,9 @@ pub struct Summary {
     /// max over samples of |E − E₀| / E_scale.
     pub max_energy_error: f64,
     /// The scale energy errors are divided by.
+    /// (Not stored with a result: it is the scene's, restored from the scene when a stored result
+    /// is read back.)
+    #[serde(skip, default = "unset_scale")]
     pub energy_scale: EnergyScale,
     /// max over samples of |Q̂ · v| \[W\].
     pub max_abs_power: f64,
@@ -136,7 +139,7 @@ pub struct Summary {
 }
 
 /// Samples and summary of one run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
     /// The time series.
     pub samples: Vec<Sample>,
@@ -146,6 +149,10 @@ pub struct RunResult {
     pub probes: Vec<Vec<f64>>,
     /// The crossings of each event.
     pub events: Vec<Crossings>,
+}
+
+fn unset_scale() -> EnergyScale {
+    EnergyScale { joules: f64::NAN, definition: "" }
 }
 
 fn not_applicable(scene: &Scene, reason: String) -> RunResult {

@@ -7,7 +7,7 @@ use super::grid::{Cell, Experiment};
 use super::runner::{RunResult, Status, run};
 
 /// min, median and max of a set of measurements.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Spread {
     /// Smallest.
     pub min: f64,
@@ -37,7 +37,7 @@ impl Spread {
 }
 
 /// The timing of one cell.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timing {
     /// Timed repeats; 0 when the time is the single measurement of the simulation pass (taken
     /// while other cells ran) or the cell did not run to the end.

@@ -234,6 +234,9 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
     let _ = writeln!(out, "## Provenance\n");
     let _ = writeln!(out, "- config: `{}`, SHA-256 `{}`", exp.file, prov.config_hash);
     let _ = writeln!(out, "- tinkertoy {} at commit `{}`", prov.version, prov.commit);
+    for note in &prov.notes {
+        let _ = writeln!(out, "- {note}");
+    }
     let _ = writeln!(out, "- run {} on {}, {} worker threads", prov.date, prov.machine, prov.threads);
     out
 }

@@ -20,6 +20,9 @@ pub struct Provenance {
     pub threads: usize,
     /// The core the timing thread was pinned to, if timing ran and pinning succeeded.
     pub timing_core: Option<usize>,
+    /// How the results were put together when not by one run from scratch (resumed, merged from
+    /// shards, a `--cells` selection).
+    pub notes: Vec<String>,
 }
 
 fn git(args: &[&str]) -> Option<String> {
@@ -91,6 +94,7 @@ impl Provenance {
             machine: machine(),
             threads,
             timing_core: None,
+            notes: Vec::new(),
         }
     }
 }

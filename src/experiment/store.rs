@@ -1,0 +1,220 @@
+//! Results on disk: the per-cell store that lets an interrupted run resume, and the shard files
+//! that `merge` combines into one report.
+//!
+//! Both are postcard encodings of [`RunResult`] (floats as their 8 bytes, so a result read back is
+//! bit for bit the one computed) keyed by what produced them: the build (crate version and the
+//! SHA-256 of the executable), the config's SHA-256, and the cell's index and full label. A result
+//! from another build or config is never reused.
+
+use super::grid::{Cell, Experiment};
+use super::runner::RunResult;
+use super::timing::Timing;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The build: crate version and the first 16 hex digits of the executable's SHA-256.
+pub fn build_id() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| {
+        let exe = std::env::current_exe().ok().and_then(|p| std::fs::read(p).ok()).unwrap_or_default();
+        let h = Sha256::digest(&exe);
+        let hex: String = h.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        format!("{} (binary {hex})", env!("CARGO_PKG_VERSION"))
+    })
+}
+
+/// The SHA-256 of a config's text, as hex.
+pub fn config_hash(text: &str) -> String {
+    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn cell_key(config_hash: &str, exp: &Experiment, cell: &Cell) -> String {
+    let spec = format!("{}|{config_hash}|{}|{}", build_id(), cell.id, exp.cell_label(cell));
+    Sha256::digest(spec.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A result read back: the scene's energy scale is not stored, it is the variant's.
+fn restore(exp: &Experiment, cell: &Cell, mut r: RunResult) -> RunResult {
+    r.summary.energy_scale = exp.variants[cell.variant].scene.energy_scale.clone();
+    r
+}
+
+/// The per-cell store of one experiment in one reports directory: `<reports>/.<name>.cells/`.
+pub struct Store {
+    dir: PathBuf,
+    hash: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredCell {
+    key: String,
+    result: RunResult,
+}
+
+impl Store {
+    /// Opens the store of `name` in `reports` (the caller holds the name's lock). Without
+    /// `resume` it starts empty.
+    pub fn open(reports: &Path, name: &str, config_text: &str, resume: bool) -> Result<Store, String> {
+        let dir = reports.join(format!(".{name}.cells"));
+        if !resume && dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| format!("cannot clear `{}`: {e}", dir.display()))?;
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        Ok(Store { dir, hash: config_hash(config_text) })
+    }
+
+    fn path(&self, cell: &Cell) -> PathBuf {
+        self.dir.join(format!("{}.bin", cell.id))
+    }
+
+    /// The stored result of `cell`, if one from this build and config is there.
+    pub fn load(&self, exp: &Experiment, cell: &Cell) -> Option<RunResult> {
+        let bytes = std::fs::read(self.path(cell)).ok()?;
+        let stored: StoredCell = postcard::from_bytes(&bytes).ok()?;
+        (stored.key == cell_key(&self.hash, exp, cell)).then(|| restore(exp, cell, stored.result))
+    }
+
+    /// Stores the result of `cell` (written to a temporary file and renamed: a crash leaves the
+    /// old file or the new one). A failure to store is not an error of the run.
+    pub fn save(&self, exp: &Experiment, cell: &Cell, result: &RunResult) {
+        let stored = StoredCell { key: cell_key(&self.hash, exp, cell), result: result.clone() };
+        if let Ok(bytes) = postcard::to_stdvec(&stored) {
+            let tmp = self.dir.join(format!("{}.bin.tmp", cell.id));
+            if std::fs::write(&tmp, bytes).is_ok() {
+                let _ = std::fs::rename(&tmp, self.path(cell));
+            }
+        }
+    }
+}
+
+/// What one shard of a sweep computed, with what identifies the sweep.
+#[derive(Serialize, Deserialize)]
+pub struct ShardFile {
+    /// The build that computed it ([`build_id`]).
+    pub build: String,
+    /// SHA-256 of the config text.
+    pub config_hash: String,
+    /// The config file as given on the command line (reference files are relative to it).
+    pub config_file: String,
+    /// The config text.
+    pub config_text: String,
+    /// This shard, 1-based.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+    /// Cells in the whole sweep.
+    pub total_cells: usize,
+    /// The cells of this shard (indices into the sweep's cells).
+    pub cells: Vec<usize>,
+    /// Their results, in the same order.
+    pub results: Vec<RunResult>,
+    /// Their timings, in the same order.
+    pub timings: Vec<Timing>,
+    /// Worker threads of the shard's run.
+    pub threads: usize,
+    /// The core its timing pass was pinned to, if pinned.
+    pub timing_core: Option<usize>,
+}
+
+/// The file name of a shard's data inside its directory.
+pub const SHARD_FILE: &str = "shard.bin";
+
+impl ShardFile {
+    /// Reads `<dir>/shard.bin`.
+    pub fn read(dir: &Path) -> Result<ShardFile, String> {
+        let path = dir.join(SHARD_FILE);
+        let bytes = std::fs::read(&path)
+            .map_err(|e| format!("`{}` is not a shard directory: {}", dir.display(), super::grid::io_reason(&e)))?;
+        postcard::from_bytes(&bytes).map_err(|_| format!("`{}` is damaged or from another format", path.display()))
+    }
+
+    /// Restores the energy scales of the results from the experiment's scenes.
+    pub fn restore(self, exp: &Experiment, cells: &[Cell]) -> Vec<(usize, RunResult, Timing)> {
+        let ShardFile { cells: ids, results, timings, .. } = self;
+        ids.into_iter().zip(results).zip(timings).map(|((id, r), t)| (id, restore(exp, &cells[id], r), t)).collect()
+    }
+}
+
+/// Estimated work of a cell (for balancing shards): steps × state size × evaluations per step.
+fn work(exp: &Experiment, cell: &Cell) -> f64 {
+    let s = &exp.variants[cell.variant].scene.system;
+    let size = (s.nq() + s.ndof() + s.nrows()) as f64;
+    let steps = match cell.step.control {
+        crate::integrator::Control::Fixed { h } => exp.duration / h,
+        // An adaptive method's steps grow like tol^(-1/order); 100 per decade is a rough scale.
+        crate::integrator::Control::Adaptive { rtol, .. } => 100.0 * (-rtol.log10()).max(1.0),
+    };
+    let stages = cell.integrator.map_or(1.0, |i| exp.integrators[i].entry.order.max(1) as f64);
+    steps * size * stages
+}
+
+/// The cells of shard `index` (1-based) of `count`: the largest estimated work first, each to the
+/// shard with the least so far (ties: the lower shard, then the lower cell index), returned in
+/// cell order. Deterministic: every shard computes the same partition.
+pub fn shard_cells(exp: &Experiment, cells: &[Cell], index: usize, count: usize) -> Vec<Cell> {
+    let mut order: Vec<(f64, usize)> = cells.iter().map(|c| (work(exp, c), c.id)).collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut load = vec![0.0f64; count];
+    let mut owner = vec![0usize; cells.len()];
+    for (w, id) in order {
+        let k = (0..count).min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b))).unwrap_or(0);
+        load[k] += w;
+        owner[id] = k;
+    }
+    cells.iter().filter(|c| owner[c.id] + 1 == index).cloned().collect()
+}
+
+/// The cells a `--cells` selection names: comma-separated indices (`3`), ranges (`5-9`) and
+/// filters `key=value` (keys: formulation, solver, integrator, stabilizer, variant, step; a value
+/// matches a label or a registry name). Indices and ranges add cells; filters, if any, keep only the
+/// cells matching all of them. One flag per cell of `cells`.
+pub fn select(exp: &Experiment, cells: &[Cell], total: usize, spec: &str) -> Result<Vec<bool>, String> {
+    const KEYS: &str = "formulation, solver, integrator, stabilizer, variant, step";
+    let short = crate::params::short;
+    let mut by_index: Option<std::collections::BTreeSet<usize>> = None;
+    let mut filters: Vec<(&str, &str)> = Vec::new();
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if let Some((k, v)) = item.split_once('=') {
+            let k = k.trim();
+            if !KEYS.split(", ").any(|x| x == k) {
+                return Err(format!("--cells: unknown key `{}`; expected one of: {KEYS}", short(k)));
+            }
+            filters.push((k, v.trim()));
+            continue;
+        }
+        let (a, b) = item.split_once('-').unwrap_or((item, item));
+        let parse = |x: &str| {
+            x.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("--cells: `{}` is not an index, a range a-b or key=value", short(item)))
+        };
+        let (a, b) = (parse(a)?, parse(b)?);
+        if a > b || b >= total {
+            return Err(format!("--cells: `{}` is outside the cells 0-{}", short(item), total.saturating_sub(1)));
+        }
+        by_index.get_or_insert_with(Default::default).extend(a..=b);
+    }
+    let matches = |c: &Cell, key: &str, want: &str| {
+        let (label, name) = match key {
+            "formulation" => {
+                (exp.formulations[c.formulation].label.as_str(), exp.formulations[c.formulation].entry.name)
+            }
+            "solver" => (exp.solvers[c.solver].label.as_str(), exp.solvers[c.solver].entry.name),
+            "integrator" => (exp.integrator_label(c), exp.integrator_label(c)),
+            "stabilizer" => (exp.stabilizers[c.stabilizer].label.as_str(), exp.stabilizers[c.stabilizer].entry.name),
+            "variant" => (exp.variants[c.variant].label.as_str(), exp.variants[c.variant].label.as_str()),
+            _ => (c.step.label.as_str(), c.step.label.as_str()),
+        };
+        label == want || name == want
+    };
+    let flags: Vec<bool> = cells
+        .iter()
+        .map(|c| by_index.as_ref().is_none_or(|f| f.contains(&c.id)) && filters.iter().all(|(k, v)| matches(c, k, v)))
+        .collect();
+    if !flags.iter().any(|&f| f) {
+        return Err(format!("--cells `{}` selects no cell", short(spec)));
+    }
+    Ok(flags)
+}

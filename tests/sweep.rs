@@ -1,0 +1,216 @@
+//! Sweeps beyond one run: shards merged into the report of a single run, a killed run resumed,
+//! `--cells` reruns, and `merge` refusing shards that do not make one sweep.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tinkertoy");
+
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "tinkertoy-sweep-{}-{tag}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn showcase() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/showcase.yaml")
+}
+
+fn tinkertoy(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The report without what depends on wall time (lines with time ranges, the cheapest-by-time
+/// answer, the timing and provenance lines).
+fn without_timings(report: &str) -> Vec<String> {
+    report
+        .lines()
+        .filter(|l| {
+            !(l.contains('–')
+                || l.contains("wall time")
+                || l.contains(" ms")
+                || l.contains("timing")
+                || l.starts_with("- run ")
+                || l.starts_with("- merged from"))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn showcase_as_three_shards_merges_into_the_single_run_byte_for_byte() {
+    let dir = temp_dir("shards");
+    let (single, sharded) = (dir.join("single"), dir.join("sharded"));
+    assert!(tinkertoy(&["run", s(&showcase()), "--reports", s(&single)]).status.success());
+    let children: Vec<_> = (1..=3)
+        .map(|i| {
+            Command::new(BIN)
+                .args(["run", s(&showcase()), "--reports", s(&sharded), "--shard", &format!("{i}/3"), "--threads", "1"])
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let shards: Vec<String> =
+        (1..=3).map(|i| sharded.join(format!("showcase.shard-{i}-of-3")).display().to_string()).collect();
+    let merged = dir.join("merged");
+    let out = tinkertoy(&["merge", &shards[0], &shards[1], &shards[2], "--reports", s(&merged)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in ["summary.csv", "runs.csv", "orders.csv"] {
+        let a = std::fs::read(single.join("showcase").join(f)).unwrap();
+        let b = std::fs::read(merged.join("showcase").join(f)).unwrap();
+        assert!(a == b, "{f} differs between the single run and the merged shards");
+    }
+    let a = std::fs::read_to_string(single.join("showcase/report.md")).unwrap();
+    let b = std::fs::read_to_string(merged.join("showcase/report.md")).unwrap();
+    assert!(b.contains("merged from 3 shards"));
+    let (a, b) = (without_timings(&a), without_timings(&b));
+    assert!(a.len() > 60, "{} lines compared", a.len());
+    assert_eq!(a, b, "the merged report differs beyond timings");
+}
+
+#[test]
+fn merge_refuses_a_missing_a_duplicated_and_a_foreign_shard() {
+    let dir = temp_dir("refuse");
+    let reports = dir.join("reports");
+    for i in 1..=3 {
+        assert!(
+            tinkertoy(&["run", s(&showcase()), "--reports", s(&reports), "--shard", &format!("{i}/3")])
+                .status
+                .success()
+        );
+    }
+    let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/pendulum_convergence.yaml");
+    assert!(tinkertoy(&["run", s(&other), "--reports", s(&reports), "--shard", "2/3"]).status.success());
+    let shard = |name: &str, i: usize| reports.join(format!("{name}.shard-{i}-of-3")).display().to_string();
+    let (one, two, three) = (shard("showcase", 1), shard("showcase", 2), shard("showcase", 3));
+    let foreign = shard("pendulum_convergence", 2);
+    let out_dir = dir.join("merged");
+    let cases: [(&[&str], &[&str]); 4] = [
+        (&[&one, &two], &["shard 3/3 is missing"]),
+        (&[&one, &two, &two, &three], &["shard 2/3 is given twice"]),
+        (&[&one, &foreign, &three], &["is a shard of another config", "pendulum_convergence.yaml"]),
+        (&[&one, s(&dir)], &["is not a shard directory"]),
+    ];
+    for (args, needles) in cases {
+        let start = Instant::now();
+        let mut all = vec!["merge"];
+        all.extend(args);
+        all.extend(["--reports", s(&out_dir)]);
+        let out = tinkertoy(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        for n in needles {
+            assert!(stderr.contains(n), "`{n}` missing from {stderr}");
+        }
+        assert!(!out_dir.exists() && start.elapsed() < Duration::from_secs(2));
+    }
+}
+
+/// Eight cells of about a quarter of a second each.
+fn slow_config(dir: &Path) -> PathBuf {
+    let path = dir.join("slow.yaml");
+    std::fs::write(
+        &path,
+        "name: slow
+scene: {name: double_pendulum}
+formulations: [{name: force, params: {omega: 10}}, {name: lagrangian}]
+solvers: [{name: dense_lu}]
+integrators: [{name: rk4}]
+steps: [0.0001, 0.000125, 0.0002, 0.00025]
+duration: 5
+sample_interval: 0.1
+timing: {repeats: 0}
+",
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn a_run_killed_after_some_cells_resumes_them_and_ends_byte_identical() {
+    let dir = temp_dir("resume");
+    let config = slow_config(&dir);
+    let (whole, killed) = (dir.join("whole"), dir.join("killed"));
+    assert!(tinkertoy(&["run", s(&config), "--reports", s(&whole), "--threads", "1"]).status.success());
+    let mut child = Command::new(BIN)
+        .args(["run", s(&config), "--reports", s(&killed), "--threads", "1"])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let store = killed.join(".slow.cells");
+    let finished = || {
+        std::fs::read_dir(&store)
+            .map(|d| d.filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".bin")).count())
+            .unwrap_or(0)
+    };
+    let start = Instant::now();
+    while finished() < 3 {
+        assert!(start.elapsed() < Duration::from_secs(60), "no cell finished");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let stored = finished();
+    assert!((3..8).contains(&stored), "{stored} cells stored when killed");
+    assert!(!killed.join("slow").exists(), "the killed run must not have published");
+    let out = tinkertoy(&["run", s(&config), "--reports", s(&killed), "--threads", "1", "--resume"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("reused {stored} of 8 cells")), "{stderr}");
+    for f in ["summary.csv", "runs.csv", "orders.csv"] {
+        let a = std::fs::read(whole.join("slow").join(f)).unwrap();
+        let b = std::fs::read(killed.join("slow").join(f)).unwrap();
+        assert!(a == b, "{f} differs after resuming");
+    }
+    let report = std::fs::read_to_string(killed.join("slow/report.md")).unwrap();
+    assert!(report.contains(&format!("{stored} of 8 cells reused from an earlier run")));
+}
+
+#[test]
+fn cells_reruns_a_selection_and_reuses_the_rest() {
+    let dir = temp_dir("cells");
+    let reports = dir.join("reports");
+    assert!(tinkertoy(&["run", s(&showcase()), "--reports", s(&reports)]).status.success());
+    let before = std::fs::read(reports.join("showcase/summary.csv")).unwrap();
+    let out = tinkertoy(&["run", s(&showcase()), "--reports", s(&reports), "--cells", "0-2,5"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.contains("reused 32 of 36 cells"), "{stderr}");
+    assert_eq!(std::fs::read(reports.join("showcase/summary.csv")).unwrap(), before);
+    // In a fresh directory a filter runs only its cells, and the report says the rest were left out.
+    let fresh = dir.join("fresh");
+    let out =
+        tinkertoy(&["run", s(&showcase()), "--reports", s(&fresh), "--cells", "formulation=lagrangian,integrator=rk4"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary = std::fs::read_to_string(fresh.join("showcase/summary.csv")).unwrap();
+    let rows: Vec<&str> = summary.lines().skip(1).collect();
+    assert_eq!(rows.len(), 3, "{summary}");
+    assert!(rows.iter().all(|r| r.contains(",lagrangian,") && r.contains(",rk4,")), "{summary}");
+    let report = std::fs::read_to_string(fresh.join("showcase/report.md")).unwrap();
+    assert!(report.contains("33 cells neither selected by `--cells` nor stored: left out"));
+    for (sel, needle) in
+        [("formulation=nope", "selects no cell"), ("speed=1", "unknown key `speed`"), ("99", "outside the cells 0-35")]
+    {
+        let out = tinkertoy(&["run", s(&showcase()), "--reports", s(&fresh), "--cells", sel]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(needle), "{stderr}");
+    }
+}
