@@ -537,3 +537,24 @@ fn every_run_ends_adaptive_cells_fail_at_the_step_limit_and_any_cell_at_its_time
     assert!(summary.contains("time budget: 1 s of wall time exceeded"), "{summary}");
     assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
 }
+
+#[test]
+fn a_figure_that_cannot_be_drawn_is_reported_and_the_data_are_kept() {
+    use tinkertoy::experiment::{Timing, grid};
+    use tinkertoy::report::{self, provenance::Provenance};
+    let exp = grid::from_text("inline.yaml", BASE).unwrap();
+    let cells = exp.cells();
+    let results = exp.run_all(&cells, &|| {});
+    let timings = vec![Timing::default(); cells.len()];
+    let dir = temp_dir("figure");
+    // The drift figure's SVG path is taken by a directory: writing it fails.
+    std::fs::create_dir_all(dir.join("drift.svg")).unwrap();
+    report::write_into(&exp, &cells, &results, &timings, &Provenance::collect(BASE, 1), &dir).unwrap();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("### Constraint drift vs time\n\nNot drawn: "), "{md}");
+    assert!(!md.contains("(drift.png)"));
+    assert!(md.contains("(energy.png)"));
+    for f in ["summary.csv", "runs.csv", "energy.png", "energy.svg"] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+}

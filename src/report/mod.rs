@@ -288,6 +288,9 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
     // Data before pictures: the CSVs are written; a figure that cannot be drawn is reported with
     // the reason and never stops the report.
     let mut draw = |file: &str, caption: &str, keep: Keep, make: &dyn Fn() -> Option<plot::Figure>| {
+        // A plotting library panic is caught and reported in report.md, not printed as a crash.
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
         let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let Some(fig) = make() else { return Ok(None) };
             let (fig, note) = if aggregate::too_large(&fig) {
@@ -306,10 +309,14 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
             };
             plot::render(&fig, &dir.join(file)).map(|_| Some(note)).map_err(|e| e.to_string())
         }));
+        std::panic::set_hook(hook);
         let (drawn, note) = match made {
             Ok(Ok(None)) => return,
             Ok(Ok(Some(note))) => (true, note),
-            Ok(Err(e)) => (false, Some(format!("Not drawn: {e}. The data are in `summary.csv` and `runs.csv`."))),
+            Ok(Err(e)) => {
+                let e = e.split(" (os error").next().unwrap_or(&e).to_lowercase();
+                (false, Some(format!("Not drawn: {e}. The data are in `summary.csv` and `runs.csv`.")))
+            }
             Err(_) => (false, Some("Not drawn: the plotting library failed on this figure. The data are in `summary.csv` and `runs.csv`.".to_string())),
         };
         if !drawn {
