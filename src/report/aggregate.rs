@@ -1,6 +1,7 @@
-//! Figures for grids too large to draw series by series: one panel, one line per formulation,
-//! through the worst (time plots) or best (work-precision) value of all its series in each of
-//! [`BINS`] bins of x. The per-cell data stay in the CSV files.
+//! Figures for grids too large to draw series by series: one panel, one line per formulation —
+//! through the worst value of all its series in each of [`BINS`] bins of x (time plots), or along
+//! its front, the best value reached at that cost or less (work-precision). The per-cell data stay
+//! in the CSV files.
 
 use super::plot::{Figure, Panel, Series, Style};
 
@@ -16,7 +17,7 @@ pub const BINS: usize = 160;
 pub enum Keep {
     /// The largest value (the worst cell: drift, energy error over time).
     Max,
-    /// The smallest value (the best cell at that cost: work-precision).
+    /// The front of smallest values: the best reached at that x or less (work-precision).
     Min,
 }
 
@@ -64,11 +65,20 @@ pub fn aggregate(fig: &Figure, keep: Keep, names: &[String]) -> Figure {
                 }
             }
         }
-        let points: Vec<(f64, f64)> = best.into_iter().flatten().collect();
+        let mut points: Vec<(f64, f64)> = best.into_iter().flatten().collect();
+        if keep == Keep::Min {
+            // The front: the best value reachable at this cost or less (only the bins that improve).
+            let mut low = f64::INFINITY;
+            points.retain(|&(_, y)| {
+                let better = y < low;
+                low = low.min(y);
+                better
+            });
+        }
         let name = names.get(c).cloned().unwrap_or_else(|| format!("formulation {c}"));
         let what = match keep {
             Keep::Max => "largest",
-            Keep::Min => "smallest",
+            Keep::Min => "front (smallest at this cost or less)",
         };
         series.push(Series::new(format!("{name}: {what} of {count} series"), c, points, Style::LineMarkers));
     }

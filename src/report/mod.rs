@@ -296,11 +296,15 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
             let (fig, note) = if aggregate::too_large(&fig) {
                 let n: usize = fig.panels.iter().map(|p| p.series.len()).sum();
                 let note = format!(
-                    "{n} series in {} panels are too many to draw one by one (at most {} series, {} panels): each formulation is drawn as one line through the {} value of its series in each of {} bins of the x axis. Every cell's values are in `summary.csv` and `runs.csv`.",
+                    "{n} series in {} panels are too many to draw one by one (at most {} series, {} panels): each formulation is drawn as one line {} ({} bins of the x axis), over all scene variants. Every cell's values are in `summary.csv` and `runs.csv`.",
                     fig.panels.len(),
                     aggregate::MAX_SERIES,
                     aggregate::MAX_PANELS,
-                    if keep == Keep::Max { "largest" } else { "smallest" },
+                    if keep == Keep::Max {
+                        "through the largest value of its series in each bin"
+                    } else {
+                        "along its front: the smallest value any of its cells reaches at that cost or less"
+                    },
                     aggregate::BINS
                 );
                 (aggregate::aggregate(&fig, keep, &names), Some(note))
@@ -334,7 +338,7 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
     draw("work_precision_evals", "Work-precision: accuracy vs RHS evaluations", Keep::Min, &|| {
         Some(figures::work_precision(rows, with_scene, &accuracy).1)
     });
-    draw("convergence", "Convergence: accuracy vs h", Keep::Min, &|| figures::convergence(rows, with_scene, &accuracy));
+    draw("convergence", "Convergence: accuracy vs h", Keep::Max, &|| figures::convergence(rows, with_scene, &accuracy));
     std::fs::write(dir.join("report.md"), markdown::render(exp, rows, prov, &plots))?;
     Ok(())
 }
