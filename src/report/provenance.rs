@@ -1,7 +1,6 @@
 //! Provenance: what produced a report (config hash, crate version, git commit, date, machine).
 
 use sha2::{Digest, Sha256};
-use std::process::Command;
 
 /// Everything a report's footer states about its origin.
 #[derive(Clone, Debug)]
@@ -23,11 +22,6 @@ pub struct Provenance {
     /// How the results were put together when not by one run from scratch (resumed, merged from
     /// shards, a `--cells` selection).
     pub notes: Vec<String>,
-}
-
-fn git(args: &[&str]) -> Option<String> {
-    let out = Command::new("git").args(args).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 /// Civil date from days since 1970-01-01 (H. Hinnant's `civil_from_days`).
@@ -79,13 +73,8 @@ impl Provenance {
     /// Collects provenance for a run of the config text `config` on `threads` threads.
     pub fn collect(config: &str, threads: usize) -> Self {
         let hash = Sha256::digest(config.as_bytes());
-        let commit = match git(&["rev-parse", "HEAD"]) {
-            Some(c) if git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty()) => {
-                format!("{c}-dirty")
-            }
-            Some(c) => c,
-            None => "unknown (not a git checkout)".into(),
-        };
+        // The commit the binary was built from (build.rs), wherever it runs.
+        let commit = env!("TINKERTOY_COMMIT").to_string();
         Provenance {
             config_hash: hash.iter().map(|b| format!("{b:02x}")).collect(),
             version: env!("CARGO_PKG_VERSION"),
