@@ -1,8 +1,9 @@
 //! Hanging chain: N unit-spaced point masses joined by rigid links, the first pinned at the origin,
 //! released at rest along the +x axis (the long-chain benchmark; docs/design.md §5).
 //!
-//! Rows: 2 (pin) + N − 1 (links). Energy scale: Σ m g · depth of each mass when hanging straight
-//! down, Σ_i m g i ℓ = m g ℓ N(N − 1)/2, since E₀ = 0 at the horizontal start.
+//! Rows: 2 (pin) + N − 1 (links). The last mass is `end_ratio` × m (a heavy payload; 1 by default).
+//! Energy scale: Σ m_i g · depth of each mass when hanging straight down,
+//! m g ℓ (N(N − 1)/2 + (r − 1)(N − 1)), since E₀ = 0 at the horizontal start.
 
 use super::registry::{SceneEntry, SceneParams};
 use super::{Output, Quantity, AngleChain, EnergyScale, Scene, SceneError};
@@ -29,11 +30,15 @@ pub struct ChainParams {
     /// downward gravity g
     #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
     pub gravity: f64,
+    /// mass of the last particle over `mass` (a heavy payload at the free end: the mass-ratio stress
+    /// of iterative solvers)
+    #[schemars(range(max = 1e6), extend("exclusiveMinimum" = 0))]
+    pub end_ratio: f64,
 }
 
 impl Default for ChainParams {
     fn default() -> Self {
-        ChainParams { n: 10, link: 0.1, mass: 1.0, gravity: 9.81 }
+        ChainParams { n: 10, link: 0.1, mass: 1.0, gravity: 9.81, end_ratio: 1.0 }
     }
 }
 
@@ -62,7 +67,7 @@ pub fn build(p: &ChainParams) -> Result<Scene, SceneError> {
     let mut system = System::new();
     let mut q0 = Vec::with_capacity(2 * n);
     for i in 0..n {
-        system.add_body(Body::particle2(m))?;
+        system.add_body(Body::particle2(if i + 1 == n { m * p.end_ratio } else { m }))?;
         q0.extend_from_slice(&[i as f64 * link, 0.0]);
     }
     system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;
@@ -78,8 +83,9 @@ pub fn build(p: &ChainParams) -> Result<Scene, SceneError> {
         v0: vec![0.0; 2 * n],
         reference: None,
         energy_scale: EnergyScale {
-            joules: m * g * link * nf * (nf - 1.0) / 2.0,
-            definition: "sum of m g * depth of each mass hanging straight down = m g l N(N-1)/2",
+            // The end mass adds (r − 1) m g l (N − 1); exactly zero for r = 1.
+            joules: m * g * link * nf * (nf - 1.0) / 2.0 + (p.end_ratio - 1.0) * m * g * link * (nf - 1.0),
+            definition: "sum of m_i g * depth of each mass hanging straight down = m g l (N(N-1)/2 + (r-1)(N-1)), r = end_ratio",
         },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], true, vec![link; n - 1]))),
         outputs: vec![
