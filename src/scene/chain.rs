@@ -24,15 +24,14 @@ pub struct ChainParams {
     /// link length
     #[schemars(extend("unit" = "m", "exclusiveMinimum" = 0))]
     pub link: f64,
-    /// mass of each particle
+    /// mass of each particle (the last: end_ratio times it)
     #[schemars(extend("unit" = "kg", "exclusiveMinimum" = 0))]
     pub mass: f64,
     /// downward gravity g
     #[schemars(extend("unit" = "m/s^2", "exclusiveMinimum" = 0))]
     pub gravity: f64,
-    /// mass of the last particle over `mass` (a heavy payload at the free end: the mass-ratio stress
-    /// of iterative solvers)
-    #[schemars(range(max = 1e6), extend("exclusiveMinimum" = 0))]
+    /// mass of the last particle over `mass`: a heavy payload at the free end (mass-ratio stress)
+    #[schemars(range(max = 1e6), extend("unit" = "1", "exclusiveMinimum" = 0))]
     pub end_ratio: f64,
 }
 
