@@ -446,72 +446,11 @@ fn finish(
 /// writes the report a single run would.
 fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool) -> ExitCode {
     report::publish::install_signal_cleanup();
-    let mut shards = Vec::new();
-    for d in &dirs {
-        match experiment::store::ShardFile::read(d) {
-            Ok(s) => shards.push((d.display().to_string(), s)),
-            Err(e) => return bad_input(&e),
-        }
-    }
-    let (first_dir, first) = &shards[0];
-    for (d, s) in &shards[1..] {
-        if s.config_hash != first.config_hash {
-            return bad_input(&format!(
-                "`{d}` is a shard of another config (SHA-256 {}…, `{}`) than `{first_dir}` ({}…, `{}`)",
-                &s.config_hash[..12],
-                s.config_file,
-                &first.config_hash[..12],
-                first.config_file
-            ));
-        }
-        if s.build != first.build {
-            return bad_input(&format!(
-                "`{d}` was computed by tinkertoy {} and `{first_dir}` by {}",
-                s.build, first.build
-            ));
-        }
-        if s.count != first.count {
-            return bad_input(&format!(
-                "`{d}` is shard {}/{} but `{first_dir}` is {}/{}",
-                s.index, s.count, first.index, first.count
-            ));
-        }
-    }
-    let n = first.count;
-    for i in 1..=n {
-        let with: Vec<&str> = shards.iter().filter(|(_, s)| s.index == i).map(|(d, _)| d.as_str()).collect();
-        match with.len() {
-            0 => {
-                return bad_input(&format!(
-                    "shard {i}/{n} is missing (given: {})",
-                    dirs.iter().map(|d| format!("`{}`", d.display())).collect::<Vec<_>>().join(", ")
-                ));
-            }
-            1 => {}
-            _ => return bad_input(&format!("shard {i}/{n} is given twice: `{}` and `{}`", with[0], with[1])),
-        }
-    }
-    let exp = match experiment::grid::from_text(&first.config_file, &first.config_text) {
-        Ok(e) => e,
-        Err(e) => return bad_input(&e.to_string()),
+    let m = match experiment::store::merge_shards(&dirs) {
+        Ok(m) => m,
+        Err(e) => return bad_input(&e),
     };
-    let all = exp.cells();
-    let mut owner: Vec<Option<usize>> = vec![None; all.len()];
-    for (d, s) in &shards {
-        if s.total_cells != all.len() {
-            return bad_input(&format!("`{d}` counts {} cells; the config gives {}", s.total_cells, all.len()));
-        }
-        for &id in &s.cells {
-            if id >= all.len() || owner[id].is_some() {
-                return bad_input(&format!("cell {id} of `{d}` is outside the sweep or in two shards"));
-            }
-            owner[id] = Some(s.index);
-        }
-    }
-    if let Some(id) = owner.iter().position(Option::is_none) {
-        return bad_input(&format!("cell {id} ({}) is in no shard", exp.cell_label(&all[id])));
-    }
-    let publisher = match report::publish::claim(&reports, &exp.name) {
+    let publisher = match report::publish::claim(&reports, &m.exp.name) {
         Ok(p) => p,
         Err(e) if e.starts_with("another tinkertoy process") => {
             eprintln!("error: {e}");
@@ -519,22 +458,15 @@ fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool) -> ExitCode {
         }
         Err(e) => return bad_input(&e),
     };
-    let threads = shards.iter().map(|(_, s)| s.threads).max().unwrap_or(1);
-    let core = shards[0].1.timing_core;
-    let mut slots: Vec<Option<(experiment::RunResult, experiment::Timing)>> = (0..all.len()).map(|_| None).collect();
-    for (_, s) in shards {
-        for (id, r, t) in s.restore(&exp, &all) {
-            slots[id] = Some((r, t));
-        }
-    }
-    let (results, timings): (Vec<_>, Vec<_>) = slots.into_iter().map(|x| x.expect("every cell is covered")).unzip();
-    let mut prov = Provenance::collect(&exp.text, threads);
-    prov.timing_core = core;
+    let mut prov = Provenance::collect(&m.exp.text, m.threads);
+    prov.timing_core = m.timing_core;
     prov.notes.push(format!(
-        "merged from {n} shards (`run --shard I/{n}`), computed by tinkertoy {}; each shard timed its own cells",
+        "merged from {} shards (`run --shard I/{}`), computed by tinkertoy {}; each shard timed its own cells",
+        m.count,
+        m.count,
         experiment::store::build_id()
     ));
-    finish(&exp, &all, &results, &timings, &prov, publisher, strict)
+    finish(&m.exp, &m.cells, &m.results, &m.timings, &prov, publisher, strict)
 }
 
 fn pick<E>(

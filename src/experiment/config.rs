@@ -304,3 +304,73 @@ pub fn one_line(message: &str) -> String {
     }
     if out.chars().count() > 1000 { format!("{}…", out.chars().take(1000).collect::<String>()) } else { out }
 }
+
+/// The longest label.
+const MAX_LABEL: usize = 80;
+
+/// A display label goes into Markdown tables, CSV cells and plot legends: printable, one line,
+/// without Markdown table syntax or anything that opens an HTML tag (`<` before a letter, `/`, `!`
+/// or `?`; `<=` is fine), not starting like a spreadsheet formula.
+pub(super) fn check_label(file: &str, field: &str, label: &str, loc: Option<(u32, u32)>) -> Result<(), ConfigError> {
+    let bad = label.is_empty()
+        || label.chars().count() > MAX_LABEL
+        || label.chars().any(|c| c.is_control() || matches!(c, '|' | '`'))
+        || label.as_bytes().windows(2).any(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || b"/!?".contains(&w[1])))
+        || label.starts_with(['=', '+', '-', '@']);
+    if bad {
+        return Err(ConfigError {
+            file: file.to_string(),
+            location: loc,
+            message: format!(
+                "field `{field}` = `{}` is invalid; expected 1 to {MAX_LABEL} printable characters without | or ` or an HTML tag, not starting with = + - @",
+                crate::params::short(label)
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The largest config file read \[bytes\].
+pub const CONFIG_MAX_BYTES: u64 = 1 << 20;
+
+/// Reads a config file: at most [`CONFIG_MAX_BYTES`] (so `/dev/zero` is refused, not read until
+/// memory runs out), UTF-8.
+pub fn read_config(file: &str) -> Result<String, ConfigError> {
+    use std::io::Read;
+    let fail = |message: String| ConfigError { file: file.to_string(), location: None, message };
+    let f = std::fs::File::open(file).map_err(|e| fail(format!("cannot read the config: {}", io_reason(&e))))?;
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(fail("cannot read the config: it is a directory".into()));
+    }
+    let mut bytes = Vec::new();
+    f.take(CONFIG_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(format!("cannot read the config: {}", io_reason(&e))))?;
+    if bytes.len() as u64 > CONFIG_MAX_BYTES {
+        return Err(fail(format!(
+            "the config is larger than {CONFIG_MAX_BYTES} bytes; an experiment file is a few kB"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        fail(format!("the config is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+    })
+}
+
+/// An I/O error as a short reason, without the library's wording.
+pub fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::NotFound => "no such file or directory".into(),
+        K::PermissionDenied => "permission denied".into(),
+        K::IsADirectory => "it is a directory".into(),
+        K::NotADirectory => "a path component is not a directory".into(),
+        K::AlreadyExists => "it already exists".into(),
+        K::ReadOnlyFilesystem => "read-only file system".into(),
+        K::StorageFull => "no space left on the device".into(),
+        K::InvalidFilename => "the name is too long or invalid".into(),
+        _ => {
+            let s = e.to_string();
+            s.split(" (os error").next().unwrap_or(&s).to_lowercase()
+        }
+    }
+}

@@ -13,10 +13,11 @@
 use super::budget::{self, Limits};
 use super::cell::CellSpec;
 use super::clock::exact_fraction;
-use super::config::{ConfigError, RawConfig, RawItem, at, parse};
+pub use super::config::{CONFIG_MAX_BYTES, io_reason};
+use super::config::{ConfigError, RawConfig, RawItem, at, check_label, parse};
 use super::goal::{Goals, goals};
 use super::measure::{Axis, Measurements, measurements};
-use super::pairing::{check_pairings, names_of_kind, pairs_with};
+use super::pairing::{cells_per_variant, check_pairings, names_of_kind, pairs_with};
 use super::runner::{RunResult, run};
 use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind};
 use crate::integrator::Control;
@@ -150,31 +151,6 @@ fn label_of(name: &str, given: &[(String, Scalar)]) -> String {
     }
 }
 
-/// The longest label.
-const MAX_LABEL: usize = 80;
-
-/// A display label goes into Markdown tables, CSV cells and plot legends: printable, one line,
-/// without Markdown table syntax or anything that opens an HTML tag (`<` before a letter, `/`, `!`
-/// or `?`; `<=` is fine), not starting like a spreadsheet formula.
-fn check_label(file: &str, field: &str, label: &str, loc: Option<(u32, u32)>) -> Result<(), ConfigError> {
-    let bad = label.is_empty()
-        || label.chars().count() > MAX_LABEL
-        || label.chars().any(|c| c.is_control() || matches!(c, '|' | '`'))
-        || label.as_bytes().windows(2).any(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || b"/!?".contains(&w[1])))
-        || label.starts_with(['=', '+', '-', '@']);
-    if bad {
-        return err(
-            file,
-            loc,
-            format!(
-                "field `{field}` = `{}` is invalid; expected 1 to {MAX_LABEL} printable characters without | or ` or an HTML tag, not starting with = + - @",
-                crate::params::short(label)
-            ),
-        );
-    }
-    Ok(())
-}
-
 /// Resolves a list of items against a registry given as (name, params) pairs.
 fn items<E>(
     file: &str,
@@ -233,9 +209,6 @@ fn items<E>(
 /// up (Hairer, Nørsett & Wanner's dopri5/dop853 codes refuse smaller ones).
 pub const MIN_TOLERANCE: f64 = 2.3e-15;
 
-/// The largest config file read \[bytes\].
-pub const CONFIG_MAX_BYTES: u64 = 1 << 20;
-
 /// Reads, parses and validates an experiment file; builds its scenes.
 pub fn load(file: &str) -> Result<Experiment, ConfigError> {
     load_with(file, &[])
@@ -243,82 +216,12 @@ pub fn load(file: &str) -> Result<Experiment, ConfigError> {
 
 /// [`load`] with `--limit` overrides over the config's `limits:`.
 pub fn load_with(file: &str, overrides: &[(String, f64)]) -> Result<Experiment, ConfigError> {
-    use std::io::Read;
-    let fail = |message: String| ConfigError { file: file.to_string(), location: None, message };
-    let f = std::fs::File::open(file).map_err(|e| fail(format!("cannot read the config: {}", io_reason(&e))))?;
-    if f.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(fail("cannot read the config: it is a directory".into()));
-    }
-    let mut bytes = Vec::new();
-    f.take(CONFIG_MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(format!("cannot read the config: {}", io_reason(&e))))?;
-    if bytes.len() as u64 > CONFIG_MAX_BYTES {
-        return Err(fail(format!(
-            "the config is larger than {} bytes; an experiment file is a few kB",
-            CONFIG_MAX_BYTES
-        )));
-    }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        fail(format!("the config is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
-    })?;
-    from_text_with(file, &text, overrides)
-}
-
-/// An I/O error as a short reason, without the library's wording.
-pub fn io_reason(e: &std::io::Error) -> String {
-    use std::io::ErrorKind as K;
-    match e.kind() {
-        K::NotFound => "no such file or directory".into(),
-        K::PermissionDenied => "permission denied".into(),
-        K::IsADirectory => "it is a directory".into(),
-        K::NotADirectory => "a path component is not a directory".into(),
-        K::AlreadyExists => "it already exists".into(),
-        K::ReadOnlyFilesystem => "read-only file system".into(),
-        K::StorageFull => "no space left on the device".into(),
-        K::InvalidFilename => "the name is too long or invalid".into(),
-        _ => {
-            let s = e.to_string();
-            s.split(" (os error").next().unwrap_or(&s).to_lowercase()
-        }
-    }
+    from_text_with(file, &super::config::read_config(file)?, overrides)
 }
 
 /// Validates an experiment given as text (`file` names it in errors).
 pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
     from_text_with(file, text, &[])
-}
-
-/// The cells of one scene variant, counted without listing them (the same loops as
-/// [`Experiment::cells`]).
-fn cells_per_variant(
-    formulations: &[Item<FormulationEntry>],
-    solvers: &[Item<SolverEntry>],
-    integrators: &[Item<IntegratorEntry>],
-    stabilizers: usize,
-    steps: usize,
-    tolerances: usize,
-) -> u64 {
-    let mut n = 0u64;
-    for f in formulations {
-        for s in solvers {
-            if !pairs_with(f, s) {
-                continue;
-            }
-            let controls: usize = match f.entry.kind {
-                FormulationKind::Ode => integrators
-                    .iter()
-                    .map(|it| match it.entry.kind() {
-                        IntegratorKind::Adaptive { .. } => tolerances,
-                        IntegratorKind::Fixed { .. } => steps,
-                    })
-                    .sum(),
-                FormulationKind::Stepper => steps,
-            };
-            n += (controls * stabilizers) as u64;
-        }
-    }
-    n
 }
 
 /// [`from_text`] with `--limit` overrides.

@@ -118,3 +118,35 @@ pub(super) fn check_pairings(
     }
     Ok(())
 }
+
+/// The cells of one scene variant, counted without listing them (the same loops as
+/// [`Experiment::cells`]).
+pub(super) fn cells_per_variant(
+    formulations: &[Item<FormulationEntry>],
+    solvers: &[Item<SolverEntry>],
+    integrators: &[Item<IntegratorEntry>],
+    stabilizers: usize,
+    steps: usize,
+    tolerances: usize,
+) -> u64 {
+    let mut n = 0u64;
+    for f in formulations {
+        for s in solvers {
+            if !pairs_with(f, s) {
+                continue;
+            }
+            let controls: usize = match f.entry.kind {
+                FormulationKind::Ode => integrators
+                    .iter()
+                    .map(|it| match it.entry.kind() {
+                        IntegratorKind::Adaptive { .. } => tolerances,
+                        IntegratorKind::Fixed { .. } => steps,
+                    })
+                    .sum(),
+                FormulationKind::Stepper => steps,
+            };
+            n += (controls * stabilizers) as u64;
+        }
+    }
+    n
+}

@@ -218,3 +218,90 @@ pub fn select(exp: &Experiment, cells: &[Cell], total: usize, spec: &str) -> Res
     }
     Ok(flags)
 }
+
+/// A sweep put together from its shards.
+pub struct Merged {
+    /// The experiment, from the config text the shards carry.
+    pub exp: Experiment,
+    /// Every cell of the sweep.
+    pub cells: Vec<Cell>,
+    /// Their results, in cell order.
+    pub results: Vec<RunResult>,
+    /// Their timings, in cell order.
+    pub timings: Vec<Timing>,
+    /// The most worker threads a shard used.
+    pub threads: usize,
+    /// The core the first shard's timing pass was pinned to.
+    pub timing_core: Option<usize>,
+    /// Number of shards.
+    pub count: usize,
+}
+
+/// Reads the shard directories and checks that they are one sweep: one config and build, every
+/// shard once, every cell in exactly one shard. The error is one line naming the directory at fault.
+pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
+    let mut shards = Vec::new();
+    for d in dirs {
+        shards.push((d.display().to_string(), ShardFile::read(d)?));
+    }
+    let (first_dir, first) = &shards[0];
+    for (d, s) in &shards[1..] {
+        if s.config_hash != first.config_hash {
+            return Err(format!(
+                "`{d}` is a shard of another config (SHA-256 {}…, `{}`) than `{first_dir}` ({}…, `{}`)",
+                &s.config_hash[..12],
+                s.config_file,
+                &first.config_hash[..12],
+                first.config_file
+            ));
+        }
+        if s.build != first.build {
+            return Err(format!("`{d}` was computed by tinkertoy {} and `{first_dir}` by {}", s.build, first.build));
+        }
+        if s.count != first.count {
+            return Err(format!(
+                "`{d}` is shard {}/{} but `{first_dir}` is {}/{}",
+                s.index, s.count, first.index, first.count
+            ));
+        }
+    }
+    let n = first.count;
+    for i in 1..=n {
+        let with: Vec<&str> = shards.iter().filter(|(_, s)| s.index == i).map(|(d, _)| d.as_str()).collect();
+        match with.len() {
+            0 => {
+                let given: Vec<String> = dirs.iter().map(|d| format!("`{}`", d.display())).collect();
+                return Err(format!("shard {i}/{n} is missing (given: {})", given.join(", ")));
+            }
+            1 => {}
+            _ => return Err(format!("shard {i}/{n} is given twice: `{}` and `{}`", with[0], with[1])),
+        }
+    }
+    let exp = super::grid::from_text(&first.config_file, &first.config_text).map_err(|e| e.to_string())?;
+    let cells = exp.cells();
+    let mut owner: Vec<Option<usize>> = vec![None; cells.len()];
+    for (d, s) in &shards {
+        if s.total_cells != cells.len() {
+            return Err(format!("`{d}` counts {} cells; the config gives {}", s.total_cells, cells.len()));
+        }
+        for &id in &s.cells {
+            if id >= cells.len() || owner[id].is_some() {
+                return Err(format!("cell {id} of `{d}` is outside the sweep or in two shards"));
+            }
+            owner[id] = Some(s.index);
+        }
+    }
+    if let Some(id) = owner.iter().position(Option::is_none) {
+        return Err(format!("cell {id} ({}) is in no shard", exp.cell_label(&cells[id])));
+    }
+    let threads = shards.iter().map(|(_, s)| s.threads).max().unwrap_or(1);
+    let timing_core = first.timing_core;
+    let mut slots: Vec<Option<(RunResult, Timing)>> = (0..cells.len()).map(|_| None).collect();
+    for (_, s) in shards {
+        for (id, r, t) in s.restore(&exp, &cells) {
+            slots[id] = Some((r, t));
+        }
+    }
+    let (results, timings) = slots.into_iter().map(|x| x.expect("every cell is covered")).unzip();
+    Ok(Merged { exp, cells, results, timings, threads, timing_core, count: n })
+}
