@@ -6,6 +6,11 @@
 //!   J    = [ I₂, perp(ρ_a) | −I₂, −perp(ρ_b) ]   (2 × 6; 2 × 3 for body–world)
 //!   J̇v  = −ω_a² ρ_a + ω_b² ρ_b                 (A″u = −A u)
 //! Seed 003 ("Revolute Joint") writes the same J and J̇ entry by entry.
+//!
+//! Geometric stiffness K_g = −Σ_r λ_r ∇²C_r: C is linear in x and ∂²(A(θ)u)/∂θ² = −A(θ)u, so the only
+//! second derivatives are ∂²C/∂θ_a² = −ρ_a and ∂²C/∂θ_b² = +ρ_b, and
+//!   K_g = (λ·ρ_a) e_θa e_θaᵀ − (λ·ρ_b) e_θb e_θbᵀ
+//! (two rank-one terms; one for the body–world form).
 
 use super::registry::{ConstraintEntry};
 use super::{Attach, Constraint};
@@ -82,6 +87,21 @@ impl Constraint for Revolute {
             j[5] = -pb[0];
             j[ldof + 4] = -1.0;
             j[ldof + 5] = -pb[1];
+        }
+    }
+    fn stiffness_rows(&self) -> usize {
+        if self.two() { 2 } else { 1 }
+    }
+    fn geometric_stiffness(&self, q: &[f64], lambda: &[f64], g: &mut [f64], s: &mut [f64]) {
+        let ldof = self.local_dof();
+        g.fill(0.0);
+        let ra = rotate(q[2], self.local_a);
+        g[2] = 1.0;
+        s[0] = lambda[0] * ra[0] + lambda[1] * ra[1];
+        if self.two() {
+            let rb = rotate(q[5], self.local_b);
+            g[ldof + 5] = 1.0;
+            s[1] = -(lambda[0] * rb[0] + lambda[1] * rb[1]);
         }
     }
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
