@@ -6,12 +6,17 @@
 //!   J   = point rows of n on side a, −n on side b
 //!   J̇v = n·(ω_a × (ω_a × ρ_a) − ω_b × (ω_b × ρ_b)) + (|ḋ|² − (n·ḋ)²) / ℓ
 //! (the particle rod of `distance` plus the rotational bias). Undefined at ℓ = 0.
+//!
+//! Geometric stiffness: with J_d = ∂d/∂δ (the point rows), ∇²ℓ = J_dᵀ (I − n nᵀ) J_d / ℓ + Σ_k n_k ∇²d_k,
+//! so K_g = −λ ∇²C is two rank-one terms s = −λ/ℓ, g = J_dᵀ t_i for unit t₁, t₂ ⊥ n (as `distance`),
+//! plus the ball joint's rotational terms for the multiplier vector λ n (`joint3::ball_stiffness`:
+//! d is the ball joint's C).
 
 use super::registry::{ConstraintEntry, sides3, frames3};
-use super::joint3::{Ends, JointFrame};
+use super::joint3::{Ends, JointFrame, ball_stiffness};
 use super::{Attach, Constraint};
 use crate::model::rotation::vec3;
-use nalgebra::Matrix3;
+use nalgebra::{Matrix3, Vector3};
 
 /// A rigid rod between two body points.
 #[derive(Clone, Debug)]
@@ -54,6 +59,30 @@ impl Constraint for RigidDistance {
         let n = (s[0].x + ra - s[1].x - rb).normalize();
         s[0].point_row(j, &n, &ra, 1.0);
         s[1].point_row(j, &n, &rb, -1.0);
+    }
+    fn stiffness_rows(&self) -> usize {
+        2 + 3 * self.ends.attach.bodies().len()
+    }
+    fn geometric_stiffness(&self, q: &[f64], lambda: &[f64], g: &mut [f64], s: &mut [f64]) {
+        let ldof = self.local_dof();
+        let sd = self.ends.sides(q, None);
+        let (ra, rb) = (sd[0].offset(&self.frame_a.anchor), sd[1].offset(&self.frame_b.anchor));
+        let d = sd[0].x + ra - sd[1].x - rb;
+        let len = d.norm();
+        let n = d / len;
+        let helper = if n.x.abs() < 0.9 { Vector3::x() } else { Vector3::y() };
+        let t1 = n.cross(&helper).normalize();
+        let t2 = n.cross(&t1);
+        let (head, tail) = g.split_at_mut(2 * ldof);
+        head.fill(0.0);
+        for (i, t) in [t1, t2].iter().enumerate() {
+            let row = &mut head[i * ldof..(i + 1) * ldof];
+            sd[0].point_row(row, t, &ra, 1.0);
+            sd[1].point_row(row, t, &rb, -1.0);
+            s[i] = -lambda[0] / len;
+        }
+        let lam = [lambda[0] * n.x, lambda[0] * n.y, lambda[0] * n.z];
+        ball_stiffness(&sd, &self.frame_a, &self.frame_b, &lam, tail, &mut s[2..], ldof);
     }
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         let s = self.ends.sides(q, Some(v));
