@@ -8,7 +8,9 @@
 //!   dot rows: Ċ = (a × b)·(ω_a − ω_b), J̇v = ((ω_a × a) × b + a × (ω_b × b))·(ω_a − ω_b)
 
 use super::registry::{ConstraintEntry, sides3, frames3};
-use super::joint3::{DotRow, Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, frame_with_axis};
+use super::joint3::{
+    DotRow, Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, frame_with_axis, rotation_stiffness,
+};
 use super::{Attach, Constraint};
 
 /// A hinge joint.
@@ -67,6 +69,15 @@ impl Constraint for Hinge {
         for (k, d) in self.dots(&s).iter().enumerate() {
             d.jacobian(&s, &mut j[(3 + k) * ldof..(4 + k) * ldof]);
         }
+    }
+    fn stiffness_rows(&self) -> usize {
+        3 * self.ends.attach.bodies().len()
+    }
+    fn geometric_stiffness(&self, q: &[f64], lambda: &[f64], g: &mut [f64], s: &mut [f64]) {
+        let sd = self.ends.sides(q, None);
+        let [d0, d1] = self.dots(&sd);
+        let dots = [(d0, lambda[3]), (d1, lambda[4])];
+        rotation_stiffness(&sd, &self.frame_a, &self.frame_b, Some(&lambda[..3]), &dots, (g, s), self.local_dof());
     }
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         let s = self.ends.sides(q, Some(v));

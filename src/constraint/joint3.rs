@@ -16,6 +16,7 @@ use super::Attach;
 use crate::model::BodyKind;
 use crate::model::rotation::{rotation_matrix, vec3};
 use nalgebra::{Matrix3, Vector3};
+use std::ops::AddAssign;
 
 /// One side of a joint at the current state, with its columns in the local Jacobian row.
 pub(crate) struct Side {
@@ -250,6 +251,78 @@ impl DotRow {
     pub fn jdot_v(&self, s: &[Side; 2]) -> f64 {
         let (wa, wb) = (s[0].w, s[1].w);
         (wa.cross(&self.a).cross(&self.b) + self.a.cross(&wb.cross(&self.b))).dot(&(wa - wb))
+    }
+}
+
+/// The cross-product matrix [v]× (w ↦ v × w).
+fn skew(v: &Vector3<f64>) -> Matrix3<f64> {
+    Matrix3::new(0.0, -v.z, v.y, v.z, 0.0, -v.x, -v.y, v.x, 0.0)
+}
+
+/// The geometric stiffness of ball rows (multipliers `ball`, if the joint has them) and dot rows
+/// (each with its multiplier) on the rotation columns of the rotating sides, as eigen-rows: three
+/// per rotating side, into `g` (row length `ldof`) and `s`. In the body-frame chart R ⊕ δ = R exp([δ]×)
+/// a rotating vector a = R a₀ has ∂a/∂δ = −R[a₀]× and symmetric second derivative
+/// ½ R(e_i × (e_j × a₀) + e_j × (e_i × a₀)), so a dot row a·b has the Hessian blocks
+///   H_aa = ½(a₀βᵀ + βa₀ᵀ) − (β·a₀) I,  β = R_aᵀ b;   H_bb likewise;   H_ab = −[a₀]× R_aᵀR_b [b₀]×,
+/// and K_g = −Σ λ_r H_r (ball rows: `ball_stiffness`'s blocks, no cross terms). The 6 × 6 (3 × 3 with
+/// the world) symmetric K_g is factored by its eigenpairs.
+pub(crate) fn rotation_stiffness(
+    sides: &[Side; 2],
+    fa: &JointFrame,
+    fb: &JointFrame,
+    ball: Option<&[f64]>,
+    dots: &[(DotRow, f64)],
+    (g, s): (&mut [f64], &mut [f64]),
+    ldof: usize,
+) {
+    let mut k = nalgebra::Matrix6::<f64>::zeros();
+    let (ra, rb) = (sides[0].r, sides[1].r);
+    if let Some(lambda) = ball {
+        let lam = vec3(lambda);
+        for (blk, side, frame, sign) in [(0, &sides[0], fa, 1.0), (3, &sides[1], fb, -1.0)] {
+            let mu = sign * side.r.transpose() * lam;
+            let u = frame.anchor;
+            let h = Matrix3::identity() * mu.dot(&u) - 0.5 * (mu * u.transpose() + u * mu.transpose());
+            k.fixed_view_mut::<3, 3>(blk, blk).add_assign(&h);
+        }
+    }
+    for (row, lambda) in dots {
+        let (a0, b0) = (ra.transpose() * row.a, rb.transpose() * row.b);
+        let (beta, beta_b) = (ra.transpose() * row.b, rb.transpose() * row.a);
+        let haa = 0.5 * (a0 * beta.transpose() + beta * a0.transpose()) - Matrix3::identity() * beta.dot(&a0);
+        let hbb = 0.5 * (b0 * beta_b.transpose() + beta_b * b0.transpose()) - Matrix3::identity() * beta_b.dot(&b0);
+        let hab = -skew(&a0) * ra.transpose() * rb * skew(&b0);
+        k.fixed_view_mut::<3, 3>(0, 0).add_assign(&(-lambda * haa));
+        k.fixed_view_mut::<3, 3>(3, 3).add_assign(&(-lambda * hbb));
+        k.fixed_view_mut::<3, 3>(0, 3).add_assign(&(-lambda * hab));
+        k.fixed_view_mut::<3, 3>(3, 0).add_assign(&(-lambda * hab.transpose()));
+    }
+    g.fill(0.0);
+    // Fixed-size eigen-decompositions: no allocation per evaluation.
+    let mut put = |e: usize, block: usize, col: usize, v: &[f64]| {
+        g[e * ldof + col + 3..e * ldof + col + 6].copy_from_slice(&v[block..block + 3]);
+    };
+    match (sides[0].col, sides[1].col) {
+        (Some(ca), Some(cb)) => {
+            let eig = k.symmetric_eigen();
+            for (e, se) in s.iter_mut().enumerate().take(6) {
+                let v: [f64; 6] = std::array::from_fn(|d| eig.eigenvectors[(d, e)]);
+                put(e, 0, ca, &v);
+                put(e, 3, cb, &v);
+                *se = eig.eigenvalues[e];
+            }
+        }
+        (Some(c), None) | (None, Some(c)) => {
+            let block = if sides[0].col.is_some() { 0 } else { 3 };
+            let eig = k.fixed_view::<3, 3>(block, block).into_owned().symmetric_eigen();
+            for (e, se) in s.iter_mut().enumerate().take(3) {
+                let v: [f64; 3] = std::array::from_fn(|d| eig.eigenvectors[(d, e)]);
+                put(e, 0, c, &v);
+                *se = eig.eigenvalues[e];
+            }
+        }
+        (None, None) => {}
     }
 }
 

@@ -6,7 +6,9 @@
 //!   C₃..₅ = e₂ᵃ·e₃ᵇ, e₃ᵃ·e₁ᵇ, e₁ᵃ·e₂ᵇ                      \[1\]   (≈ relative rotation vector)
 
 use super::registry::{ConstraintEntry, sides3, frames3};
-use super::joint3::{Ends, JointFrame, Side, ball_jacobian, ball_jdot_v, ball_rows, orientation_rows};
+use super::joint3::{
+    Ends, JointFrame, Side, ball_jacobian, ball_jdot_v, ball_rows, orientation_rows, rotation_stiffness,
+};
 use super::{Attach, Constraint};
 use nalgebra::Matrix3;
 
@@ -62,6 +64,15 @@ impl Constraint for Weld {
         for (k, d) in orientation_rows(&s, &self.frame_a, &self.frame_b).iter().enumerate() {
             d.jacobian(&s, &mut j[(3 + k) * ldof..(4 + k) * ldof]);
         }
+    }
+    fn stiffness_rows(&self) -> usize {
+        3 * self.ends.attach.bodies().len()
+    }
+    fn geometric_stiffness(&self, q: &[f64], lambda: &[f64], g: &mut [f64], s: &mut [f64]) {
+        let sd = self.ends.sides(q, None);
+        let [d0, d1, d2] = orientation_rows(&sd, &self.frame_a, &self.frame_b);
+        let dots = [(d0, lambda[3]), (d1, lambda[4]), (d2, lambda[5])];
+        rotation_stiffness(&sd, &self.frame_a, &self.frame_b, Some(&lambda[..3]), &dots, (g, s), self.local_dof());
     }
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         let s = self.sides(q, Some(v));
