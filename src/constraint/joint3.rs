@@ -254,8 +254,23 @@ impl DotRow {
     }
 }
 
+/// The chart Hessian of β·(R u) in R ⊕ δ = R exp([δ]×), with β in the body frame:
+/// ½(uβᵀ + βuᵀ) − (β·u) I.
+pub(crate) fn rot_hessian(u: &Vector3<f64>, beta: &Vector3<f64>) -> Matrix3<f64> {
+    0.5 * (u * beta.transpose() + beta * u.transpose()) - Matrix3::identity() * beta.dot(u)
+}
+
+/// The Hessian blocks (H_aa, H_bb, H_ab) of a dot row a·b in the body-frame chart.
+pub(crate) fn dot_hessian(row: &DotRow, ra: &Matrix3<f64>, rb: &Matrix3<f64>) -> [Matrix3<f64>; 3] {
+    let (a0, b0) = (ra.transpose() * row.a, rb.transpose() * row.b);
+    let haa = rot_hessian(&a0, &(ra.transpose() * row.b));
+    let hbb = rot_hessian(&b0, &(rb.transpose() * row.a));
+    let hab = -skew(&a0) * ra.transpose() * rb * skew(&b0);
+    [haa, hbb, hab]
+}
+
 /// The cross-product matrix [v]× (w ↦ v × w).
-fn skew(v: &Vector3<f64>) -> Matrix3<f64> {
+pub(crate) fn skew(v: &Vector3<f64>) -> Matrix3<f64> {
     Matrix3::new(0.0, -v.z, v.y, v.z, 0.0, -v.x, -v.y, v.x, 0.0)
 }
 
@@ -288,11 +303,7 @@ pub(crate) fn rotation_stiffness(
         }
     }
     for (row, lambda) in dots {
-        let (a0, b0) = (ra.transpose() * row.a, rb.transpose() * row.b);
-        let (beta, beta_b) = (ra.transpose() * row.b, rb.transpose() * row.a);
-        let haa = 0.5 * (a0 * beta.transpose() + beta * a0.transpose()) - Matrix3::identity() * beta.dot(&a0);
-        let hbb = 0.5 * (b0 * beta_b.transpose() + beta_b * b0.transpose()) - Matrix3::identity() * beta_b.dot(&b0);
-        let hab = -skew(&a0) * ra.transpose() * rb * skew(&b0);
+        let [haa, hbb, hab] = dot_hessian(row, &ra, &rb);
         k.fixed_view_mut::<3, 3>(0, 0).add_assign(&(-lambda * haa));
         k.fixed_view_mut::<3, 3>(3, 3).add_assign(&(-lambda * hbb));
         k.fixed_view_mut::<3, 3>(0, 3).add_assign(&(-lambda * hab));
