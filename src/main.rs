@@ -167,14 +167,6 @@ const EXIT_CELLS_FAILED: u8 = 3;
 /// reports directory.
 const EXIT_BUSY: u8 = 4;
 
-/// A library's error text in plain words: "No space left on device (os error 28)" → "no space
-/// left on device".
-fn plain_error(text: &str) -> String {
-    let t = text.split(" (os error").next().unwrap_or(text);
-    let mut c = t.chars();
-    c.next().map_or(String::new(), |f| f.to_lowercase().chain(c).collect())
-}
-
 /// One line on stderr, exit status 2: bad input, found before anything was computed.
 fn bad_input(message: &str) -> ExitCode {
     eprintln!("error: {}", experiment::config::one_line(message));
@@ -408,7 +400,7 @@ fn finish(
     strict: bool,
 ) -> ExitCode {
     let written = report::write_into(exp, cells, results, timings, prov, publisher.dir())
-        .map_err(|e| plain_error(&e.to_string()))
+        .map_err(|e| experiment::config::plain_error(&e.to_string()))
         .and_then(|()| publisher.publish());
     match written {
         Ok(dir) => {

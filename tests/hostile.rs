@@ -288,20 +288,36 @@ fn leftovers(reports: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Starts a run and waits until it is writing its report (its temporary directory holds the
-/// CSV files), checking at every poll that `reports/crash` is a complete report with
-/// description `expect`.
-fn start_and_wait_for_writing(config: &Path, reports: &Path, expect: &str) -> std::process::Child {
+/// Starts a run of `config` and waits until `ready(its temporary directory)`, calling `check` at
+/// every poll.
+fn start_and_wait(
+    config: &Path,
+    reports: &Path,
+    ready: impl Fn(&Path) -> bool,
+    check: impl Fn(),
+) -> std::process::Child {
     let child =
         Command::new(BIN).arg("run").arg(config).arg("--reports").arg(reports).stderr(Stdio::null()).spawn().unwrap();
     let tmp = reports.join(format!(".crash.tmp-{}", child.id()));
     let start = Instant::now();
-    while !tmp.join("runs.csv").exists() {
-        assert_eq!(complete(reports).as_deref(), Some(expect), "reports/crash incomplete during the run");
-        assert!(start.elapsed() < Duration::from_secs(60), "the run never started writing");
+    while !ready(&tmp) {
+        check();
+        assert!(start.elapsed() < Duration::from_secs(60), "the run never got there");
         std::thread::sleep(Duration::from_micros(200));
     }
     child
+}
+
+/// Starts a run and waits until it is writing its report (its temporary directory holds the
+/// CSV files), checking at every poll that `reports/crash` is a complete report with
+/// description `expect`.
+fn start_and_wait_for_writing(config: &Path, reports: &Path, expect: &str) -> std::process::Child {
+    start_and_wait(
+        config,
+        reports,
+        |tmp| tmp.join("runs.csv").exists(),
+        || assert_eq!(complete(reports).as_deref(), Some(expect), "reports/crash incomplete during the run"),
+    )
 }
 
 #[test]
@@ -362,7 +378,7 @@ fn two_runs_of_one_experiment_at_once_one_wins_and_the_other_says_so_before_comp
     let dir = temp_dir("busy");
     let reports = dir.join("reports");
     let config = crash_config(&dir, "busy");
-    let first = start_and_wait_for_writing_or_running(&config, &reports);
+    let first = start_and_wait(&config, &reports, |tmp| tmp.exists(), || {}); // it holds the lock
     let start = Instant::now();
     let second = Command::new(BIN).arg("run").arg(&config).arg("--reports").arg(&reports).output().unwrap();
     let stderr = String::from_utf8_lossy(&second.stderr);
@@ -372,19 +388,6 @@ fn two_runs_of_one_experiment_at_once_one_wins_and_the_other_says_so_before_comp
     assert!(first.wait_with_output().unwrap().status.success());
     assert_eq!(complete(&reports).as_deref(), Some("busy"));
     assert!(leftovers(&reports).is_empty());
-}
-
-/// Starts a run and waits until it holds the lock (its temporary directory exists).
-fn start_and_wait_for_writing_or_running(config: &Path, reports: &Path) -> std::process::Child {
-    let child =
-        Command::new(BIN).arg("run").arg(config).arg("--reports").arg(reports).stderr(Stdio::null()).spawn().unwrap();
-    let tmp = reports.join(format!(".crash.tmp-{}", child.id()));
-    let start = Instant::now();
-    while !tmp.exists() {
-        assert!(start.elapsed() < Duration::from_secs(30));
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    child
 }
 
 #[test]

@@ -370,7 +370,15 @@ pub fn io_reason(e: &std::io::Error) -> String {
         K::InvalidFilename => "the name is too long or invalid".into(),
         _ => {
             let s = e.to_string();
-            s.split(" (os error").next().unwrap_or(&s).to_lowercase()
+            plain_error(&s)
         }
     }
+}
+
+/// A library's error text in plain words: "No space left on device (os error 28)" → "no space
+/// left on device".
+pub fn plain_error(text: &str) -> String {
+    let t = text.split(" (os error").next().unwrap_or(text);
+    let mut c = t.chars();
+    c.next().map_or(String::new(), |f| f.to_lowercase().chain(c).collect())
 }

@@ -47,10 +47,17 @@ pub struct Store {
     hash: String,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct StoredCell {
     key: String,
     result: RunResult,
+}
+
+/// [`StoredCell`] as written (borrowing: the same encoding, no copy of the result).
+#[derive(Serialize)]
+struct StoredCellRef<'a> {
+    key: &'a str,
+    result: &'a RunResult,
 }
 
 impl Store {
@@ -79,7 +86,8 @@ impl Store {
     /// Stores the result of `cell` (written to a temporary file and renamed: a crash leaves the
     /// old file or the new one). A failure to store is not an error of the run.
     pub fn save(&self, exp: &Experiment, cell: &Cell, result: &RunResult) {
-        let stored = StoredCell { key: cell_key(&self.hash, exp, cell), result: result.clone() };
+        let key = cell_key(&self.hash, exp, cell);
+        let stored = StoredCellRef { key: &key, result };
         if let Ok(bytes) = postcard::to_stdvec(&stored) {
             let tmp = self.dir.join(format!("{}.bin.tmp", cell.id));
             if std::fs::write(&tmp, bytes).is_ok() {

@@ -318,7 +318,7 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
             Ok(Ok(None)) => return,
             Ok(Ok(Some(note))) => (true, note),
             Ok(Err(e)) => {
-                let e = e.split(" (os error").next().unwrap_or(&e).to_lowercase();
+                let e = crate::experiment::config::plain_error(&e);
                 (false, Some(format!("Not drawn: {e}. The data are in `summary.csv` and `runs.csv`.")))
             }
             Err(_) => (false, Some("Not drawn: the plotting library failed on this figure. The data are in `summary.csv` and `runs.csv`.".to_string())),
