@@ -262,3 +262,21 @@ fn convergence_report_gives_orders_1_1_2_4_for_euler_symplectic_euler_verlet_rk4
     assert_eq!(seen, 8, "two formulations × four integrators");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn every_shipped_experiment_passes_its_checks_and_writes_nothing_on_dry_run() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "experiments/ lists {} configs", files.len());
+    let reports = temp_dir("dry-run");
+    for f in &files {
+        let (code, err) = run(f, &reports, &["--dry-run"]);
+        assert_eq!(code, 0, "{}: {err}", f.display());
+    }
+    assert!(!reports.exists(), "--dry-run wrote {}", reports.display());
+}

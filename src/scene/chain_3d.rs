@@ -1,7 +1,8 @@
 //! 3D chain of rigid links joined by ball-and-socket joints (seed 001), the first hung from a
 //! world point at the origin. Released at rest in a horizontal zig-zag (link i at angle
 //! ±`zigzag` from the x axis in the horizontal x–z plane), so it falls and swings out of any plane.
-//! Gravity along −y.
+//! Gravity along −y. The last link carries `end_ratio` × the link mass (a heavy payload, with its
+//! inertia scaled alike; 1 by default).
 
 use super::registry::{SceneEntry, SceneParams};
 use super::{Output, Quantity, EnergyScale, Scene, SceneError, pose3, push_pose};
@@ -35,11 +36,14 @@ pub struct Chain3dParams {
     /// gravity along -y
     #[schemars(range(min = 0), extend("unit" = "m/s^2"))]
     pub gravity: f64,
+    /// mass of the last link over `mass` (a heavy payload: mass ratio r)
+    #[schemars(range(max = 1e6), extend("unit" = "1", "exclusiveMinimum" = 0))]
+    pub end_ratio: f64,
 }
 
 impl Default for Chain3dParams {
     fn default() -> Self {
-        Chain3dParams { n: 4, link: 0.5, width: 0.05, mass: 1.0, zigzag: 0.5, gravity: 9.81 }
+        Chain3dParams { n: 4, link: 0.5, width: 0.05, mass: 1.0, zigzag: 0.5, gravity: 9.81, end_ratio: 1.0 }
     }
 }
 
@@ -77,7 +81,8 @@ pub fn build(p: &Chain3dParams) -> Result<Scene, SceneError> {
         let dir = Vector3::new(phi.cos(), 0.0, phi.sin());
         // Ry(−φ) turns the body x axis onto dir.
         let pose = pose3(joint + 0.5 * len * dir, UnitQuaternion::from_axis_angle(&Vector3::y_axis(), -phi));
-        let b = system.add_body(Body::cuboid(m, [len, w, w]))?;
+        let mass = if i + 1 == n { m * p.end_ratio } else { m };
+        let b = system.add_body(Body::cuboid(mass, [len, w, w]))?;
         push_pose(&mut q0, pose);
         let at = [joint.x, joint.y, joint.z];
         system.add_constraint(Box::new(Ball::at_point(prev, Some((b, pose.0, pose.1)), at)))?;
@@ -92,8 +97,8 @@ pub fn build(p: &Chain3dParams) -> Result<Scene, SceneError> {
         v0: vec![0.0; 6 * n],
         reference: None,
         energy_scale: EnergyScale {
-            joules: m * g.max(1e-300) * len * nf * nf / 2.0,
-            definition: "sum of m g x depth of each link centre when hanging straight down (m g L n^2 / 2)",
+            joules: m * g.max(1e-300) * len * (nf * nf / 2.0 + (p.end_ratio - 1.0) * (nf - 0.5)),
+            definition: "sum of m_i g x depth of each link centre when hanging straight down (m g L (n^2/2 + (r-1)(n-1/2)), r = end_ratio)",
         },
         parametrization: None,
         outputs: {
