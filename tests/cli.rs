@@ -73,6 +73,7 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("reference_off_boundary.yaml", &["line 5", "t = 0.1 s", "not a step boundary of h = 0.03"]),
         ("record_unknown_output.yaml", &[":13:13:", "record[1]", "`theta3`", "q, v, lambda, c, jv", "theta1, theta2"]),
         ("event_bad_direction.yaml", &[":15:16:", "events[0].direction", "`sideways`", "up, down, both"]),
+        ("energy_window_too_long.yaml", &[":11:16:", "`energy_window` = 0.8", "0 < w <= duration / 2 (0.5)"]),
         // Goals: target, rank_by, timing.
         ("target_without_reference.yaml", &[":12:27:", "target.reference_error", "no exact solution", "drift"]),
         ("bad_rank_by.yaml", &[":12:10:", "`rank_by` = `speed`", "drift, velocity_drift, energy_error, time, work"]),
@@ -279,4 +280,46 @@ fn every_shipped_experiment_passes_its_checks_and_writes_nothing_on_dry_run() {
         assert_eq!(code, 0, "{}: {err}", f.display());
     }
     assert!(!reports.exists(), "--dry-run wrote {}", reports.display());
+}
+
+#[test]
+fn energy_window_columns_are_the_mean_signed_energy_change_of_the_data_file() {
+    // The impulse stepper on the pendulum (1/60 s, 2 s) does not conserve energy; the report's two
+    // window columns must be the means of (E − E₀)/E_scale over runs.csv's samples in [0, 0.5] s and [1.5, 2] s.
+    let dir = temp_dir("energy-window");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("windows.yaml");
+    std::fs::write(
+        &config,
+        "name: windows\nscene: {name: pendulum}\nformulations: [{name: impulse}]\nsolvers: [{name: dense_lu}]\nsteps: [\"1/60\"]\nduration: 2\nsample_interval: 0.05\nenergy_window: 0.5\ntiming: {repeats: 0}\n",
+    )
+    .unwrap();
+    let reports = dir.join("reports");
+    assert_eq!(run(&config, &reports, &[]).0, 0);
+    let out = reports.join("windows");
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let scale: f64 = column(&summary, "energy_scale_joules")[0].parse().unwrap();
+    let (t, e) = (column(&runs, "t"), column(&runs, "energy"));
+    let t: Vec<f64> = t.iter().map(|x| x.parse().unwrap()).collect();
+    let e: Vec<f64> = e.iter().map(|x| x.parse().unwrap()).collect();
+    let mean = |lo: f64, hi: f64| {
+        let d: Vec<f64> = t
+            .iter()
+            .zip(&e)
+            .filter(|(t, _)| **t >= lo - 1e-9 && **t <= hi + 1e-9)
+            .map(|(_, x)| (x - e[0]) / scale)
+            .collect();
+        d.iter().sum::<f64>() / d.len() as f64
+    };
+    let (early, late) = (mean(0.0, 0.5), mean(t[t.len() - 1] - 0.5, t[t.len() - 1]));
+    assert!(early != 0.0 && late != 0.0 && early != late, "windows {early:e}, {late:e} would not test the columns");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("ΔE/E_scale on [0, 0.5] s | ΔE/E_scale on [2 − 0.5, 2] s"), "window columns missing");
+    let row = report.lines().find(|l| l.contains("| impulse |")).expect("ranked row");
+    // 3 significant digits in the table: agree to half a unit in the last place.
+    for want in [early, late] {
+        let shown = format!("{want:.2e}");
+        assert!(row.contains(&shown), "{shown} not in {row}");
+    }
 }

@@ -169,6 +169,9 @@ pub struct RawConfig {
     pub duration: Spanned<f64>,
     /// Time between samples \[s\].
     pub sample_interval: Spanned<f64>,
+    /// Windows \[0, w\] and \[T − w, T\] \[s\] over which the report averages the signed energy change.
+    #[serde(default)]
+    pub energy_window: Option<Spanned<f64>>,
     /// A run stops as diverged when ‖C‖∞ exceeds this (units of C). Default 100.
     #[serde(default)]
     pub divergence_bound: Option<Spanned<f64>>,

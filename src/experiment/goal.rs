@@ -68,6 +68,9 @@ pub struct Goals {
     /// How many times each cell that ran to the end is re-run, one at a time on one pinned core,
     /// to time it; 0 keeps the single time measured during the (parallel) simulation pass.
     pub repeats: usize,
+    /// Length w \[s\] of the two windows, \[0, w\] and \[T − w, T\], over which the report averages
+    /// each cell's signed energy change (`energy_window`), so that damping and drift show apart.
+    pub energy_window: Option<f64>,
 }
 
 /// `target:` — bounds on error metrics, any combination.
@@ -200,5 +203,23 @@ pub fn goals(
             r as usize
         }
     };
-    Ok(Goals { target, rank_by, accuracy, repeats })
+    Ok(Goals { target, rank_by, accuracy, repeats, energy_window: None })
+}
+
+/// Validates `energy_window` against the run's `duration` (both in seconds): 0 < w ≤ duration / 2,
+/// so that the two windows do not overlap.
+pub fn energy_window(file: &str, w: Option<&Spanned<f64>>, duration: f64) -> Result<Option<f64>, ConfigError> {
+    let Some(w) = w else { return Ok(None) };
+    if !(w.value.is_finite() && w.value > 0.0 && w.value <= duration / 2.0) {
+        return err(
+            file,
+            at(w),
+            format!(
+                "field `energy_window` = {} is invalid; expected a window w [s] with 0 < w <= duration / 2 ({})",
+                w.value,
+                duration / 2.0
+            ),
+        );
+    }
+    Ok(Some(w.value))
 }

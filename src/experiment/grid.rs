@@ -464,7 +464,9 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
     let axis = Axis { duration, sample_interval, steps: &steps, cells_per_variant: per_variant as f64 };
     let measure = measurements(file, &raw, &mut variants, &axis)?;
     let has_reference = measure.reference.is_some() || variants.iter().all(|v| v.scene.reference.is_some());
-    let goals = goals(file, raw.target.as_ref(), raw.rank_by.as_ref(), raw.timing.as_ref(), has_reference, scene.name)?;
+    let mut goals =
+        goals(file, raw.target.as_ref(), raw.rank_by.as_ref(), raw.timing.as_ref(), has_reference, scene.name)?;
+    goals.energy_window = super::goal::energy_window(file, raw.energy_window.as_ref(), duration)?;
 
     Ok(Experiment {
         name,

@@ -182,9 +182,16 @@ pub(super) fn rankings(out: &mut String, exp: &Experiment, rows: &[Row]) {
     for (title, vrows) in by_variant(exp, rows) {
         heading(out, &title);
         let (ft, fw) = fronts(&vrows);
+        let (win_head, win_rule) = match exp.goals.energy_window {
+            Some(w) => {
+                let (w, t) = (fmt_num(w), fmt_num(exp.duration));
+                (format!(" ΔE/E_scale on [0, {w}] s | ΔE/E_scale on [{t} − {w}, {t}] s |"), "---|---|")
+            }
+            None => (String::new(), ""),
+        };
         let _ = writeln!(
             out,
-            "| rank | # | formulation | solver | integrator | h / tol | status | {acc} | max ‖C‖∞ | max ‖Jv‖∞ | max energy err | RHS evals | solves | solver its | wall [ms] | median step [µs] | front |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+            "| rank | # | formulation | solver | integrator | h / tol | status | {acc} | max ‖C‖∞ | max ‖Jv‖∞ | max energy err |{win_head} RHS evals | solves | solver its | wall [ms] | median step [µs] | front |\n|---|---|---|---|---|---|---|---|---|---|---|{win_rule}---|---|---|---|---|---|"
         );
         let list = ranked(exp, &vrows);
         for (k, r) in list.iter().enumerate() {
@@ -201,9 +208,16 @@ pub(super) fn rankings(out: &mut String, exp: &Experiment, rows: &[Row]) {
                 (false, true) => "w",
                 _ => "",
             };
+            let windows = match exp.goals.energy_window {
+                Some(w) => {
+                    let (a, b) = energy_windows(r, w, exp.duration);
+                    format!(" {} | {} |", e(a), e(b))
+                }
+                None => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {front} |",
+                "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |{windows} {} | {} | {} | {} | {} | {front} |",
                 if tie { "≈" } else { "" },
                 k + 1,
                 r.cell.id,
@@ -225,6 +239,25 @@ pub(super) fn rankings(out: &mut String, exp: &Experiment, rows: &[Row]) {
         }
         let _ = writeln!(out);
     }
+}
+
+/// The mean signed energy change (E − E₀) / E_scale of a cell's samples on [0, w] and on the last
+/// w seconds of its run (all in seconds); NaN for the second window of a run that did not reach
+/// its end. Damping shows as two negative values, a drift as values that differ, a conservative
+/// scheme as two values near zero.
+fn energy_windows(r: &Row, w: f64, duration: f64) -> (f64, f64) {
+    let samples = &r.result.samples;
+    let (Some(first), Some(last)) = (samples.first(), samples.last()) else { return (f64::NAN, f64::NAN) };
+    let scale = r.result.summary.energy_scale.joules;
+    let slack = 1e-9 * duration; // rounding of the sample times
+    let mean = |lo: f64, hi: f64| {
+        let (sum, n) = samples
+            .iter()
+            .filter(|s| s.t >= lo - slack && s.t <= hi + slack)
+            .fold((0.0, 0usize), |(a, n), s| (a + (s.energy - first.energy) / scale, n + 1));
+        if n == 0 { f64::NAN } else { sum / n as f64 }
+    };
+    (mean(first.t, first.t + w), if r.ok() { mean(last.t - w, last.t) } else { f64::NAN })
 }
 
 /// Observed convergence order per fixed-step series (everything but h), per variant.
