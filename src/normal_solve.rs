@@ -120,6 +120,21 @@ impl<'a> NormalSolve<'a> {
         Ok(())
     }
 
+    /// Like [`NormalSolve::solve`] (or [`NormalSolve::solve_same`] with `same`) for a solve that
+    /// only preconditions an outer iteration whose own residual decides convergence (`midpoint`'s
+    /// Newton–GMRES): an iterative solver's last iterate is kept when it misses its tolerance (the
+    /// solve is counted, with its residual); every other failure is returned.
+    pub fn solve_preconditioner(&mut self, same: bool) -> Result<(), SolveError> {
+        let r = if same { self.solve_same(true) } else { self.solve(true) };
+        match r {
+            Err(SolveError::NotConverged { iterations, residual, .. }) if residual.is_finite() => {
+                self.counters.record(crate::linsolve::SolveInfo { iterations, residual });
+                Ok(())
+            }
+            r => r,
+        }
+    }
+
     /// Like [`NormalSolve::solve`] with the matrix of the last solve (J unchanged since): direct
     /// solvers reuse their factorization.
     pub fn solve_same(&mut self, count: bool) -> Result<(), SolveError> {

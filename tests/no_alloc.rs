@@ -69,9 +69,13 @@ fn sparse_cholesky_refactor_and_solve_allocate_nothing() {
 #[test]
 fn impulse_rattle_and_force_steps_allocate_nothing() {
     let scene = chain();
-    for (name, solver) in
-        [("impulse", "sparse_cholesky"), ("rattle", "sparse_cholesky"), ("impulse", "gauss_seidel"), ("impulse", "cg")]
-    {
+    for (name, solver) in [
+        ("impulse", "sparse_cholesky"),
+        ("rattle", "sparse_cholesky"),
+        ("midpoint", "sparse_cholesky"),
+        ("impulse", "gauss_seidel"),
+        ("impulse", "cg"),
+    ] {
         let f = formulations::find(name).unwrap();
         let s = solvers::find(solver).unwrap();
         let Dynamics::Stepper(mut st) = (f.build)(

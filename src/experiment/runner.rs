@@ -211,7 +211,7 @@ impl Driver<'_> {
                 let s = stepper.solver_counters();
                 Counters {
                     steps: *steps,
-                    rejected: 0,
+                    rejected: stepper.rejected_steps(),
                     rhs_evals: stepper.force_evaluations(),
                     linear_solves: s.solves,
                     solver_iterations: s.iterations,

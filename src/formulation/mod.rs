@@ -16,6 +16,7 @@ registry! {
         impulse,
         pgs,
         rattle,
+        midpoint,
         xpbd,
         xpbd_newton,
         soft_step,
@@ -26,6 +27,7 @@ registry! {
 pub use force::{Force, ForceParams};
 pub use impulse::Impulse;
 pub use lagrangian::{Lagrangian, LagrangianParams};
+pub use midpoint::{Midpoint, MidpointOptions};
 pub use pgs::{Pgs, PgsOptions};
 pub use rattle::{Rattle, RattleOptions};
 pub use soft_step::{SoftStep, SoftStepOptions};
@@ -50,6 +52,10 @@ pub trait Stepper: Send {
     /// Cumulative solver work.
     fn solver_counters(&self) -> SolverCounters {
         self.core().ns.counters
+    }
+    /// Step attempts abandoned so far (a step redone in smaller pieces); 0 for fixed schemes.
+    fn rejected_steps(&self) -> u64 {
+        0
     }
     /// Right-hand-side (applied force) evaluations so far.
     fn force_evaluations(&self) -> u64 {
