@@ -214,17 +214,10 @@ impl<'a> Midpoint<'a> {
     pub fn new(scene: &'a Scene, opts: MidpointOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
         let sys = &scene.system;
         let (nq, n) = (sys.nq(), sys.ndof());
-        let jac = sys.jacobian_layout_with_stiffness_rows();
-        let mut stiffness_row = vec![false; jac.nrows()];
-        let mut row_map = Vec::with_capacity(sys.nrows());
-        for (ci, c) in sys.constraints().iter().enumerate() {
-            let r0 = jac.constraint_row0(ci);
-            row_map.extend(r0..r0 + c.rows());
-            stiffness_row[r0 + c.rows()..r0 + c.rows() + c.stiffness_rows()].fill(true);
-        }
-        let m = jac.nrows();
-        let mut core = StepperCore::with_layout(scene, jac, solver)?;
-        core.ns.reg_rows = vec![0.0; m];
+        let (core, stiffness_row) = StepperCore::with_stiffness_rows(scene, solver)?;
+        let m = stiffness_row.len();
+        // the system's constraint rows, in the stiffness layout's order
+        let row_map: Vec<usize> = (0..m).filter(|&r| !stiffness_row[r]).collect();
         let work = Work {
             q_n: vec![0.0; nq],
             v_n: vec![0.0; n],

@@ -55,6 +55,26 @@ impl<'a> StepperCore<'a> {
         Self::build(NormalSolve::with_layout(&scene.system, jac, solver)?, scene)
     }
 
+    /// The workspace over B = [J; Gᵀ] ([`crate::system::System::jacobian_layout_with_stiffness_rows`]),
+    /// for the Newton steppers with geometric stiffness (`xpbd_newton`, `midpoint`), with per-row
+    /// regularization, and the mask of the layout's stiffness rows.
+    pub fn with_stiffness_rows(
+        scene: &'a Scene,
+        solver: Box<dyn LinearSolver>,
+    ) -> Result<(Self, Vec<bool>), NotApplicable> {
+        let sys = &scene.system;
+        let jac = sys.jacobian_layout_with_stiffness_rows();
+        let mut stiffness_row = vec![false; jac.nrows()];
+        for (ci, c) in sys.constraints().iter().enumerate() {
+            let r0 = jac.constraint_row0(ci) + c.rows();
+            stiffness_row[r0..r0 + c.stiffness_rows()].fill(true);
+        }
+        let m = jac.nrows();
+        let mut core = Self::with_layout(scene, jac, solver)?;
+        core.ns.reg_rows = vec![0.0; m];
+        Ok((core, stiffness_row))
+    }
+
     fn build(ns: NormalSolve<'a>, scene: &'a Scene) -> Result<Self, NotApplicable> {
         let (n, m) = (scene.system.ndof(), ns.jac.nrows());
         Ok(StepperCore {

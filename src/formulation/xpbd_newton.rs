@@ -102,17 +102,9 @@ struct NewtonWork {
 impl<'a> XpbdNewton<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: XpbdNewtonOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let sys = &scene.system;
-        let nq = sys.nq();
-        let jac = sys.jacobian_layout_with_stiffness_rows();
-        let mut stiffness_row = vec![false; jac.nrows()];
-        for (ci, c) in sys.constraints().iter().enumerate() {
-            let r0 = jac.constraint_row0(ci) + c.rows();
-            stiffness_row[r0..r0 + c.stiffness_rows()].fill(true);
-        }
-        let m = jac.nrows();
-        let mut core = StepperCore::with_layout(scene, jac, solver)?;
-        core.ns.reg_rows = vec![0.0; m];
+        let nq = scene.system.nq();
+        let (core, stiffness_row) = StepperCore::with_stiffness_rows(scene, solver)?;
+        let m = stiffness_row.len();
         let work = NewtonWork { q_tilde: vec![0.0; nq], s: vec![0.0; m], stiffness_row };
         Ok(XpbdNewton { core, opts, q_prev: vec![0.0; nq], work, last_hs: 1.0 })
     }
