@@ -48,8 +48,8 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Iterative,
     params: ParamTable::of::<GaussSeidelParams>(),
     build: |p| Box::new(GaussSeidel::new(*p.get())),
-    // Memory: per-row diagonal, residual and the J-sized scratch.
-    memory: |f| f.sparse(0, 8 * 8),
+    // Memory: per-row diagonal, residual, the J-sized scratch and W Jᵀ (as many values as J).
+    memory: |f| f.sparse(0, 8 * 8 + 8 * crate::constraint::MAX_LOCAL_DOF as u64),
 };
 
 /// Gauss-Seidel / SOR with warm start; sequential impulses on J W Jᵀ.
@@ -61,12 +61,14 @@ pub struct GaussSeidel {
     diag: Vec<f64>,
     u: Vec<f64>,
     ax: Vec<f64>,
+    /// W J_rᵀ of every row, in J's block order (computed once per solve, used every sweep).
+    wj: Vec<f64>,
 }
 
 impl GaussSeidel {
     /// Builds from its parameters.
     pub fn new(p: GaussSeidelParams) -> Self {
-        GaussSeidel { stop: p.stop, omega: p.omega, check_every: p.check_every.max(1), diag: vec![], u: vec![], ax: vec![] }
+        GaussSeidel { stop: p.stop, omega: p.omega, check_every: p.check_every.max(1), diag: vec![], u: vec![], ax: vec![], wj: vec![] }
     }
 
     fn residual(b: &[f64], ax: &[f64], nb: f64) -> f64 {
@@ -84,6 +86,9 @@ impl LinearSolver for GaussSeidel {
         self.diag = vec![0.0; op.dim()];
         self.ax = vec![0.0; op.dim()];
         self.u = vec![0.0; op.scratch_len()];
+        if let Operator::Normal { jac, .. } = op {
+            self.wj = vec![0.0; jac.blocks().map(|b| b.values.len()).sum()];
+        }
         Ok(())
     }
 
@@ -109,20 +114,33 @@ impl LinearSolver for GaussSeidel {
                     }
                 };
                 ax_of(&self.u, x, &mut self.ax);
+                // W J_rᵀ once per solve (the same products the sweep formed every time)
+                let mut wl = [0.0; MAX_LOCAL_DOF];
+                let mut at = 0;
+                for blk in jac.blocks() {
+                    blk.gather(w, &mut wl);
+                    for row in blk.values.chunks_exact(blk.ldof) {
+                        for ((o, wk), j) in self.wj[at..at + blk.ldof].iter_mut().zip(&wl).zip(row) {
+                            *o = wk * j;
+                        }
+                        at += blk.ldof;
+                    }
+                }
                 let mut residual = Self::residual(b, &self.ax, nb);
                 while residual > self.stop.tol && sweeps < self.stop.max_iter && residual.is_finite() {
-                    let (mut ul, mut wl) = ([0.0; MAX_LOCAL_DOF], [0.0; MAX_LOCAL_DOF]);
+                    let mut ul = [0.0; MAX_LOCAL_DOF];
+                    let mut at = 0;
                     for blk in jac.blocks() {
                         blk.gather(&self.u, &mut ul);
-                        blk.gather(w, &mut wl);
                         for (r, row) in blk.values.chunks_exact(blk.ldof).enumerate() {
                             let i = blk.row0 + r;
                             let ju: f64 = row.iter().zip(&ul).map(|(j, u)| j * u).sum();
                             let dx = omega * (b[i] - ju - reg.at(i) * x[i]) / self.diag[i];
                             x[i] += dx;
-                            for k in 0..blk.ldof {
-                                ul[k] += wl[k] * row[k] * dx;
+                            for (uk, wj) in ul.iter_mut().zip(&self.wj[at..at + blk.ldof]) {
+                                *uk += wj * dx;
                             }
+                            at += blk.ldof;
                         }
                         blk.scatter(&ul, &mut self.u);
                     }
