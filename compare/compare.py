@@ -6,6 +6,8 @@ Scenes (h = 1/60 s):
      tinkertoy `lagrangian` + rk4  vs  MuJoCo hinge (point mass), integrator RK4
   B  double pendulum, unit lengths and masses, both arms horizontal, RK4, 10 s
      tinkertoy `lagrangian` + rk4  vs  MuJoCo two hinges, RK4
+  D  3D chain of 10 and 100 cuboid links (0.5 x 0.05 x 0.05 m, 1 kg) on ball joints, zig-zag start,
+     5 s: tinkertoy `xpbd_newton` + `envelope_ldlt` (rigid to 3e-7 m)  vs  MuJoCo ball joints, RK4
   C  chain of N = 10, 100, 1000 unit point masses on 0.1 m links, first pinned, released
      horizontal, 5 s
      tinkertoy `impulse` + `gauss_seidel` at 10 sweeps (sequential impulses; the exact residual
@@ -97,6 +99,19 @@ divergence_bound: 10
 """)
     for r, t in c:
         rows[("C", r["scene"], r["formulation"], r["solver"])] = (r, t)
+    d = run_tinkertoy(binary, workdir, "cmp_d", """
+scene: {name: chain_3d, params: {n: [10, 100], link: 0.5, width: 0.05, zigzag: 0.5}}
+formulations:
+  - {name: xpbd_newton, label: "xpbd newton", params: {substeps: 1, iterations: 3, tol: 3.0e-7}}
+solvers:
+  - name: envelope_ldlt
+steps: ["1/60"]
+duration: 5
+sample_interval: 0.05
+divergence_bound: 10
+""")
+    for r, t in d:
+        rows[("D", r["scene"])] = (r, t)
     return rows
 
 
@@ -135,6 +150,46 @@ def mujoco_pendulums(duration=10.0):
     a = run(pend, [1.0], 1.0 * G * 1.0)
     b = run(dpend, [math.pi / 2, 0.0], G * (1.0 * 1.0 + 1.0 * 2.0))
     return a, b
+
+
+def mujoco_chain_3d(n, duration=5.0, link=0.5, width=0.05, zigzag=0.5):
+    """tinkertoy's chain_3d: n cuboid links (link x width x width, 1 kg) on ball joints, the first
+    hung from the origin, released in a horizontal zig-zag (link i at +-zigzag from x in the x-z
+    plane), gravity along -y; MuJoCo's RK4 on its joint coordinates."""
+    import mujoco
+
+    ixx = 2.0 * width * width / 12.0
+    iyy = (link * link + width * width) / 12.0
+    xml = ["""<mujoco><option timestep="%.17g" gravity="0 -9.81 0" integrator="RK4">
+    <flag energy="enable" contact="disable"/></option><worldbody>""" % H]
+    for i in range(n):
+        phi = zigzag if i % 2 == 0 else -zigzag
+        # body frame: origin at the joint, x along the link; Ry(-phi) in the world, so relative to
+        # the previous link Ry(phi_prev - phi)
+        rel = -phi if i == 0 else (-zigzag if i % 2 == 0 else zigzag) - phi
+        pos = "0 0 0" if i == 0 else "%.17g 0 0" % link
+        xml.append('<body pos="%s" quat="%.17g 0 %.17g 0"><joint type="ball"/>'
+                   '<inertial pos="%.17g 0 0" mass="1" diaginertia="%.17g %.17g %.17g"/>'
+                   % (pos, math.cos(rel / 2), math.sin(rel / 2), link / 2, ixx, iyy, iyy))
+    xml.append("</body>" * n + "</worldbody></mujoco>")
+    m = mujoco.MjModel.from_xml_string("".join(xml))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    e0 = d.energy[0] + d.energy[1]
+    e_scale = 9.81 * link * n * n / 2.0
+    steps = round(duration / H)
+    times, worst, blowup = [], 0.0, None
+    for k in range(steps):
+        t0 = time.perf_counter()
+        mujoco.mj_step(m, d)
+        times.append(time.perf_counter() - t0)
+        mujoco.mj_forward(m, d)
+        e = abs(d.energy[0] + d.energy[1] - e0) / e_scale
+        if not math.isfinite(e) or e > 1e3:
+            blowup = (k + 1) * H
+            break
+        worst = max(worst, e)
+    return statistics.median(times), worst, blowup
 
 
 # ----------------------------------------------------------------------------- pymunk
@@ -225,6 +280,15 @@ def main():
                 acc += ", %s at %s s" % (r["status"], r["status_time"])
             lines.append("| C: chain N = %d, 5 s | %s | %s | %s | pymunk, 10 iterations | %s | %s | %.2f |"
                          % (n, label, us(s), acc, us(pt), peer_acc, s / pt))
+    for n in (10, 100):
+        mt, me, mb = mujoco_chain_3d(n)
+        peer_acc = "joints exact (joint coordinates), energy %.2e" % me + ("" if mb is None else ", blows up at %.2f s" % mb)
+        r, s = tt_row(("D", "n=%d" % n))
+        acc = "joint gap %.2g m, energy %.2e" % (float(r["max_drift_position"]), float(r["max_energy_error"]))
+        if r["status"] != "ok":
+            acc += ", %s at %s s" % (r["status"], r["status_time"])
+        lines.append("| D: 3D chain, %d cuboid links on ball joints, 5 s | xpbd_newton (≤ 3 it.) + envelope_ldlt | %s | %s | MuJoCo ball joints, RK4 | %s | %s | %.2f |"
+                     % (n, us(s), acc, us(mt), peer_acc, s / mt))
     print("\n".join(lines))
 
 
