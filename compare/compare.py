@@ -64,26 +64,18 @@ def run_tinkertoy(binary, workdir, name, body):
 
 def tinkertoy_cells(binary, workdir):
     rows = {}
-    a = run_tinkertoy(binary, workdir, "cmp_a", """
-scene: {name: pendulum, params: {theta0: 1.0}}
+    # scenes A and B: lagrangian + rk4 at h = 1/60 s for 10 s
+    rk4 = """
 formulations: [{name: lagrangian}]
 solvers: [{name: dense_cholesky}]
 integrators: [{name: rk4}]
 steps: ["1/60"]
 duration: 10
 sample_interval: 0.05
-""")
-    rows["A"] = a[0]
-    b = run_tinkertoy(binary, workdir, "cmp_b", """
-scene: {name: double_pendulum, params: {theta1: 1.5707963267948966, theta2: 1.5707963267948966}}
-formulations: [{name: lagrangian}]
-solvers: [{name: dense_cholesky}]
-integrators: [{name: rk4}]
-steps: ["1/60"]
-duration: 10
-sample_interval: 0.05
-""")
-    rows["B"] = b[0]
+"""
+    rows["A"] = run_tinkertoy(binary, workdir, "cmp_a", "scene: {name: pendulum, params: {theta0: 1.0}}" + rk4)[0]
+    horizontal = "{theta1: 1.5707963267948966, theta2: 1.5707963267948966}"
+    rows["B"] = run_tinkertoy(binary, workdir, "cmp_b", "scene: {name: double_pendulum, params: %s}" % horizontal + rk4)[0]
     c = run_tinkertoy(binary, workdir, "cmp_c", """
 scene: {name: chain, params: {n: [10, 100, 1000], link: 0.1}}
 formulations:
