@@ -561,3 +561,44 @@ fn a_figure_that_cannot_be_drawn_is_reported_and_the_data_are_kept() {
         assert!(dir.join(f).exists(), "{f}");
     }
 }
+
+#[test]
+fn midpoints_krylov_basis_counts_in_the_memory_budget() {
+    // chain n = 200 000 under `midpoint`: its Newton system has 400 001 rows (links, pin and one
+    // stiffness row per link), so GMRES's basis of krylov + 1 vectors adds 8 · 201 · 400 001 B ≈ 643 MB
+    // at krylov = 200 and nothing at krylov = 0; with a 900 MB cell limit the first is refused
+    // before running and the second is accepted.
+    let dir = temp_dir("krylov");
+    let reports = dir.join("reports");
+    let go = |krylov: u32| {
+        let config = dir.join(format!("krylov{krylov}.yaml"));
+        std::fs::write(
+            &config,
+            BASE.replace("scene: {name: pendulum}", "scene: {name: chain, params: {n: 200000}}")
+                .replace(
+                    "formulations: [{name: force}]",
+                    &format!("formulations: [{{name: midpoint, params: {{krylov: {krylov}}}}}]"),
+                )
+                .replace("solvers: [{name: dense_lu}]", "solvers: [{name: envelope_ldlt}]")
+                .replace("integrators: [{name: rk4}]\n", "")
+                .replace("duration: 1", "duration: 0.02")
+                .replace("sample_interval: 0.1", "sample_interval: 0.01"),
+        )
+        .unwrap();
+        let out = Command::new(BIN)
+            .arg("run")
+            .arg(&config)
+            .arg("--reports")
+            .arg(&reports)
+            .args(["--limit", "cell_memory_mb=900", "--dry-run"])
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (code, stderr) = go(200);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("limits.cell_memory_mb` = 900") && stderr.contains("workspaces"), "{stderr}");
+    let (code, stderr) = go(0);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!reports.exists());
+}

@@ -349,9 +349,17 @@ impl Experiment {
                 .integrator
                 .and_then(|i| self.integrators[i].entry.build(c.step.control).ok())
                 .map_or(0, |i| i.workspace_vectors()) as u64;
+            // the formulation's own (e.g. midpoint's Krylov basis), on the rows it solves
+            let own_rows = if f.entry.system == SystemShape::NormalWithStiffness {
+                patterns.get(&(c.variant, true)).map_or(size.rows, |p| p.dim())
+            } else {
+                size.rows
+            };
+            let own = (f.entry.workspace)(&f.params, own_rows, size.nq + size.ndof);
             let workspace = 8 * ((24 + stages) * (size.nq + size.ndof) as u64 + 24 * size.rows as u64)
                 + 3 * 16 * jac
-                + 8 * steps.min(STEP_TIMES_CAP as u64);
+                + 8 * steps.min(STEP_TIMES_CAP as u64)
+                + own;
             let samples = n_samples * sample_bytes(recorded);
             let m = CellMemory { system, solver, workspace, samples };
             let limit = self.limits.get("cell_memory_mb") * 1e6;

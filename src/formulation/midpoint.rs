@@ -60,7 +60,7 @@ use super::Dynamics;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams, SystemShape};
 use super::stepper_core::StepperCore;
 use super::{NotApplicable, Stepper};
-use crate::linsolve::{LinearSolver, SolveError};
+use crate::linsolve::{LinearSolver, SolveError, norm};
 use crate::params::Params;
 use crate::scene::Scene;
 use crate::sparse::BlockJacobian;
@@ -122,6 +122,13 @@ impl Params for MidpointOptions {}
 impl FormulationParams for MidpointOptions {
     fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
         Ok(Dynamics::Stepper(Box::new(Midpoint::new(scene, *self, solver)?)))
+    }
+
+    /// GMRES's k + 1 basis vectors and 6 more of the stiffness layout's rows, 8 state-sized
+    /// vectors, the (k + 1) × k Hessenberg matrix, and (q, v, Λ) saved at each split depth.
+    fn workspace_bytes(&self, rows: usize, state: usize) -> u64 {
+        let (k, m, st) = (self.krylov as u64, rows as u64, state as u64);
+        8 * ((k + 7) * m + 8 * st + (k + 1) * k + self.splits as u64 * (st + m))
     }
 }
 
@@ -443,10 +450,6 @@ fn gmres(core: &mut StepperCore<'_>, work: &Work, kr: &mut Krylov, k: usize) -> 
         *l += z;
     }
     Ok(())
-}
-
-fn norm(x: &[f64]) -> f64 {
-    x.iter().map(|a| a * a).sum::<f64>().sqrt()
 }
 
 impl Midpoint<'_> {

@@ -32,7 +32,15 @@ pub enum SolverUse {
 pub trait FormulationParams: Params {
     /// Builds the formulation on `scene` with `solver`, or says why it does not apply.
     fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable>;
+    /// Bytes of the formulation's own workspace beyond the budget's generic per-cell vectors, for
+    /// `rows` rows of its linear system and a state of `state` = nq + n numbers (0 by default).
+    fn workspace_bytes(&self, _rows: usize, _state: usize) -> u64 {
+        0
+    }
 }
+
+/// The formulation's own workspace in bytes for its parameters, system rows and state size.
+pub type WorkspaceFn = fn(&Resolved, usize, usize) -> u64;
 
 /// Builds a formulation on a scene with a linear solver, or says why it does not apply.
 pub type BuildFn = for<'a> fn(&Resolved, &'a Scene, Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable>;
@@ -52,6 +60,8 @@ pub struct FormulationEntry {
     pub params: ParamTable,
     /// Builds the dynamics.
     pub build: BuildFn,
+    /// Its own workspace, for the memory budget ([`FormulationParams::workspace_bytes`]).
+    pub workspace: WorkspaceFn,
     /// The linear system it solves (what its memory scales with, for the budget).
     pub system: SystemShape,
 }
@@ -76,6 +86,10 @@ fn build_erased<'a, P: FormulationParams>(
     p.get::<P>().build(scene, solver)
 }
 
+fn workspace_erased<P: FormulationParams>(p: &Resolved, rows: usize, state: usize) -> u64 {
+    p.get::<P>().workspace_bytes(rows, state)
+}
+
 impl FormulationEntry {
     /// The entry of a formulation of kind `kind` whose parameters are `P`, using the cell's solver.
     pub const fn of<P: FormulationParams>(name: &'static str, summary: &'static str, kind: FormulationKind) -> Self {
@@ -86,6 +100,7 @@ impl FormulationEntry {
             solver: SolverUse::Any,
             params: ParamTable::of::<P>(),
             build: build_erased::<P>,
+            workspace: workspace_erased::<P>,
             system: SystemShape::Normal,
         }
     }

@@ -107,6 +107,19 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
             out,
             "- time axis of fixed steps: every step has exactly the labelled h and t = n·h (counted, not accumulated); a sample is the state at the first step boundary at or after each multiple of the sample interval, and a run ends at the boundary nearest the duration (within h/2)"
         );
+        // a stepper that redoes steps in pieces (`midpoint` with `splits`) deviates inside a step
+        let split: Vec<String> = rows
+            .iter()
+            .filter(|r| r.h.is_some() && r.result.summary.counters.rejected > 0)
+            .map(|r| format!("#{} ({})", r.cell.id, r.result.summary.counters.rejected))
+            .collect();
+        if !split.is_empty() {
+            let _ = writeln!(
+                out,
+                "- steps redone in pieces: where its Newton iteration stalled, a stepping cell took a step of h as two halves (recursively); samples and the time axis stay on multiples of h, the cost columns count every piece, and `rejected` counts the abandoned attempts: {}",
+                split.join(", ")
+            );
+        }
     }
     if !exp.tolerances.is_empty() {
         let _ = writeln!(
