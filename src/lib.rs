@@ -76,6 +76,7 @@ pub mod integrator;
 pub mod linsolve;
 pub mod metrics;
 pub mod model;
+pub mod multibody;
 pub mod normal_solve;
 pub mod params;
 pub mod report;

@@ -269,6 +269,11 @@ impl System {
         gather_mapped(&self.vmap[self.vmap_start[ci]..self.vmap_start[ci + 1]], x, buf)
     }
 
+    /// The global velocity-space indices of constraint `ci`'s local coordinates, in local order.
+    pub fn local_map(&self, ci: usize) -> &[u32] {
+        &self.vmap[self.vmap_start[ci]..self.vmap_start[ci + 1]]
+    }
+
     /// Copies the local position coordinates of constraint `ci` out of q into `buf`; returns their
     /// number.
     #[inline]

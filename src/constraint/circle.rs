@@ -6,6 +6,7 @@
 //!   J̇ v  = v · v                       (since J̇ = vᵀ)
 
 use super::registry::{ConstraintEntry};
+use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -27,6 +28,9 @@ impl Circle {
 }
 
 impl Constraint for Circle {
+    fn planar_pair(&self) -> Option<Pair2> {
+        Some(Pair2::world(Frame2::new(self.center, 0.0), self.attach.bodies()[0], Frame2::ORIGIN, Motion2::Arm(self.radius)))
+    }
     fn kind(&self) -> &'static str {
         "circle"
     }

@@ -8,6 +8,7 @@
 //! drift reads in metres. Undefined at ℓ = 0 (coincident particles).
 
 use super::registry::{ConstraintEntry, dim_of};
+use super::pair::{Frame2, Motion2, Pair2, Side};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -91,6 +92,22 @@ fn norm(d: [f64; 3]) -> f64 {
 }
 
 impl Constraint for Distance {
+    fn planar_pair(&self) -> Option<Pair2> {
+        if self.dim != 2 {
+            return None;
+        }
+        let bodies = self.attach.bodies();
+        let motion = Motion2::Arm(self.length);
+        Some(if bodies.len() == 2 {
+            Pair2 {
+                first: Side { body: Some(bodies[0]), frame: Frame2::ORIGIN },
+                second: Side { body: Some(bodies[1]), frame: Frame2::ORIGIN },
+                motion,
+            }
+        } else {
+            Pair2::world(Frame2::new([self.anchor[0], self.anchor[1]], 0.0), bodies[0], Frame2::ORIGIN, motion)
+        })
+    }
     fn kind(&self) -> &'static str {
         "distance"
     }

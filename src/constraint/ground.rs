@@ -5,6 +5,7 @@
 //!   J̇v = 0
 
 use super::registry::{ConstraintEntry};
+use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -24,6 +25,10 @@ impl Ground {
 }
 
 impl Constraint for Ground {
+    fn planar_pair(&self) -> Option<Pair2> {
+        let world = Frame2::new([self.pose[0], self.pose[1]], self.pose[2]);
+        Some(Pair2::world(world, self.attach.bodies()[0], Frame2::ORIGIN, Motion2::Fixed))
+    }
     fn kind(&self) -> &'static str {
         "ground"
     }

@@ -6,6 +6,7 @@
 //!   J̇v  = 0                (the normals are fixed)
 
 use super::registry::{ConstraintEntry, dim_of};
+use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -55,6 +56,14 @@ fn cross3(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 }
 
 impl Constraint for Line {
+    fn planar_pair(&self) -> Option<Pair2> {
+        // The direction t with normal (−t_y, t_x).
+        let n = self.normals[0];
+        (self.dim == 2).then(|| {
+            let world = Frame2::new([self.point[0], self.point[1]], (-n[0]).atan2(n[1]));
+            Pair2::world(world, self.attach.bodies()[0], Frame2::ORIGIN, Motion2::Prismatic)
+        })
+    }
     fn kind(&self) -> &'static str {
         "line"
     }

@@ -10,6 +10,7 @@
 use crate::model::BodyKind;
 
 pub mod joint3;
+pub mod pair;
 pub mod registry;
 
 registry! {
@@ -37,6 +38,7 @@ pub use ground::Ground;
 pub use hinge::Hinge;
 pub use joint3::JointFrame;
 pub use line::Line;
+pub use pair::{Frame2, Motion2, Pair2, Side};
 pub use pin::Pin;
 pub use prismatic::Prismatic;
 pub use revolute::Revolute;
@@ -115,6 +117,12 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
         if self.stiffness_rows() > 0 {
             self.geometric_stiffness(q, lambda, g, s);
         }
+    }
+
+    /// The constraint as a planar joint (two frames and the motion between them), for reduced
+    /// coordinates; `None` when it is not one (rigid-3D joints, particles in space).
+    fn planar_pair(&self) -> Option<Pair2> {
+        None
     }
 
     /// Number of local velocity coordinates: the sum of the degrees of freedom of its bodies.

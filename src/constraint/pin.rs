@@ -5,6 +5,7 @@
 //!   J̇v = 0
 
 use super::registry::{ConstraintEntry, dim_of};
+use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
 use crate::model::BodyKind;
 
@@ -26,6 +27,11 @@ impl Pin {
 }
 
 impl Constraint for Pin {
+    fn planar_pair(&self) -> Option<Pair2> {
+        (self.dim == 2).then(|| {
+            Pair2::world(Frame2::new([self.point[0], self.point[1]], 0.0), self.attach.bodies()[0], Frame2::ORIGIN, Motion2::Fixed)
+        })
+    }
     fn kind(&self) -> &'static str {
         "pin"
     }

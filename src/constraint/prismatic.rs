@@ -15,6 +15,7 @@
 //! Seed 003 uses this joint to hold the slider of the slider-crank.
 
 use super::registry::{ConstraintEntry};
+use super::pair::{Frame2, Motion2, Pair2, Side};
 use super::{Attach, Constraint};
 use crate::model::{BodyKind, dot2, perp, rotate};
 
@@ -69,6 +70,16 @@ impl Prismatic {
 }
 
 impl Constraint for Prismatic {
+    fn planar_pair(&self) -> Option<Pair2> {
+        // T_a F_a Trans(u) = T_b F_b with F_a on the axis, F_b at u_b turned by −θ₀.
+        let alpha = (-self.normal_a[0]).atan2(self.normal_a[1]);
+        let fa = Frame2::new(self.local_a, alpha);
+        let bodies = self.attach.bodies();
+        let b = *bodies.last().expect("one or two bodies");
+        let second = Side { body: Some(b), frame: Frame2::new(self.local_b, alpha - self.theta0) };
+        let first = Side { body: (bodies.len() == 2).then_some(bodies[0]), frame: fa };
+        Some(Pair2 { first, second, motion: Motion2::Prismatic })
+    }
     fn kind(&self) -> &'static str {
         "prismatic"
     }

@@ -13,6 +13,7 @@
 //! (two rank-one terms; one for the body–world form).
 
 use super::registry::{ConstraintEntry};
+use super::pair::{Frame2, Motion2, Pair2, Side};
 use super::{Attach, Constraint};
 use crate::model::{BodyKind, perp, rotate};
 
@@ -53,6 +54,19 @@ impl Revolute {
 }
 
 impl Constraint for Revolute {
+    fn planar_pair(&self) -> Option<Pair2> {
+        let fa = Frame2::new(self.local_a, 0.0);
+        Some(if self.two() {
+            let b = self.attach.bodies()[1];
+            Pair2 {
+                first: Side { body: Some(self.attach.bodies()[0]), frame: fa },
+                second: Side { body: Some(b), frame: Frame2::new(self.local_b, 0.0) },
+                motion: Motion2::Revolute,
+            }
+        } else {
+            Pair2::world(Frame2::new(self.local_b, 0.0), self.attach.bodies()[0], fa, Motion2::Revolute)
+        })
+    }
     fn kind(&self) -> &'static str {
         "revolute"
     }

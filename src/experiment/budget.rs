@@ -311,12 +311,12 @@ impl Experiment {
                 Some(x) => *x,
                 None => {
                     let (system, footprint_solver) = match f.entry.system {
-                        SystemShape::Reduced => match v.scene.parametrization.as_deref() {
-                            Some(p) => {
-                                let k = p.dim() as u64;
-                                (16 * k * k, (s.entry.memory)(&Footprint::Dense(p.dim())))
-                            }
-                            None => (0, 0), // not applicable on this scene
+                        SystemShape::Reduced => match crate::multibody::Tree::new(&v.scene.system) {
+                            Ok(t) => (
+                                t.workspace_bytes(v.scene.system.ndof()),
+                                (s.entry.memory)(&Footprint::Dense(t.loop_rows)),
+                            ),
+                            Err(_) => (0, 0), // not applicable on this scene
                         },
                         shape => {
                             let stiff = shape == SystemShape::NormalWithStiffness;

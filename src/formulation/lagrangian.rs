@@ -1,117 +1,237 @@
-//! `lagrangian` — Lagrange's equations in reduced coordinates (Witkin 1997, §5, eq. 13).
+//! `lagrangian` — Lagrange's equations in joint coordinates, in linear time.
 //!
-//! For a scene with a global parametrization q = q(u), J = ∂q/∂u (n × k):
-//!   (Jᵀ M J) ü = Jᵀ Q − Jᵀ M J̇ u̇                      (Witkin eq. 13)
-//! an ODE for (u, u̇). The constraints hold identically, so there is no drift and no feedback; the
-//! price is a dense k × k reduced mass matrix per evaluation. Closed loops (slider-crank, four-bar)
-//! and the cloth have no global parametrization and report "not applicable".
-//! The constraint force for the power metric is Q̂ = M q̈ − Q with q̈ = J ü + J̇ u̇.
+//! The coordinates come from the constraint graph ([`crate::multibody::Tree`]): a spanning tree
+//! whose joints become angles and slides. On the tree, M(u) ü = Q(u, u̇) (Witkin 1997, eq. 13, with
+//! M = Jᵀ M J) is evaluated by the articulated-body algorithm in O(N) ([`crate::multibody::aba`]):
+//! no k × k matrix is formed, the tree's constraints hold identically and do not drift.
+//! Constraints left out of the tree (loop closures: four-bar, slider-crank) stay explicit in the
+//! mixed form (docs/design.md §2.6)
+//!   M(u) ü = Q + Gᵀ λ,   G M⁻¹ Gᵀ λ = −G M⁻¹ Q − Ġ u̇ − k_s C − k_d Ċ,
+//! with G = J_loop ∂q/∂u, the same Baumgarte feedback as `force`, and G M⁻¹ Gᵀ (m × m, m = loop
+//! rows) formed column by column from m responses of the tree at rest and solved by the cell's
+//! linear solver. On a tree the solver is not used.
+//! The constraint force for the power metric is Q̂ = M q̈ − Q.
 
+use super::force::ForceParams;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
-use super::{Dynamics, NotApplicable, SecondOrderOde, SolverCounters};
+use super::{Dynamics, Gains, NotApplicable, SecondOrderOde, SolverCounters};
+use crate::constraint::{MAX_LOCAL_DOF, MAX_LOCAL_NQ};
 use crate::linsolve::{LinearSolver, Operator, SolveError};
-use crate::system::System;
+use crate::multibody::{Articulated, Tree};
 use crate::params::Params;
-use crate::scene::{Parametrization, Scene};
+use crate::scene::Scene;
+use crate::system::System;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of `lagrangian`: none (the reduced coordinates come from the scene).
+/// Parameters of `lagrangian`: the Baumgarte feedback on the loop closures, as for `force`
+/// (k_s, k_d, or ω, ζ); unused on a tree.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LagrangianParams {}
+#[serde(transparent)]
+pub struct LagrangianParams(pub ForceParams);
 
-impl Params for LagrangianParams {}
+impl Params for LagrangianParams {
+    fn check(&self, given: &[&str]) -> Result<(), String> {
+        self.0.check(given)
+    }
+}
 
 impl FormulationParams for LagrangianParams {
     fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
-        Ok(Dynamics::Ode(Box::new(Lagrangian::new(scene, solver)?)))
+        Ok(Dynamics::Ode(Box::new(Lagrangian::new(scene, self.0.gains(), solver)?)))
     }
 }
 
 /// The registry entry of `lagrangian`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<LagrangianParams>(
     "lagrangian",
-    "reduced coordinates, J^T M J u'' = J^T Q - J^T M Jdot u' (Witkin eq. 13); open chains only",
+    "joint coordinates from the constraint graph, M(u) u'' = Q by the articulated-body algorithm in O(N) (Featherstone 2008 ch. 7); loop closures explicit, G M^-1 G^T lambda with the cell's solver and force's feedback; planar mechanisms",
     FormulationKind::Ode,
 )
 .solving(super::registry::SystemShape::Reduced);
 
-/// The reduced-coordinate formulation on one scene, with its workspaces.
+/// The joint-coordinate formulation on one scene, with its workspaces.
 pub struct Lagrangian<'a> {
+    tree: Articulated<'a>,
+    /// A second workspace for the read-only queries (`cartesian`, `initial`).
+    probe: std::cell::RefCell<Articulated<'a>>,
     system: &'a System,
-    param: &'a dyn Parametrization,
     scene: &'a Scene,
     solver: Box<dyn LinearSolver>,
+    gains: Gains,
     q: Vec<f64>,
     v: Vec<f64>,
     applied: Vec<f64>,
-    jdu: Vec<f64>,
-    y: Vec<f64>,
-    mass_matrix: Vec<f64>,
-    rhs: Vec<f64>,
+    force: Vec<f64>,
+    qdd: Vec<f64>,
     udd: Vec<f64>,
+    loops: Loops,
     counters: SolverCounters,
 }
 
+/// The explicit loop closures: their rows and the m × m system G M⁻¹ Gᵀ.
+struct Loops {
+    /// Constraint indices.
+    cons: Vec<usize>,
+    /// First row of each constraint in the loop rows.
+    row_start: Vec<usize>,
+    /// Local Jacobian of each row (row-major, `MAX_LOCAL_DOF` wide).
+    jac: Vec<[f64; MAX_LOCAL_DOF]>,
+    /// Right-hand side, then multipliers.
+    rhs: Vec<f64>,
+    lambda: Vec<f64>,
+    /// G M⁻¹ Gᵀ, column-major.
+    a: Vec<f64>,
+    /// Unit-load scratch in Cartesian and joint space.
+    unit: Vec<f64>,
+    response: Vec<f64>,
+    scratch_u: Vec<f64>,
+}
+
 impl<'a> Lagrangian<'a> {
-    /// Sets up the formulation, or says why the scene has no reduced coordinates.
-    pub fn new(scene: &'a Scene, mut solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let Some(param) = scene.parametrization.as_deref() else {
-            return Err(NotApplicable(format!(
-                "scene `{}` has no global parametrization q(u) (closed loops need coordinate partitioning, not implemented)",
-                scene.name
-            )));
-        };
-        let (n, k) = (scene.system.ndof(), param.dim());
-        let placeholder = vec![0.0; k * k];
-        solver.prepare(&Operator::Dense { n: k, a: &placeholder }).map_err(|e| NotApplicable(e.to_string()))?;
+    /// Sets up the joint tree of `scene` and the loop-closure system, or says which joint or body
+    /// has no joint coordinates here.
+    pub fn new(scene: &'a Scene, gains: Gains, mut solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
+        let system = &scene.system;
+        let tree = Tree::new(system).map_err(|e| NotApplicable(e.0))?;
+        let n = system.ndof();
+        let m = tree.loop_rows;
+        let cons = tree.loops.clone();
+        let mut row_start = Vec::with_capacity(cons.len() + 1);
+        let mut r = 0;
+        for &ci in &cons {
+            row_start.push(r);
+            r += system.constraints()[ci].rows();
+        }
+        row_start.push(r);
+        let a = vec![0.0; m * m];
+        if m > 0 {
+            solver.prepare(&Operator::Dense { n: m, a: &a }).map_err(|e| NotApplicable(e.to_string()))?;
+        }
+        let k = tree.dim;
         Ok(Lagrangian {
-            system: &scene.system,
-            param,
+            probe: std::cell::RefCell::new(Articulated::new(system, tree.clone())),
+            tree: Articulated::new(system, tree),
+            system,
             scene,
             solver,
+            gains,
             q: vec![0.0; n],
             v: vec![0.0; n],
             applied: vec![0.0; n],
-            jdu: vec![0.0; n],
-            y: vec![0.0; n],
-            mass_matrix: placeholder,
-            rhs: vec![0.0; k],
+            force: vec![0.0; n],
+            qdd: vec![0.0; n],
             udd: vec![0.0; k],
+            loops: Loops {
+                cons,
+                row_start,
+                jac: vec![[0.0; MAX_LOCAL_DOF]; m],
+                rhs: vec![0.0; m],
+                lambda: vec![0.0; m],
+                a,
+                unit: vec![0.0; n],
+                response: vec![0.0; n],
+                scratch_u: vec![0.0; k],
+            },
             counters: SolverCounters::default(),
         })
     }
 
-    /// Solves eq. 13 at (u, u̇) into `udd`; leaves q, v, Q and J̇u̇ in the workspaces.
+    /// The joint accelerations at (u, u̇) into `udd`; leaves q, v, Q, the total force Q + Gᵀλ and
+    /// q̈ in the workspaces.
     fn evaluate(&mut self, u: &[f64], ud: &[f64], count: bool) -> Result<(), SolveError> {
-        let (sys, p) = (self.system, self.param);
-        p.position(u, &mut self.q);
-        p.velocity(u, ud, &mut self.v);
-        p.jdot_udot(u, ud, &mut self.jdu);
-        sys.applied_forces(&self.q, &self.v, &mut self.applied);
-        // y = Q − M J̇u̇, rhs = Jᵀ y  (Witkin eq. 13)
-        for (((yi, qi), mi), ji) in self.y.iter_mut().zip(&self.applied).zip(sys.mass()).zip(&self.jdu) {
-            *yi = qi - mi * ji;
+        let t = &mut self.tree;
+        t.set_state(u, ud);
+        t.cartesian_state(&mut self.q, &mut self.v);
+        self.system.applied_forces(&self.q, &self.v, &mut self.applied);
+        t.articulate().map_err(|d| SolveError::Singular { solver: "articulated-body", pivot: d.body, dim: t.dim() })?;
+        t.accelerations(&self.applied, true, &mut self.udd);
+        self.force.copy_from_slice(&self.applied);
+        if !self.loops.cons.is_empty() {
+            t.cartesian_accelerations(true, &mut self.qdd);
+            self.close_loops(count)?;
+            let t = &mut self.tree;
+            t.accelerations(&self.force, true, &mut self.udd);
         }
-        p.jt_mul(u, &self.y, &mut self.rhs);
-        p.mass_matrix(u, sys.mass(), &mut self.mass_matrix);
-        let op = Operator::Dense { n: p.dim(), a: &self.mass_matrix };
-        let info = self.solver.solve(&op, &self.rhs, &mut self.udd)?;
+        self.tree.cartesian_accelerations(true, &mut self.qdd);
+        Ok(())
+    }
+
+    /// Solves G M⁻¹ Gᵀ λ = −J q̈₀ − J̇ v − k_s C − k_d Ċ for the loop multipliers and adds Gᵀ λ
+    /// (as Jᵀ λ in Cartesian forces) to `force`. Needs q̈₀ in `qdd`.
+    fn close_loops(&mut self, count: bool) -> Result<(), SolveError> {
+        let (sys, lp) = (self.system, &mut self.loops);
+        let m = lp.rhs.len();
+        let Gains { ks, kd } = self.gains;
+        let (mut ql, mut vl, mut al) = ([0.0; MAX_LOCAL_NQ], [0.0; MAX_LOCAL_DOF], [0.0; MAX_LOCAL_DOF]);
+        let (mut c, mut jdv) = ([0.0; crate::constraint::MAX_ROWS], [0.0; crate::constraint::MAX_ROWS]);
+        let mut jl = [0.0; crate::constraint::MAX_ROWS * MAX_LOCAL_DOF];
+        for (li, &ci) in lp.cons.iter().enumerate() {
+            let con = &sys.constraints()[ci];
+            let nq = sys.gather_q(ci, &self.q, &mut ql);
+            let nd = sys.gather(ci, &self.v, &mut vl);
+            sys.gather(ci, &self.qdd, &mut al);
+            let rows = con.rows();
+            con.eval_with_jacobian(&ql[..nq], &mut c[..rows], &mut jl[..rows * nd]);
+            con.jdot_v(&ql[..nq], &vl[..nd], &mut jdv[..rows]);
+            for r in 0..rows {
+                let row = &jl[r * nd..(r + 1) * nd];
+                let (jv, ja) = (dot(row, &vl[..nd]), dot(row, &al[..nd]));
+                let gr = lp.row_start[li] + r;
+                lp.jac[gr][..nd].copy_from_slice(row);
+                // Witkin eq. 11 on the loop rows, with q̈₀ the tree's acceleration under Q.
+                lp.rhs[gr] = -jdv[r] - ja - ks * c[r] - kd * jv;
+            }
+        }
+        // Column s of G M⁻¹ Gᵀ: J times the tree's response at rest to the unit load J_sᵀ.
+        for (ls, &cs) in lp.cons.iter().enumerate() {
+            let map = sys.local_map(cs);
+            for rs in 0..sys.constraints()[cs].rows() {
+                let col = lp.row_start[ls] + rs;
+                lp.unit.fill(0.0);
+                for (k, &g) in map.iter().enumerate() {
+                    lp.unit[g as usize] += lp.jac[col][k];
+                }
+                self.tree.accelerations(&lp.unit, false, &mut lp.scratch_u);
+                self.tree.cartesian_accelerations(false, &mut lp.response);
+                for (lr, &cr) in lp.cons.iter().enumerate() {
+                    let mr = sys.local_map(cr);
+                    for r in 0..sys.constraints()[cr].rows() {
+                        let row = lp.row_start[lr] + r;
+                        let s: f64 = mr.iter().zip(&lp.jac[row]).map(|(&g, j)| j * lp.response[g as usize]).sum();
+                        lp.a[row + col * m] = s;
+                    }
+                }
+            }
+        }
+        let info = self.solver.solve(&Operator::Dense { n: m, a: &lp.a }, &lp.rhs, &mut lp.lambda)?;
         if count {
             self.counters.record(info);
+        }
+        for (ls, &cs) in lp.cons.iter().enumerate() {
+            let map = sys.local_map(cs);
+            for rs in 0..sys.constraints()[cs].rows() {
+                let row = lp.row_start[ls] + rs;
+                for (k, &g) in map.iter().enumerate() {
+                    self.force[g as usize] += lp.jac[row][k] * lp.lambda[row];
+                }
+            }
         }
         Ok(())
     }
 }
 
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 impl SecondOrderOde for Lagrangian<'_> {
     fn dim(&self) -> usize {
-        self.param.dim()
+        self.tree.dim()
     }
 
     fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
-        self.param.reduce(&self.scene.q0, &self.scene.v0, x, xd);
+        self.probe.borrow_mut().reduce(&self.scene.q0, &self.scene.v0, x, xd);
     }
 
     fn accel(&mut self, x: &[f64], xd: &[f64], a: &mut [f64]) -> Result<(), SolveError> {
@@ -121,26 +241,24 @@ impl SecondOrderOde for Lagrangian<'_> {
     }
 
     fn cartesian(&self, x: &[f64], xd: &[f64], q: &mut [f64], v: &mut [f64]) {
-        self.param.position(x, q);
-        self.param.velocity(x, xd, v);
+        let mut t = self.probe.borrow_mut();
+        t.set_state(x, xd);
+        t.cartesian_state(q, v);
     }
 
     fn cartesian_acceleration(&self, x: &[f64], xd: &[f64], a: &[f64], out: &mut [f64]) {
-        // q̈ = J ü + J̇ u̇
-        self.param.velocity(x, a, out);
-        let mut jdu = vec![0.0; out.len()];
-        self.param.jdot_udot(x, xd, &mut jdu);
-        for (o, j) in out.iter_mut().zip(&jdu) {
-            *o += j;
-        }
+        // q̈ = J ü + J̇ u̇: the outward pass with the given ü.
+        let mut t = self.probe.borrow_mut();
+        t.set_state(x, xd);
+        t.prescribed_accelerations(a);
+        t.cartesian_accelerations(true, out);
     }
 
     fn constraint_force(&mut self, x: &[f64], xd: &[f64], out: &mut [f64]) -> Result<(), SolveError> {
         self.evaluate(x, xd, false)?;
-        // q̈ = J ü + J̇ u̇;  Q̂ = M q̈ − Q
-        self.param.velocity(x, &self.udd, out);
-        for (((o, m), jdu), q) in out.iter_mut().zip(self.system.mass()).zip(&self.jdu).zip(&self.applied) {
-            *o = m * (*o + jdu) - q;
+        // Q̂ = M q̈ − Q
+        for (((o, m), a), q) in out.iter_mut().zip(self.system.mass()).zip(&self.qdd).zip(&self.applied) {
+            *o = m * a - q;
         }
         Ok(())
     }

@@ -73,8 +73,8 @@ pub enum SystemShape {
     Normal,
     /// J W Jᵀ over the constraint rows and their geometric-stiffness rows (XPBD's Newton step).
     NormalWithStiffness,
-    /// The dense k × k reduced mass matrix Jᵀ M J of reduced coordinates (k = the scene's
-    /// parametrization dimension), stored twice (the matrix and the operator's copy).
+    /// Joint coordinates: the joint tree's per-link workspace and the dense m × m loop-closure
+    /// system G M⁻¹ Gᵀ (m = loop-closure rows; [`crate::multibody::Tree::workspace_bytes`]).
     Reduced,
 }
 

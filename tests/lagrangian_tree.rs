@@ -1,0 +1,178 @@
+//! `lagrangian` in joint coordinates from the constraint graph: the articulated-body algorithm must
+//! reproduce the hand-written reduced coordinates (`AngleChain`, Witkin eq. 13 formed densely) and
+//! the maximal-coordinate `force` formulation on every equality-only scene.
+
+use tinkertoy::experiment::{CellSpec, RunResult, run};
+use tinkertoy::formulation::Gains;
+use tinkertoy::formulation::lagrangian::Lagrangian;
+use tinkertoy::integrator::{Control, SecondOrderOde};
+use tinkertoy::linsolve::registry as solvers;
+use tinkertoy::params::Scalar;
+use tinkertoy::scene::{Scene, registry as scenes};
+
+fn scene(name: &str, p: &[(&str, f64)]) -> Scene {
+    let p: Vec<_> = p.iter().map(|&(k, v)| (k, Scalar::Num(v))).collect();
+    scenes::find(name).unwrap().build_default(&p).unwrap()
+}
+
+fn lagrangian(scene: &Scene) -> Lagrangian<'_> {
+    let s = solvers::find("dense_lu").unwrap();
+    Lagrangian::new(scene, Gains { ks: 0.0, kd: 0.0 }, (s.build)(&s.params.defaults())).unwrap()
+}
+
+/// q̈ of the hand-written parametrization at (u, u̇): (Jᵀ M J) ü = Jᵀ (Q − M J̇ u̇), q̈ = J ü + J̇ u̇,
+/// solved densely (the pre-tree path, kept as the reference).
+fn angle_chain_qdd(scene: &Scene, u: &[f64], ud: &[f64]) -> (Vec<f64>, f64) {
+    let p = scene.parametrization.as_deref().unwrap();
+    let (n, k) = (scene.system.ndof(), p.dim());
+    let (mut q, mut v, mut jdu, mut f) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    p.position(u, &mut q);
+    p.velocity(u, ud, &mut v);
+    p.jdot_udot(u, ud, &mut jdu);
+    scene.system.applied_forces(&q, &v, &mut f);
+    let y: Vec<f64> = f.iter().zip(scene.system.mass()).zip(&jdu).map(|((f, m), j)| f - m * j).collect();
+    let mut rhs = vec![0.0; k];
+    p.jt_mul(u, &y, &mut rhs);
+    let mut mm = vec![0.0; k * k];
+    p.mass_matrix(u, scene.system.mass(), &mut mm);
+    let mass = nalgebra::DMatrix::from_column_slice(k, k, &mm);
+    let sv = mass.clone().singular_values();
+    let kappa = sv.max() / sv.min();
+    let udd = mass.lu().solve(&nalgebra::DVector::from_vec(rhs)).unwrap();
+    let mut qdd = vec![0.0; n];
+    p.velocity(u, udd.as_slice(), &mut qdd);
+    (qdd.iter().zip(&jdu).map(|(a, j)| a + j).collect(), kappa)
+}
+
+#[test]
+fn joint_coordinates_reproduce_the_hand_written_chain_accelerations() {
+    // Chains in a bent, spinning state: angles and rates from a fixed pseudo-random sequence. Both
+    // paths compute the same q̈ of the same ODE; they differ by rounding. The dense reference's
+    // forward error is bounded by κ(Jᵀ M J)·ε (LU with partial pivoting, small growth), the
+    // recursion's by O(N ε): the bound is 1e-12 or 4 κ ε where the reference's conditioning
+    // (a 1000:1 end mass) makes it the less accurate of the two.
+    for (n, ratio) in [(6.0, 1.0), (31.0, 1.0), (31.0, 1000.0)] {
+        let mut sc = scene("chain", &[("n", n), ("end_ratio", ratio)]);
+        let k = sc.parametrization.as_ref().unwrap().dim();
+        let mut s = 0.3_f64;
+        let mut next = || {
+            s = (s * 997.0 + 0.123).fract();
+            s
+        };
+        let u: Vec<f64> = (0..k).map(|_| -1.5 + 3.0 * next()).collect();
+        let ud: Vec<f64> = (0..k).map(|_| -4.0 + 8.0 * next()).collect();
+        let nd = sc.system.ndof();
+        let (mut q, mut v) = (vec![0.0; nd], vec![0.0; nd]);
+        let p = sc.parametrization.as_deref().unwrap();
+        p.position(&u, &mut q);
+        p.velocity(&u, &ud, &mut v);
+        let (reference, kappa) = angle_chain_qdd(&sc, &u, &ud);
+        sc.q0 = q;
+        sc.v0 = v;
+        let mut lg = lagrangian(&sc);
+        let kk = lg.dim();
+        let (mut x, mut xd, mut a) = (vec![0.0; kk], vec![0.0; kk], vec![0.0; kk]);
+        lg.initial(&mut x, &mut xd);
+        lg.accel(&x, &xd, &mut a).unwrap();
+        let mut qdd = vec![0.0; nd];
+        lg.cartesian_acceleration(&x, &xd, &a, &mut qdd);
+        let scale = reference.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        let err = qdd.iter().zip(&reference).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs())) / scale;
+        let bound = 1e-12_f64.max(4.0 * kappa * f64::EPSILON);
+        eprintln!("chain n = {n}, end ratio {ratio}: max |q'' - q''_AngleChain| / max|q''| = {err:.2e} (kappa {kappa:.1e}, bound {bound:.1e})");
+        assert!(err <= bound, "n = {n}: relative difference {err:e}");
+    }
+}
+
+fn cell(scene: &Scene, formulation: &str, duration: f64) -> RunResult {
+    let spec = CellSpec::named(formulation, &[], "dense_lu", &[], Some("dop853"), Control::Adaptive { rtol: 1e-12, atol: 1e-12 }, duration)
+        .unwrap()
+        .sampled(duration / 4.0)
+        .recording()
+        .bounded(1e3);
+    run(scene, &spec)
+}
+
+/// The scene's length scale \[m\]: the largest distance between two bodies or of a body from
+/// the origin (the mechanisms here are built around it), over the samples of `run`.
+fn length_scale(scene: &Scene, run: &RunResult) -> f64 {
+    let sys = &scene.system;
+    let mut l = 0.0_f64;
+    for s in &run.samples {
+        l = l.max(spread(scene, &s.q));
+    }
+    l
+}
+
+fn spread(scene: &Scene, q: &[f64]) -> f64 {
+    let sys = &scene.system;
+    let pos = |i: usize| -> Vec<f64> {
+        let o = sys.q_offsets()[i];
+        q[o..o + sys.bodies()[i].kind.dim()].to_vec()
+    };
+    let n = sys.bodies().len();
+    let mut l = 0.0_f64;
+    for i in 0..n {
+        let pi = pos(i);
+        l = l.max(pi.iter().map(|x| x * x).sum::<f64>().sqrt());
+        for j in 0..i {
+            l = l.max(pi.iter().zip(pos(j)).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt());
+        }
+    }
+    l
+}
+
+fn conservative(scene: &Scene) -> bool {
+    use tinkertoy::model::Force;
+    scene.system.forces().iter().all(|f| !matches!(f, Force::SpringDamper { damping, .. } if *damping > 0.0))
+}
+
+#[test]
+fn lagrangian_agrees_with_force_on_every_equality_only_scene() {
+    // dop853 at rtol = atol = 1e-12 over 1 s: both cells integrate the same motion to ~1e-11 of
+    // its size, so their positions agree to 1e-8 of the length scale with three orders to spare;
+    // lagrangian's energy error is the integrator's (the tree's constraints hold exactly).
+    let mut checked = Vec::new();
+    for entry in scenes::SCENES {
+        let sc = entry.build_small().unwrap();
+        if sc.system.contacts().is_some() {
+            continue;
+        }
+        let lg = cell(&sc, "lagrangian", 1.0);
+        if let tinkertoy::experiment::Status::NotApplicable { reason } = &lg.summary.status {
+            eprintln!("{:16} not applicable: {reason}", entry.name);
+            continue;
+        }
+        assert_eq!(lg.summary.status.label(), "ok", "{}: {:?}", entry.name, lg.summary.status);
+        let fc = cell(&sc, "force", 1.0);
+        assert_eq!(fc.summary.status.label(), "ok", "{}: {:?}", entry.name, fc.summary.status);
+        let l = length_scale(&sc, &fc);
+        let sys = &sc.system;
+        let mut diff = 0.0_f64;
+        assert_eq!(lg.samples.len(), fc.samples.len());
+        for (a, b) in lg.samples.iter().zip(&fc.samples) {
+            assert!((a.t - b.t).abs() <= 1e-12);
+            for (i, body) in sys.bodies().iter().enumerate() {
+                let o = sys.q_offsets()[i];
+                for d in 0..body.kind.dim() {
+                    diff = diff.max((a.q[o + d] - b.q[o + d]).abs());
+                }
+            }
+        }
+        let energy = lg.summary.max_energy_error;
+        eprintln!(
+            "{:16} position difference {:.2e} x L (L = {l:.3} m), lagrangian energy error {energy:.2e} x E_scale, loop drift {:.2e}",
+            entry.name,
+            diff / l,
+            lg.summary.max_drift_position
+        );
+        assert!(diff <= 1e-8 * l, "{}: positions differ by {diff:e} m (L = {l} m)", entry.name);
+        if conservative(&sc) {
+            assert!(energy <= 1e-10, "{}: energy error {energy:e}", entry.name);
+        }
+        checked.push(entry.name);
+    }
+    for must in ["bead", "pendulum", "double_pendulum", "chain", "slider_crank", "four_bar", "incline"] {
+        assert!(checked.contains(&must), "lagrangian did not run on {must}");
+    }
+}
