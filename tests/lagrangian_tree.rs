@@ -96,7 +96,6 @@ fn cell(scene: &Scene, formulation: &str, duration: f64) -> RunResult {
 /// The scene's length scale \[m\]: the largest distance between two bodies or of a body from
 /// the origin (the mechanisms here are built around it), over the samples of `run`.
 fn length_scale(scene: &Scene, run: &RunResult) -> f64 {
-    let sys = &scene.system;
     let mut l = 0.0_f64;
     for s in &run.samples {
         l = l.max(spread(scene, &s.q));
@@ -175,4 +174,57 @@ fn lagrangian_agrees_with_force_on_every_equality_only_scene() {
     for must in ["bead", "pendulum", "double_pendulum", "chain", "slider_crank", "four_bar", "incline"] {
         assert!(checked.contains(&must), "lagrangian did not run on {must}");
     }
+}
+
+#[test]
+fn floating_mechanisms_become_free_roots() {
+    // Nothing holds these to the world: two rigid bars joined by a revolute joint (a free rigid
+    // root with a one-angle child) and two particles on a rod (a free particle root with an arm),
+    // thrown spinning under gravity. Joint coordinates must follow `force` to the integrators'
+    // tolerance, and the horizontal momentum (no horizontal force) stays constant.
+    use tinkertoy::constraint::{Distance, Revolute};
+    use tinkertoy::model::{Body, Force};
+    use tinkertoy::scene::EnergyScale;
+    use tinkertoy::system::System;
+    let mut system = System::new();
+    system.add_body(Body::bar(1.0, 1.0)).unwrap();
+    system.add_body(Body::bar(2.0, 1.0)).unwrap();
+    system.add_body(Body::particle2(1.0)).unwrap();
+    system.add_body(Body::particle2(0.5)).unwrap();
+    system.add_force(Force::Gravity { g: [0.0, -9.81, 0.0] }).unwrap();
+    system.add_constraint(Box::new(Revolute::new(0, [0.5, 0.0], 1, [-0.5, 0.0]))).unwrap();
+    system.add_constraint(Box::new(Distance::between(2, 3, 2, 1.0))).unwrap();
+    // Joint point (0.5, 0) moves at (0, 0.5) as part of either bar; the rod's ends differ by a
+    // velocity perpendicular to it.
+    let q0 = vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0, 1.0, 2.0];
+    let v0 = vec![0.0, 0.0, 1.0, 0.0, -0.5, -2.0, 1.0, 0.0, 1.0, 0.7];
+    let sc = Scene {
+        name: "floating",
+        system,
+        q0,
+        v0,
+        reference: None,
+        energy_scale: EnergyScale { joules: 10.0, definition: "10 J" },
+        parametrization: None,
+        outputs: vec![],
+    };
+    let lg = cell(&sc, "lagrangian", 1.0);
+    let fc = cell(&sc, "force", 1.0);
+    assert_eq!(lg.summary.status.label(), "ok", "{:?}", lg.summary.status);
+    let mut diff = 0.0_f64;
+    let mut px_drift = 0.0_f64;
+    let mass = sc.system.mass();
+    let px_of = |v: &[f64]| -> f64 { [0, 3, 6, 8].iter().map(|&i| mass[i] * v[i]).sum() };
+    let px0 = px_of(&sc.v0);
+    for (a, b) in lg.samples.iter().zip(&fc.samples) {
+        for i in [0, 1, 3, 4, 6, 7, 8, 9] {
+            diff = diff.max((a.q[i] - b.q[i]).abs());
+        }
+        let px = px_of(&a.v);
+        px_drift = px_drift.max((px - px0).abs());
+    }
+    eprintln!("floating: position difference {diff:.2e} m, horizontal momentum drift {px_drift:.2e} kg m/s, energy {:.2e}", lg.summary.max_energy_error);
+    assert!(diff <= 1e-8, "positions differ by {diff:e} m");
+    assert!(px_drift <= 1e-9, "horizontal momentum drifts by {px_drift:e}");
+    assert!(lg.summary.max_energy_error <= 1e-10);
 }

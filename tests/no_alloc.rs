@@ -243,3 +243,30 @@ fn every_formulation_with_every_direct_solver_steps_without_allocating() {
         assert!(exercised > 0, "{}: no direct solver and scene it runs with", f.name);
     }
 }
+
+#[test]
+fn lagrangian_evaluations_allocate_nothing() {
+    // The joint tree (chain) and the tree with loop closures (four-bar, solved by dense Cholesky).
+    let four_bar = scenes::find("four_bar").unwrap().build_default(&[]).unwrap();
+    for (scene, solver) in [(chain(), "dense_lu"), (four_bar, "dense_cholesky")] {
+        let f = formulations::find("lagrangian").unwrap();
+        let s = solvers::find(solver).unwrap();
+        let Dynamics::Ode(mut ode) = (f.build)(&f.params.defaults(), &scene, (s.build)(&s.params.defaults())).unwrap()
+        else {
+            panic!()
+        };
+        let mut it = SymplecticEuler::new(1.0 / 600.0);
+        it.prepare(ode.position_dim(), ode.dim());
+        let (mut x, mut xd) = (vec![0.0; ode.position_dim()], vec![0.0; ode.dim()]);
+        ode.initial(&mut x, &mut xd);
+        let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+        it.step(ode.as_mut(), &mut x, &mut xd, 1.0).unwrap();
+        let n = allocations_during(|| {
+            for _ in 0..5 {
+                it.step(ode.as_mut(), &mut x, &mut xd, 1.0).unwrap();
+                ode.cartesian(&x, &xd, &mut q, &mut v);
+            }
+        });
+        assert_eq!(n, 0, "lagrangian on {} + {solver}: {n} allocations in 5 steps", scene.name);
+    }
+}

@@ -137,23 +137,27 @@ impl<'a> Lagrangian<'a> {
         })
     }
 
-    /// The joint accelerations at (u, u̇) into `udd`; leaves q, v, Q, the total force Q + Gᵀλ and
-    /// q̈ in the workspaces.
+    /// The joint accelerations at (u, u̇) into `udd`; leaves q, v and Q in the workspaces (and,
+    /// with loop closures, the total force Q + Gᵀλ).
     fn evaluate(&mut self, u: &[f64], ud: &[f64], count: bool) -> Result<(), SolveError> {
         let t = &mut self.tree;
+        let bodies = self.system.bodies().len();
+        // A joint that moves no inertia: the pivot is the body, of all bodies.
+        let singular = move |d: crate::multibody::aba::Degenerate| SolveError::Singular {
+            solver: "articulated-body",
+            pivot: d.body,
+            dim: bodies,
+        };
         t.set_state(u, ud);
         t.cartesian_state(&mut self.q, &mut self.v);
         self.system.applied_forces(&self.q, &self.v, &mut self.applied);
-        t.articulate().map_err(|d| SolveError::Singular { solver: "articulated-body", pivot: d.body, dim: t.dim() })?;
-        t.accelerations(&self.applied, true, &mut self.udd);
-        self.force.copy_from_slice(&self.applied);
+        t.solve(&self.applied, &mut self.udd).map_err(singular)?;
         if !self.loops.cons.is_empty() {
-            t.cartesian_accelerations(true, &mut self.qdd);
+            self.force.copy_from_slice(&self.applied);
+            self.tree.cartesian_accelerations(true, &mut self.qdd);
             self.close_loops(count)?;
-            let t = &mut self.tree;
-            t.accelerations(&self.force, true, &mut self.udd);
+            self.tree.resolve(&self.force, true, &mut self.udd).map_err(singular)?;
         }
-        self.tree.cartesian_accelerations(true, &mut self.qdd);
         Ok(())
     }
 
@@ -192,7 +196,12 @@ impl<'a> Lagrangian<'a> {
                 for (k, &g) in map.iter().enumerate() {
                     lp.unit[g as usize] += lp.jac[col][k];
                 }
-                self.tree.accelerations(&lp.unit, false, &mut lp.scratch_u);
+                let bodies = sys.bodies().len();
+                self.tree.resolve(&lp.unit, false, &mut lp.scratch_u).map_err(|d| SolveError::Singular {
+                    solver: "articulated-body",
+                    pivot: d.body,
+                    dim: bodies,
+                })?;
                 self.tree.cartesian_accelerations(false, &mut lp.response);
                 for (lr, &cr) in lp.cons.iter().enumerate() {
                     let mr = sys.local_map(cr);
@@ -256,6 +265,7 @@ impl SecondOrderOde for Lagrangian<'_> {
 
     fn constraint_force(&mut self, x: &[f64], xd: &[f64], out: &mut [f64]) -> Result<(), SolveError> {
         self.evaluate(x, xd, false)?;
+        self.tree.cartesian_accelerations(true, &mut self.qdd);
         // Q̂ = M q̈ − Q
         for (((o, m), a), q) in out.iter_mut().zip(self.system.mass()).zip(&self.qdd).zip(&self.applied) {
             *o = m * a - q;

@@ -1,44 +1,47 @@
 //! The articulated-body algorithm on a planar joint tree (Featherstone 2008, ch. 7, Table 7.1),
-//! with every spatial quantity expressed at the world origin (§2.8 of docs/design.md).
+//! with every spatial quantity expressed at the world origin (docs/design.md §2.6).
 //!
 //! Planar spatial vectors: motion v̂ = (ω, v_Ox, v_Oy), force f̂ = (n_O, f_x, f_y). For a body with
 //! mass m, centre of mass c and moment of inertia I about it, the spatial inertia at the origin is
 //!   Î = [[I + m|c|², −m c_y, m c_x], [−m c_y, m, 0], [m c_x, 0, m]],
 //! and v̂ ×* ĥ = (v_x h_y − v_y h_x, −ω h_y, ω h_x). One evaluation is three passes over the links:
-//!   out:  v̂_i = v̂_p + S_i u̇_i,  ĉ_i = Ṡ_i u̇_i,  p̂_i = v̂_i ×* Î_i v̂_i − f̂_i        (eq. 7.25–7.27)
-//!   in:   Î^A_i, p̂^A_i accumulate the children's  Î^a = Î^A − U D⁻¹ Uᵀ,
-//!         p̂^a = p̂^A + Î^a ĉ + U D⁻¹ τ,  U = Î^A S,  D = Sᵀ U,  τ = −Sᵀ p̂^A           (eq. 7.28–7.35)
+//!   out:  v̂_i = v̂_p + S_i u̇_i,  ĉ_i = Ṡ_i u̇_i                                       (eq. 7.25–7.26)
+//!   in:   Î^A_i = Î_i + Σ Î^a_child,  p̂^A_i = v̂_i ×* Î_i v̂_i − f̂_i + Σ p̂^a_child,
+//!         Î^a = Î^A − U D⁻¹ Uᵀ,  p̂^a = p̂^A + Î^a ĉ + U D⁻¹ τ,
+//!         U = Î^A S,  D = Sᵀ U,  τ = −Sᵀ p̂^A                                        (eq. 7.27–7.35)
 //!   out:  ü_i = D⁻¹ (τ − Uᵀ (â_p + ĉ_i)),  â_i = â_p + ĉ_i + S_i ü_i                 (eq. 7.36–7.38)
-//! DEVIATION: no joint forces τ (applied forces are Cartesian and enter as f̂); gravity is an
+//! Every joint below a root has at most one coordinate, so U is a vector and D a number; a free
+//! root (2 or 3 coordinates) solves its own D = Sᵀ Î^A S (§9.3, the floating base).
+//! DEVIATION: no joint forces (applied forces are Cartesian and enter as f̂); gravity is an
 //! applied force, not a base acceleration. Every step is O(1) per link: the cost is linear.
 
-use super::Tree;
 use super::kinematics::{cross2, point_velocity};
+use super::{JointKind, Link, Tree};
 use crate::system::System;
 
-/// The per-link workspace of the articulated-body algorithm.
+/// The per-link workspace of the articulated-body algorithm (31 numbers).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkState {
     /// Pose (x, y \[m\] of the centre of mass, θ \[rad\]; a particle's θ is its joint's).
     pub(super) pose: [f64; 3],
     /// World origin of the joint frame on the parent \[m\].
     pub(super) joint: [f64; 2],
-    /// Motion subspace S: up to three columns.
-    pub(super) s: [[f64; 3]; 3],
+    /// Motion subspace S of a one-coordinate joint.
+    pub(super) s: [f64; 3],
     /// Spatial velocity v̂.
     pub(super) v: [f64; 3],
     /// Velocity-product acceleration ĉ = Ṡ u̇.
     pub(super) c: [f64; 3],
-    /// Articulated inertia Î^A (symmetric).
-    ia: [[f64; 3]; 3],
+    /// Articulated inertia Î^A (symmetric: 00, 01, 02, 11, 12, 22).
+    pub(super) ia: [f64; 6],
     /// Articulated bias force p̂^A.
-    pa: [f64; 3],
-    /// U = Î^A S (columns).
-    u: [[f64; 3]; 3],
-    /// D⁻¹ (dof × dof).
-    dinv: [[f64; 3]; 3],
+    pub(super) pa: [f64; 3],
+    /// U = Î^A S.
+    u: [f64; 3],
+    /// D⁻¹ = 1 / Sᵀ Î^A S.
+    dinv: f64,
     /// τ = −Sᵀ p̂^A.
-    tau: [f64; 3],
+    tau: f64,
     /// Spatial acceleration â.
     a: [f64; 3],
 }
@@ -52,24 +55,25 @@ pub struct Articulated<'a> {
     pub(super) states: Vec<LinkState>,
 }
 
-/// The articulated inertia of a link met a non-positive pivot (a joint that moves no mass).
+/// The articulated inertia of a link met a non-positive pivot (a joint that moves no inertia).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Degenerate {
     /// The body whose joint moves no inertia.
     pub body: usize,
 }
 
-fn inertia(m: f64, i: f64, c: [f64; 2]) -> [[f64; 3]; 3] {
-    [[i + m * (c[0] * c[0] + c[1] * c[1]), -m * c[1], m * c[0]], [-m * c[1], m, 0.0], [m * c[0], 0.0, m]]
+#[inline]
+fn inertia(l: &Link, c: [f64; 2]) -> [f64; 6] {
+    let m = l.mass;
+    [l.inertia + m * (c[0] * c[0] + c[1] * c[1]), -m * c[1], m * c[0], m, 0.0, m]
 }
 
 #[inline]
-fn mul(a: &[[f64; 3]; 3], x: [f64; 3]) -> [f64; 3] {
-    // a is symmetric: rows equal columns.
+fn mul(a: &[f64; 6], x: [f64; 3]) -> [f64; 3] {
     [
-        a[0][0] * x[0] + a[0][1] * x[1] + a[0][2] * x[2],
-        a[1][0] * x[0] + a[1][1] * x[1] + a[1][2] * x[2],
-        a[2][0] * x[0] + a[2][1] * x[1] + a[2][2] * x[2],
+        a[0] * x[0] + a[1] * x[1] + a[2] * x[2],
+        a[1] * x[0] + a[3] * x[1] + a[4] * x[2],
+        a[2] * x[0] + a[4] * x[1] + a[5] * x[2],
     ]
 }
 
@@ -78,44 +82,12 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-/// D⁻¹ of the symmetric dof × dof matrix `d` (dof ≤ 3) by its adjugate, or `None` if `d` is not
-/// positive definite (leading minors checked against `scale`, the size of the link's inertia).
-fn invert(d: &[[f64; 3]; 3], dof: usize, scale: f64) -> Option<[[f64; 3]; 3]> {
-    let mut out = [[0.0; 3]; 3];
-    let tiny = 1e-14 * scale;
-    let m1 = d[0][0];
-    if dof >= 1 && !(m1 > tiny) {
-        return None;
-    }
-    match dof {
-        0 => {}
-        1 => out[0][0] = 1.0 / m1,
-        2 => {
-            let det = d[0][0] * d[1][1] - d[0][1] * d[1][0];
-            if !(det > tiny * m1) {
-                return None;
-            }
-            out = [[d[1][1] / det, -d[0][1] / det, 0.0], [-d[1][0] / det, d[0][0] / det, 0.0], [0.0; 3]];
-        }
-        _ => {
-            let m2 = d[0][0] * d[1][1] - d[0][1] * d[1][0];
-            let cof = |r: usize, c: usize| {
-                let (r0, r1) = ((r + 1) % 3, (r + 2) % 3);
-                let (c0, c1) = ((c + 1) % 3, (c + 2) % 3);
-                d[r0][c0] * d[r1][c1] - d[r0][c1] * d[r1][c0]
-            };
-            let det = d[0][0] * cof(0, 0) + d[0][1] * cof(0, 1) + d[0][2] * cof(0, 2);
-            if !(m2 > tiny * m1) || !(det > tiny * m2) {
-                return None;
-            }
-            for (r, row) in out.iter_mut().enumerate() {
-                for (c, x) in row.iter_mut().enumerate() {
-                    *x = cof(c, r) / det;
-                }
-            }
-        }
-    }
-    Some(out)
+/// The spatial force at the origin of the generalized force on a link's body (f_x, f_y, τ).
+#[inline]
+fn spatial_force(l: &Link, forces: &[f64], o: usize, c: [f64; 2]) -> [f64; 3] {
+    let f = [forces[o], forces[o + 1]];
+    let tq = if l.particle { 0.0 } else { forces[o + 2] };
+    [tq + cross2(c, f), f[0], f[1]]
 }
 
 impl<'a> Articulated<'a> {
@@ -130,142 +102,165 @@ impl<'a> Articulated<'a> {
         self.tree.dim
     }
 
-    /// Sets the tree to (u, u̇): poses, motion subspaces, spatial velocities and biases.
-    pub fn set_state(&mut self, u: &[f64], ud: &[f64]) {
-        self.position(u);
-        self.velocity(ud);
-    }
-
-    /// The Cartesian (q, v) of the state last set.
-    pub fn cartesian_state(&self, q: &mut [f64], v: &mut [f64]) {
-        self.cartesian(q, v);
-    }
-
-    /// The inward pass for the inertias: Î^A, U and D⁻¹ of every link at the state last set.
-    pub fn articulate(&mut self) -> Result<(), Degenerate> {
-        for (l, st) in self.tree.links.iter().zip(self.states.iter_mut()) {
-            st.ia = inertia(l.mass, l.inertia, st.com());
-        }
+    /// The inward pass for inertias and biases, then the outward pass for the accelerations, for
+    /// the Cartesian generalized forces `forces` (length n, each body's velocity coordinates) at the
+    /// state last set ([`Articulated::set_state`]): the joint accelerations into `udd`. Keeps
+    /// Î^A, U and D⁻¹ for [`Articulated::resolve`].
+    pub fn solve(&mut self, forces: &[f64], udd: &mut [f64]) -> Result<(), Degenerate> {
+        let offsets = self.system.offsets();
         for i in (0..self.tree.links.len()).rev() {
-            let l = self.tree.links[i];
+            let l = &self.tree.links[i];
             let st = &mut self.states[i];
-            let mut d = [[0.0; 3]; 3];
-            for k in 0..l.dof {
-                st.u[k] = mul(&st.ia, st.s[k]);
-                for j in 0..l.dof {
-                    d[j][k] = dot(st.s[j], st.u[k]);
-                }
-            }
-            st.dinv = invert(&d, l.dof, st.ia[1][1].max(st.ia[0][0])).ok_or(Degenerate { body: l.body })?;
-            let Some(p) = l.parent else { continue };
-            // Î^a = Î^A − U D⁻¹ Uᵀ, added to the parent.
+            let c = st.com();
+            let inert = inertia(l, c);
             let mut ia = st.ia;
-            for j in 0..l.dof {
-                for k in 0..l.dof {
-                    let w = st.dinv[j][k];
-                    for r in 0..3 {
-                        for c in 0..3 {
-                            ia[r][c] -= st.u[j][r] * w * st.u[k][c];
-                        }
-                    }
-                }
+            for (x, y) in ia.iter_mut().zip(&inert) {
+                *x += y;
             }
-            let pst = &mut self.states[p];
-            for r in 0..3 {
-                for c in 0..3 {
-                    pst.ia[r][c] += ia[r][c];
+            // p̂ = v̂ ×* Î v̂ − f̂
+            let h = mul(&inert, st.v);
+            let (v, f) = (st.v, spatial_force(l, forces, offsets[l.body], c));
+            let pa = [
+                st.pa[0] + v[1] * h[2] - v[2] * h[1] - f[0],
+                st.pa[1] - v[0] * h[2] - f[1],
+                st.pa[2] + v[0] * h[1] - f[2],
+            ];
+            st.ia = ia;
+            st.pa = pa;
+            if l.dof == 1 {
+                let u = mul(&ia, st.s);
+                let d = dot(st.s, u);
+                if !(d > 0.0) {
+                    return Err(Degenerate { body: l.body });
                 }
+                st.u = u;
+                st.dinv = 1.0 / d;
+                st.tau = -dot(st.s, pa);
+            }
+            let Some(p) = l.parent else { continue };
+            let (ia_up, pa_up) = if l.dof == 1 {
+                let (u, dinv) = (st.u, st.dinv);
+                let up = [
+                    ia[0] - u[0] * u[0] * dinv,
+                    ia[1] - u[0] * u[1] * dinv,
+                    ia[2] - u[0] * u[2] * dinv,
+                    ia[3] - u[1] * u[1] * dinv,
+                    ia[4] - u[1] * u[2] * dinv,
+                    ia[5] - u[2] * u[2] * dinv,
+                ];
+                let iac = mul(&up, st.c);
+                let w = dinv * st.tau;
+                (up, [pa[0] + iac[0] + u[0] * w, pa[1] + iac[1] + u[1] * w, pa[2] + iac[2] + u[2] * w])
+            } else {
+                let iac = mul(&ia, st.c);
+                (ia, [pa[0] + iac[0], pa[1] + iac[1], pa[2] + iac[2]])
+            };
+            let ps = &mut self.states[p];
+            for (x, y) in ps.ia.iter_mut().zip(&ia_up) {
+                *x += y;
+            }
+            for (x, y) in ps.pa.iter_mut().zip(&pa_up) {
+                *x += y;
             }
         }
-        Ok(())
+        self.outward(true, udd)
     }
 
-    /// The bias and outward passes for the Cartesian generalized forces `forces` (length n, in
-    /// each body's velocity coordinates): the joint accelerations into `udd`. With `dynamic` the
-    /// velocity-product terms of the state last set are included; without, the result is the
-    /// response M⁻¹ of the tree to `forces` at rest. Needs [`Articulated::articulate`] first.
-    pub fn accelerations(&mut self, forces: &[f64], dynamic: bool, udd: &mut [f64]) {
+    /// The bias and outward passes again for other forces, reusing the inertias of the last
+    /// [`Articulated::solve`]: with `dynamic` the velocity terms of the state are included;
+    /// without, the result is the tree's response at rest, M⁻¹ Gᵀ-style (for loop closures).
+    pub fn resolve(&mut self, forces: &[f64], dynamic: bool, udd: &mut [f64]) -> Result<(), Degenerate> {
         let offsets = self.system.offsets();
         for (l, st) in self.tree.links.iter().zip(self.states.iter_mut()) {
-            let o = offsets[l.body];
-            let f = [forces[o], forces[o + 1]];
-            let tq = if l.particle { 0.0 } else { forces[o + 2] };
             let c = st.com();
-            let fs = [tq + cross2(c, f), f[0], f[1]];
+            let f = spatial_force(l, forces, offsets[l.body], c);
             st.pa = if dynamic {
-                // p̂ = v̂ ×* Î v̂ − f̂
-                let h = mul(&inertia(l.mass, l.inertia, c), st.v);
+                let h = mul(&inertia(l, c), st.v);
                 let v = st.v;
-                [v[1] * h[2] - v[2] * h[1] - fs[0], -v[0] * h[2] - fs[1], v[0] * h[1] - fs[2]]
+                [v[1] * h[2] - v[2] * h[1] - f[0], -v[0] * h[2] - f[1], v[0] * h[1] - f[2]]
             } else {
-                [-fs[0], -fs[1], -fs[2]]
+                [-f[0], -f[1], -f[2]]
             };
         }
         for i in (0..self.tree.links.len()).rev() {
-            let l = self.tree.links[i];
+            let l = &self.tree.links[i];
             let st = &mut self.states[i];
-            for k in 0..l.dof {
-                st.tau[k] = -dot(st.s[k], st.pa);
+            if l.dof == 1 {
+                st.tau = -dot(st.s, st.pa);
             }
             let Some(p) = l.parent else { continue };
-            // p̂^a = p̂^A + Î^a ĉ + U D⁻¹ τ with Î^a ĉ = Î^A ĉ − U D⁻¹ Uᵀ ĉ.
-            let mut pa = st.pa;
             let c = if dynamic { st.c } else { [0.0; 3] };
-            let iac = mul(&st.ia, c);
-            for r in 0..3 {
-                pa[r] += iac[r];
+            // Î^a ĉ = Î^A ĉ − U D⁻¹ Uᵀ ĉ
+            let mut up = mul(&st.ia, c);
+            for (x, y) in up.iter_mut().zip(&st.pa) {
+                *x += y;
             }
-            for j in 0..l.dof {
-                let mut w = 0.0;
-                for k in 0..l.dof {
-                    w += st.dinv[j][k] * (st.tau[k] - dot(st.u[k], c));
-                }
-                for r in 0..3 {
-                    pa[r] += st.u[j][r] * w;
+            if l.dof == 1 {
+                let w = st.dinv * (st.tau - dot(st.u, c));
+                for (x, y) in up.iter_mut().zip(&st.u) {
+                    *x += y * w;
                 }
             }
-            let pst = &mut self.states[p];
-            for r in 0..3 {
-                pst.pa[r] += pa[r];
+            let ps = &mut self.states[p];
+            for (x, y) in ps.pa.iter_mut().zip(&up) {
+                *x += y;
             }
         }
+        self.outward(dynamic, udd)
+    }
+
+    /// The outward pass: ü and â of every link from τ, U, D⁻¹ (and ĉ with `dynamic`).
+    fn outward(&mut self, dynamic: bool, udd: &mut [f64]) -> Result<(), Degenerate> {
         for i in 0..self.tree.links.len() {
-            let l = self.tree.links[i];
+            let l = &self.tree.links[i];
             let ap = l.parent.map_or([0.0; 3], |p| self.states[p].a);
             let st = &mut self.states[i];
             let mut a = ap;
             if dynamic {
-                for r in 0..3 {
-                    a[r] += st.c[r];
+                for (x, y) in a.iter_mut().zip(&st.c) {
+                    *x += y;
                 }
             }
-            let mut rhs = [0.0; 3];
-            for k in 0..l.dof {
-                rhs[k] = st.tau[k] - dot(st.u[k], a);
-            }
-            for j in 0..l.dof {
-                let x = (0..l.dof).map(|k| st.dinv[j][k] * rhs[k]).sum::<f64>();
-                udd[l.offset + j] = x;
-                for r in 0..3 {
-                    a[r] += st.s[j][r] * x;
+            match l.joint {
+                JointKind::Fixed => {}
+                JointKind::Free => {
+                    let x = free_root(l, st, a).ok_or(Degenerate { body: l.body })?;
+                    let cols = free_columns(l, st.com());
+                    for (k, xk) in x.iter().take(l.dof).enumerate() {
+                        udd[l.offset + k] = *xk;
+                        for r in 0..3 {
+                            a[r] += cols[k][r] * xk;
+                        }
+                    }
+                }
+                _ => {
+                    let x = st.dinv * (st.tau - dot(st.u, a));
+                    udd[l.offset] = x;
+                    for (ar, sr) in a.iter_mut().zip(&st.s) {
+                        *ar += sr * x;
+                    }
                 }
             }
             st.a = a;
         }
+        Ok(())
     }
 
     /// The outward pass for given joint accelerations ü: â_i = â_p + ĉ_i + S_i ü_i (the forward
     /// kinematics of accelerations, q̈ = J ü + J̇ u̇, at the state last set).
     pub fn prescribed_accelerations(&mut self, udd: &[f64]) {
         for i in 0..self.tree.links.len() {
-            let l = self.tree.links[i];
+            let l = &self.tree.links[i];
             let ap = l.parent.map_or([0.0; 3], |p| self.states[p].a);
             let st = &mut self.states[i];
-            let mut a = ap;
-            for r in 0..3 {
-                a[r] += st.c[r];
-                for j in 0..l.dof {
-                    a[r] += st.s[j][r] * udd[l.offset + j];
+            let mut a = [ap[0] + st.c[0], ap[1] + st.c[1], ap[2] + st.c[2]];
+            let cols = match l.joint {
+                JointKind::Free => free_columns(l, st.com()),
+                _ => [st.s, [0.0; 3], [0.0; 3]],
+            };
+            for (k, col) in cols.iter().take(l.dof).enumerate() {
+                for r in 0..3 {
+                    a[r] += col[r] * udd[l.offset + k];
                 }
             }
             st.a = a;
@@ -292,4 +287,61 @@ impl<'a> Articulated<'a> {
             }
         }
     }
+}
+
+/// The motion subspace of a free root at centre of mass c: ẋ, ẏ, and (rigid) θ̇ about c.
+#[inline]
+pub(super) fn free_columns(l: &Link, c: [f64; 2]) -> [[f64; 3]; 3] {
+    let rot = if l.particle { [0.0; 3] } else { [1.0, c[1], -c[0]] };
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], rot]
+}
+
+/// A free root's coordinates' accelerations: D ü = −Sᵀ (p̂^A + Î^A â'), D = Sᵀ Î^A S.
+fn free_root(l: &Link, st: &LinkState, a: [f64; 3]) -> Option<[f64; 3]> {
+    let cols = free_columns(l, st.com());
+    let k = l.dof;
+    let mut d = [[0.0; 3]; 3];
+    let mut rhs = [0.0; 3];
+    let ia_a = mul(&st.ia, a);
+    for j in 0..k {
+        let u = mul(&st.ia, cols[j]);
+        for (m, col) in cols.iter().enumerate().take(k) {
+            d[m][j] = dot(*col, u);
+        }
+        rhs[j] = -dot(cols[j], [st.pa[0] + ia_a[0], st.pa[1] + ia_a[1], st.pa[2] + ia_a[2]]);
+    }
+    solve_spd(&d, k, rhs)
+}
+
+/// x with D x = b for the symmetric positive definite k × k matrix D (k ≤ 3), by Cholesky.
+fn solve_spd(d: &[[f64; 3]; 3], k: usize, b: [f64; 3]) -> Option<[f64; 3]> {
+    let mut l = [[0.0; 3]; 3];
+    for j in 0..k {
+        let s = d[j][j] - l[j][..j].iter().map(|x| x * x).sum::<f64>();
+        if !(s > 1e-14 * d[j][j].abs()) || !(s > 0.0) {
+            return None;
+        }
+        l[j][j] = s.sqrt();
+        for i in j + 1..k {
+            let t = d[i][j] - l[i][..j].iter().zip(&l[j][..j]).map(|(a, b)| a * b).sum::<f64>();
+            l[i][j] = t / l[j][j];
+        }
+    }
+    let mut y = [0.0; 3];
+    for i in 0..k {
+        let mut t = b[i];
+        for p in 0..i {
+            t -= l[i][p] * y[p];
+        }
+        y[i] = t / l[i][i];
+    }
+    let mut x = [0.0; 3];
+    for i in (0..k).rev() {
+        let mut t = y[i];
+        for p in i + 1..k {
+            t -= l[p][i] * x[p];
+        }
+        x[i] = t / l[i][i];
+    }
+    Some(x)
 }

@@ -27,43 +27,92 @@ pub(super) fn point_velocity(v: [f64; 3], p: [f64; 2]) -> [f64; 2] {
 }
 
 impl Articulated<'_> {
-    /// Positions of every link from u; motion subspaces S.
+    /// Sets the tree to (u, u̇) in one outward pass: poses, motion subspaces S, spatial
+    /// velocities v̂ = v̂_parent + S u̇ and biases ĉ = Ṡ u̇; clears the inward accumulators.
+    pub fn set_state(&mut self, u: &[f64], ud: &[f64]) {
+        for i in 0..self.tree.links.len() {
+            self.place(i, u);
+            self.move_link(i, ud);
+        }
+    }
+
+    /// Positions of every link from u (and S), without velocities.
     pub(super) fn position(&mut self, u: &[f64]) {
         for i in 0..self.tree.links.len() {
-            let l = self.tree.links[i];
-            let (pp, pt) = self.parent_frame(i);
-            let st = &mut self.states[i];
-            let x = &u[l.offset..l.offset + l.dof];
-            let (phi, j) = match l.joint {
-                JointKind::Revolute => {
-                    st.s[0] = [1.0, pp[1], -pp[0]];
-                    (pt + x[0], pp)
-                }
-                JointKind::Arm(len) => {
-                    let phi = pt + x[0];
-                    st.s[0] = [1.0, pp[1], -pp[0]];
-                    (phi, [pp[0] + len * phi.cos(), pp[1] + len * phi.sin()])
-                }
-                JointKind::Prismatic => {
-                    let e = [pt.cos(), pt.sin()];
-                    st.s[0] = [0.0, e[0], e[1]];
-                    (pt, [pp[0] + x[0] * e[0], pp[1] + x[0] * e[1]])
-                }
-                JointKind::Fixed => (pt, pp),
-                JointKind::Free => {
-                    let theta = if l.particle { 0.0 } else { x[2] };
-                    st.pose = [x[0], x[1], theta];
-                    st.s[0] = [0.0, 1.0, 0.0];
-                    st.s[1] = [0.0, 0.0, 1.0];
-                    st.s[2] = [1.0, x[1], -x[0]];
-                    continue;
-                }
-            };
-            let theta = phi - l.frame_child.angle;
-            let r = rotate(theta, l.frame_child.origin);
-            st.pose = [j[0] - r[0], j[1] - r[1], theta];
-            st.joint = pp;
+            self.place(i, u);
         }
+    }
+
+    /// Link `i`'s pose and motion subspace from u, its parent placed.
+    #[inline]
+    fn place(&mut self, i: usize, u: &[f64]) {
+        let l = &self.tree.links[i];
+        let (pp, pt) = self.parent_frame(i);
+        let st = &mut self.states[i];
+        let x = &u[l.offset..l.offset + l.dof];
+        let (phi, j) = match l.joint {
+            JointKind::Revolute => {
+                st.s = [1.0, pp[1], -pp[0]];
+                (pt + x[0], pp)
+            }
+            JointKind::Arm(len) => {
+                let phi = pt + x[0];
+                st.s = [1.0, pp[1], -pp[0]];
+                let (sn, cs) = phi.sin_cos();
+                (phi, [pp[0] + len * cs, pp[1] + len * sn])
+            }
+            JointKind::Prismatic => {
+                let (sn, cs) = pt.sin_cos();
+                st.s = [0.0, cs, sn];
+                (pt, [pp[0] + x[0] * cs, pp[1] + x[0] * sn])
+            }
+            JointKind::Fixed => (pt, pp),
+            JointKind::Free => {
+                let theta = if l.particle { 0.0 } else { x[2] };
+                st.pose = [x[0], x[1], theta];
+                return;
+            }
+        };
+        let theta = phi - l.frame_child.angle;
+        let fc = l.frame_child.origin;
+        st.pose = if fc == [0.0, 0.0] {
+            [j[0], j[1], theta]
+        } else {
+            let r = rotate(theta, fc);
+            [j[0] - r[0], j[1] - r[1], theta]
+        };
+        st.joint = pp;
+    }
+
+    /// Link `i`'s spatial velocity and bias from u̇, its parent moved.
+    #[inline]
+    fn move_link(&mut self, i: usize, ud: &[f64]) {
+        let l = &self.tree.links[i];
+        let vp = l.parent.map_or([0.0; 3], |p| self.states[p].v);
+        let st = &mut self.states[i];
+        let x = &ud[l.offset..l.offset + l.dof];
+        st.ia = [0.0; 6];
+        st.pa = [0.0; 3];
+        (st.v, st.c) = match l.joint {
+            // Ṡ = (0, ṗ_y, −ṗ_x) for a rotation about a point p carried by the parent.
+            JointKind::Revolute | JointKind::Arm(_) => {
+                let pd = point_velocity(vp, st.joint);
+                let v = [vp[0] + x[0], vp[1] + st.s[1] * x[0], vp[2] + st.s[2] * x[0]];
+                (v, [0.0, pd[1] * x[0], -pd[0] * x[0]])
+            }
+            // Ṡ = (0, ω_p ẑ × e): the axis turns with the parent.
+            JointKind::Prismatic => {
+                let v = [vp[0], vp[1] + st.s[1] * x[0], vp[2] + st.s[2] * x[0]];
+                (v, [0.0, -vp[0] * st.s[2] * x[0], vp[0] * st.s[1] * x[0]])
+            }
+            JointKind::Fixed => (vp, [0.0; 3]),
+            // v_O = ċ − ω ẑ × c; the rotation column (1, c_y, −c_x) moves with c: Ṡ = (0, ċ_y, −ċ_x).
+            JointKind::Free if l.particle => ([0.0, x[0], x[1]], [0.0; 3]),
+            JointKind::Free => {
+                let c = st.com();
+                ([x[2], x[0] + x[2] * c[1], x[1] - x[2] * c[0]], [0.0, x[1] * x[2], -x[0] * x[2]])
+            }
+        };
     }
 
     /// The world pose (origin, angle) of link `i`'s joint frame on its parent (or the world).
@@ -81,39 +130,8 @@ impl Articulated<'_> {
         }
     }
 
-    /// Spatial velocities v̂ = v̂_parent + S u̇, the bias Ṡ u̇, and the bodies' Cartesian velocities
-    /// (after [`Articulated::position`]).
-    pub(super) fn velocity(&mut self, ud: &[f64]) {
-        for i in 0..self.tree.links.len() {
-            let l = self.tree.links[i];
-            let vp = l.parent.map_or([0.0; 3], |p| self.states[p].v);
-            let st = &mut self.states[i];
-            let x = &ud[l.offset..l.offset + l.dof];
-            let mut v = vp;
-            for (k, xk) in x.iter().enumerate() {
-                for r in 0..3 {
-                    v[r] += st.s[k][r] * xk;
-                }
-            }
-            st.v = v;
-            st.c = match l.joint {
-                // Ṡ = (0, ṗ_y, −ṗ_x) for a rotation about a point p carried by the parent.
-                JointKind::Revolute | JointKind::Arm(_) => {
-                    let pd = point_velocity(vp, st.joint);
-                    [0.0, pd[1] * x[0], -pd[0] * x[0]]
-                }
-                // Ṡ = (0, ω_p ẑ × e): the axis turns with the parent.
-                JointKind::Prismatic => [0.0, -vp[0] * st.s[0][2] * x[0], vp[0] * st.s[0][1] * x[0]],
-                JointKind::Fixed => [0.0; 3],
-                // The rotation column (1, c_y, −c_x) moves with the centre of mass.
-                JointKind::Free if l.particle => [0.0; 3],
-                JointKind::Free => [0.0, x[1] * x[2], -x[0] * x[2]],
-            };
-        }
-    }
-
-    /// Writes the Cartesian q and v of every body (after [`Articulated::velocity`]).
-    pub(super) fn cartesian(&self, q: &mut [f64], v: &mut [f64]) {
+    /// The Cartesian q and v of every body at the state last set.
+    pub fn cartesian_state(&self, q: &mut [f64], v: &mut [f64]) {
         let offsets = self.system.offsets();
         for (l, st) in self.tree.links.iter().zip(&self.states) {
             let o = offsets[l.body];
@@ -191,7 +209,7 @@ impl Articulated<'_> {
                     let jp = [x[0] + r[0], x[1] + r[1]];
                     let jd = [xd[0] - w * r[1], xd[1] + w * r[0]];
                     let pd = point_velocity(vp, st.joint);
-                    let e = [st.s[0][1], st.s[0][2]];
+                    let e = [st.s[1], st.s[2]];
                     let ed = [-vp[0] * e[1], vp[0] * e[0]];
                     ud[l.offset] = (jd[0] - pd[0]) * e[0]
                         + (jd[1] - pd[1]) * e[1]
@@ -208,13 +226,7 @@ impl Articulated<'_> {
                 }
             }
             // v̂ of this link, for its children.
-            let mut vs = vp;
-            for k in 0..l.dof {
-                for r in 0..3 {
-                    vs[r] += self.states[i].s[k][r] * ud[l.offset + k];
-                }
-            }
-            self.states[i].v = vs;
+            self.move_link(i, ud);
         }
     }
 }
