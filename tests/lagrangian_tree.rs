@@ -79,17 +79,27 @@ fn joint_coordinates_reproduce_the_hand_written_chain_accelerations() {
         let scale = reference.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
         let err = qdd.iter().zip(&reference).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs())) / scale;
         let bound = 1e-12_f64.max(4.0 * kappa * f64::EPSILON);
-        eprintln!("chain n = {n}, end ratio {ratio}: max |q'' - q''_AngleChain| / max|q''| = {err:.2e} (kappa {kappa:.1e}, bound {bound:.1e})");
+        eprintln!(
+            "chain n = {n}, end ratio {ratio}: max |q'' - q''_AngleChain| / max|q''| = {err:.2e} (kappa {kappa:.1e}, bound {bound:.1e})"
+        );
         assert!(err <= bound, "n = {n}: relative difference {err:e}");
     }
 }
 
 fn cell(scene: &Scene, formulation: &str, duration: f64) -> RunResult {
-    let spec = CellSpec::named(formulation, &[], "dense_lu", &[], Some("dop853"), Control::Adaptive { rtol: 1e-12, atol: 1e-12 }, duration)
-        .unwrap()
-        .sampled(duration / 4.0)
-        .recording()
-        .bounded(1e3);
+    let spec = CellSpec::named(
+        formulation,
+        &[],
+        "dense_lu",
+        &[],
+        Some("dop853"),
+        Control::Adaptive { rtol: 1e-12, atol: 1e-12 },
+        duration,
+    )
+    .unwrap()
+    .sampled(duration / 4.0)
+    .recording()
+    .bounded(1e3);
     run(scene, &spec)
 }
 
@@ -223,7 +233,10 @@ fn floating_mechanisms_become_free_roots() {
         let px = px_of(&a.v);
         px_drift = px_drift.max((px - px0).abs());
     }
-    eprintln!("floating: position difference {diff:.2e} m, horizontal momentum drift {px_drift:.2e} kg m/s, energy {:.2e}", lg.summary.max_energy_error);
+    eprintln!(
+        "floating: position difference {diff:.2e} m, horizontal momentum drift {px_drift:.2e} kg m/s, energy {:.2e}",
+        lg.summary.max_energy_error
+    );
     assert!(diff <= 1e-8, "positions differ by {diff:e} m");
     assert!(px_drift <= 1e-9, "horizontal momentum drifts by {px_drift:e}");
     assert!(lg.summary.max_energy_error <= 1e-10);

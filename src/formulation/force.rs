@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 /// k_d = 2ζω — one or the other, not both.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(inline)] // `lagrangian`'s parameters are these, read off the same schema
 pub struct ForceParams {
     /// Baumgarte stiffness k_s on C
     #[schemars(range(min = 0), extend("unit" = "1/s^2"))]

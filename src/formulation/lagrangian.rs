@@ -142,12 +142,7 @@ impl<'a> Lagrangian<'a> {
     fn evaluate(&mut self, u: &[f64], ud: &[f64], count: bool) -> Result<(), SolveError> {
         let t = &mut self.tree;
         let bodies = self.system.bodies().len();
-        // A joint that moves no inertia: the pivot is the body, of all bodies.
-        let singular = move |d: crate::multibody::aba::Degenerate| SolveError::Singular {
-            solver: "articulated-body",
-            pivot: d.body,
-            dim: bodies,
-        };
+        let singular = move |d: crate::multibody::aba::Degenerate| d.error(bodies);
         t.set_state(u, ud);
         t.cartesian_state(&mut self.q, &mut self.v);
         self.system.applied_forces(&self.q, &self.v, &mut self.applied);
@@ -197,11 +192,7 @@ impl<'a> Lagrangian<'a> {
                     lp.unit[g as usize] += lp.jac[col][k];
                 }
                 let bodies = sys.bodies().len();
-                self.tree.resolve(&lp.unit, false, &mut lp.scratch_u).map_err(|d| SolveError::Singular {
-                    solver: "articulated-body",
-                    pivot: d.body,
-                    dim: bodies,
-                })?;
+                self.tree.resolve(&lp.unit, false, &mut lp.scratch_u).map_err(|d| d.error(bodies))?;
                 self.tree.cartesian_accelerations(false, &mut lp.response);
                 for (lr, &cr) in lp.cons.iter().enumerate() {
                     let mr = sys.local_map(cr);

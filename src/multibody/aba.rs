@@ -55,11 +55,26 @@ pub struct Articulated<'a> {
     pub(super) states: Vec<LinkState>,
 }
 
-/// The articulated inertia of a link met a non-positive pivot (a joint that moves no inertia).
+/// The articulated inertia of a link met a non-positive pivot (a joint that moves no inertia), or
+/// a non-finite one (the state blew up).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Degenerate {
     /// The body whose joint moves no inertia.
     pub body: usize,
+    /// Whether the pivot was not a number (a non-finite state) rather than ≤ 0.
+    pub non_finite: bool,
+}
+
+impl Degenerate {
+    /// As a solve error: a breakdown on a non-finite state, else a singular pivot among `bodies`.
+    pub fn error(self, bodies: usize) -> crate::linsolve::SolveError {
+        use crate::linsolve::SolveError;
+        if self.non_finite {
+            SolveError::Breakdown { solver: "articulated-body", iterations: 0, reason: "non-finite state" }
+        } else {
+            SolveError::Singular { solver: "articulated-body", pivot: self.body, dim: bodies }
+        }
+    }
 }
 
 #[inline]
@@ -131,7 +146,7 @@ impl<'a> Articulated<'a> {
                 let u = mul(&ia, st.s);
                 let d = dot(st.s, u);
                 if !(d > 0.0) {
-                    return Err(Degenerate { body: l.body });
+                    return Err(Degenerate { body: l.body, non_finite: !d.is_finite() });
                 }
                 st.u = u;
                 st.dinv = 1.0 / d;
@@ -224,7 +239,8 @@ impl<'a> Articulated<'a> {
             match l.joint {
                 JointKind::Fixed => {}
                 JointKind::Free => {
-                    let x = free_root(l, st, a).ok_or(Degenerate { body: l.body })?;
+                    let x =
+                        free_root(l, st, a).ok_or(Degenerate { body: l.body, non_finite: !st.ia[0].is_finite() })?;
                     let cols = free_columns(l, st.com());
                     for (k, xk) in x.iter().take(l.dof).enumerate() {
                         udd[l.offset + k] = *xk;

@@ -91,9 +91,10 @@ impl Tree {
         let cons = system.constraints();
         for (i, b) in bodies.iter().enumerate() {
             if b.kind.dim() != 2 {
-                let joint = cons.iter().find(|c| c.bodies().contains(&i)).map_or("free body".to_string(), |c| {
-                    format!("joint `{}`", c.kind())
-                });
+                let joint = cons
+                    .iter()
+                    .find(|c| c.bodies().contains(&i))
+                    .map_or("free body".to_string(), |c| format!("joint `{}`", c.kind()));
                 return Err(TreeError(format!(
                     "body {i} is {} ({joint}): joint coordinates are built for planar mechanisms only",
                     b.kind.label()
@@ -135,7 +136,10 @@ impl Tree {
                 )));
             }
             if !particle && matches!(joint, JointKind::Arm(_)) {
-                return Err(TreeError(format!("joint `{}` carries rigid body {body} on a rod", cons[constraint.unwrap_or(0)].kind())));
+                return Err(TreeError(format!(
+                    "joint `{}` carries rigid body {body} on a rod",
+                    cons[constraint.unwrap_or(0)].kind()
+                )));
             }
             link_of[body] = links.len();
             links.push(Link {
