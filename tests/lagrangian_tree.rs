@@ -2,11 +2,13 @@
 //! reproduce the hand-written reduced coordinates (`AngleChain`, Witkin eq. 13 formed densely) and
 //! the maximal-coordinate `force` formulation on every equality-only scene.
 
+use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use tinkertoy::experiment::{CellSpec, RunResult, run};
 use tinkertoy::formulation::Gains;
 use tinkertoy::formulation::lagrangian::Lagrangian;
 use tinkertoy::integrator::{Control, SecondOrderOde};
 use tinkertoy::linsolve::registry as solvers;
+use tinkertoy::model::BodyKind;
 use tinkertoy::params::Scalar;
 use tinkertoy::scene::{Scene, registry as scenes};
 
@@ -139,8 +141,10 @@ fn conservative(scene: &Scene) -> bool {
 #[test]
 fn lagrangian_agrees_with_force_on_every_equality_only_scene() {
     // dop853 at rtol = atol = 1e-12 over 1 s: both cells integrate the same motion to ~1e-11 of
-    // its size, so their positions agree to 1e-8 of the length scale with three orders to spare;
-    // lagrangian's energy error is the integrator's (the tree's constraints hold exactly).
+    // its size, so their positions agree to 1e-8 of the length scale (and orientations to 1e-8
+    // rad) with three orders to spare; lagrangian's energy error is the integrator's (the tree's
+    // constraints hold exactly). Every equality-only scene must run: planar ones on the planar
+    // tree, the rest on the spatial tree (cloth: its distance joints in space stay explicit).
     let mut checked = Vec::new();
     for entry in scenes::SCENES {
         let sc = entry.build_small().unwrap();
@@ -157,7 +161,7 @@ fn lagrangian_agrees_with_force_on_every_equality_only_scene() {
         assert_eq!(fc.summary.status.label(), "ok", "{}: {:?}", entry.name, fc.summary.status);
         let l = length_scale(&sc, &fc);
         let sys = &sc.system;
-        let mut diff = 0.0_f64;
+        let (mut diff, mut turn) = (0.0_f64, 0.0_f64);
         assert_eq!(lg.samples.len(), fc.samples.len());
         for (a, b) in lg.samples.iter().zip(&fc.samples) {
             assert!((a.t - b.t).abs() <= 1e-12);
@@ -166,22 +170,56 @@ fn lagrangian_agrees_with_force_on_every_equality_only_scene() {
                 for d in 0..body.kind.dim() {
                     diff = diff.max((a.q[o + d] - b.q[o + d]).abs());
                 }
+                // Orientations: the angle of the relative rotation [rad].
+                turn = turn.max(match body.kind {
+                    BodyKind::Rigid2 => (a.q[o + 2] - b.q[o + 2]).abs(),
+                    BodyKind::Rigid3 => {
+                        let qa = UnitQuaternion::from_quaternion(Quaternion::from_parts(
+                            a.q[o + 3],
+                            Vector3::new(a.q[o + 4], a.q[o + 5], a.q[o + 6]),
+                        ));
+                        let qb = UnitQuaternion::from_quaternion(Quaternion::from_parts(
+                            b.q[o + 3],
+                            Vector3::new(b.q[o + 4], b.q[o + 5], b.q[o + 6]),
+                        ));
+                        qa.angle_to(&qb)
+                    }
+                    _ => 0.0,
+                });
             }
         }
+        // A mechanism that does not move (torque-free: one body spinning in place) has no spread;
+        // its positions are then compared to 1e-8 m.
+        let l = if l > 0.0 { l } else { 1.0 };
         let energy = lg.summary.max_energy_error;
         eprintln!(
-            "{:16} position difference {:.2e} x L (L = {l:.3} m), lagrangian energy error {energy:.2e} x E_scale, loop drift {:.2e}",
+            "{:16} position difference {:.2e} x L (L = {l:.3} m), orientation {turn:.1e} rad, lagrangian energy error {energy:.2e} x E_scale, loop drift {:.2e}",
             entry.name,
             diff / l,
             lg.summary.max_drift_position
         );
         assert!(diff <= 1e-8 * l, "{}: positions differ by {diff:e} m (L = {l} m)", entry.name);
+        assert!(turn <= 1e-8, "{}: orientations differ by {turn:e} rad", entry.name);
         if conservative(&sc) {
             assert!(energy <= 1e-10, "{}: energy error {energy:e}", entry.name);
         }
         checked.push(entry.name);
     }
-    for must in ["bead", "pendulum", "double_pendulum", "chain", "slider_crank", "four_bar", "incline"] {
+    for must in [
+        "bead",
+        "pendulum",
+        "double_pendulum",
+        "chain",
+        "slider_crank",
+        "four_bar",
+        "incline",
+        "cloth",
+        "torque_free",
+        "chain_3d",
+        "door",
+        "piston",
+        "welded_pendulum",
+    ] {
         assert!(checked.contains(&must), "lagrangian did not run on {must}");
     }
 }

@@ -43,6 +43,9 @@ impl Ball {
 }
 
 impl Constraint for Ball {
+    fn spatial_pair(&self) -> Option<super::Pair3> {
+        Some(self.ends.pair(&self.frame_a, &self.frame_b, super::Motion3::Spherical))
+    }
     fn kind(&self) -> &'static str {
         "ball"
     }

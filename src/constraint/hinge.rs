@@ -45,6 +45,9 @@ impl Hinge {
 }
 
 impl Constraint for Hinge {
+    fn spatial_pair(&self) -> Option<super::Pair3> {
+        Some(self.ends.pair(&self.frame_a, &self.frame_b, super::Motion3::Revolute))
+    }
     fn kind(&self) -> &'static str {
         "hinge"
     }

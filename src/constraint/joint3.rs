@@ -110,6 +110,27 @@ impl Ends {
         Ends { attach, a_world: a.is_none(), b_world: b.is_none() }
     }
 
+    /// The bodies of side a and side b (`None` = the world).
+    pub fn side_bodies(&self) -> (Option<usize>, Option<usize>) {
+        let b = self.attach.bodies();
+        match (self.a_world, self.b_world) {
+            (false, false) => (Some(b[0]), Some(b[1])),
+            (true, _) => (None, Some(b[0])),
+            (false, true) => (Some(b[0]), None),
+        }
+    }
+
+    /// The pair T_a F_a M(u) = T_b F_b of a joint with frames `fa`, `fb`.
+    pub fn pair(&self, fa: &JointFrame, fb: &JointFrame, motion: super::Motion3) -> super::Pair3 {
+        let (a, b) = self.side_bodies();
+        let frame = |f: &JointFrame| super::Frame3 { anchor: f.anchor, axes: f.axes };
+        super::Pair3 {
+            first: super::Side3 { body: a, frame: frame(fa) },
+            second: super::Side3 { body: b, frame: frame(fb) },
+            motion,
+        }
+    }
+
     /// The two sides at local state `q` (and `v` when given).
     pub fn sides(&self, q: &[f64], v: Option<&[f64]>) -> [Side; 2] {
         let a = if self.a_world { Side::world() } else { Side::body(q, v, 0) };

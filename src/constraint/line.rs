@@ -56,6 +56,21 @@ fn cross3(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 }
 
 impl Constraint for Line {
+    fn spatial_pair(&self) -> Option<super::Pair3> {
+        // The direction t = n₁ × n₂ (right-handed with the normals, which are t × e and t × n₁).
+        let (n1, n2) = (nalgebra::Vector3::from(self.normals[0]), nalgebra::Vector3::from(self.normals[1]));
+        (self.dim == 3).then(|| super::Pair3 {
+            first: super::Side3 {
+                body: None,
+                frame: super::Frame3 {
+                    anchor: nalgebra::Vector3::from(self.point),
+                    axes: nalgebra::Matrix3::from_columns(&[n1.cross(&n2), n1, n2]),
+                },
+            },
+            second: super::Side3 { body: Some(self.attach.bodies()[0]), frame: super::Frame3::particle() },
+            motion: super::Motion3::Prismatic,
+        })
+    }
     fn planar_pair(&self) -> Option<Pair2> {
         // The direction t with normal (−t_y, t_x).
         let n = self.normals[0];

@@ -38,7 +38,7 @@ pub use ground::Ground;
 pub use hinge::Hinge;
 pub use joint3::JointFrame;
 pub use line::Line;
-pub use pair::{Frame2, Motion2, Pair2, Side};
+pub use pair::{Frame2, Frame3, Motion2, Motion3, Pair2, Pair3, Side, Side3};
 pub use pin::Pin;
 pub use prismatic::Prismatic;
 pub use revolute::Revolute;
@@ -122,6 +122,11 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     /// The constraint as a planar joint (two frames and the motion between them), for reduced
     /// coordinates; `None` when it is not one (rigid-3D joints, particles in space).
     fn planar_pair(&self) -> Option<Pair2> {
+        None
+    }
+    /// The constraint as a joint in space (rigid-3D joints, particles in space), for reduced
+    /// coordinates; `None` when it is not one.
+    fn spatial_pair(&self) -> Option<Pair3> {
         None
     }
 

@@ -78,3 +78,54 @@ impl Pair2 {
         Pair2 { first: Side { body: None, frame: world }, second: Side { body: Some(body), frame }, motion }
     }
 }
+
+/// A frame fixed in a rigid-3D body (body frame) or in the world: the anchor \[m\] and the
+/// orthonormal axes (columns; the first is a hinge's or slider's axis). On a particle the frame
+/// is the particle itself with any axes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame3 {
+    /// Anchor \[m\].
+    pub anchor: nalgebra::Vector3<f64>,
+    /// Axes (columns).
+    pub axes: nalgebra::Matrix3<f64>,
+}
+
+impl Frame3 {
+    /// The frame of a particle: at the particle, world-aligned axes.
+    pub fn particle() -> Self {
+        Frame3 { anchor: nalgebra::Vector3::zeros(), axes: nalgebra::Matrix3::identity() }
+    }
+}
+
+/// The joint motion M(u) between two 3D frames.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Motion3 {
+    /// Rotation by u \[rad\] about the frame's first axis (hinge).
+    Revolute,
+    /// Translation by u \[m\] along the frame's first axis (slider, line).
+    Prismatic,
+    /// Any rotation about the common anchor (ball): a unit quaternion, three rates.
+    Spherical,
+    /// No relative motion (weld, pin).
+    Fixed,
+}
+
+/// One side of a 3D pair: a body (or the world, `None`) and its joint frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Side3 {
+    /// Body index, or `None` for the world.
+    pub body: Option<usize>,
+    /// The joint frame in the body's frame (world coordinates for the world).
+    pub frame: Frame3,
+}
+
+/// A 3D constraint as a joint: T_first F_first M(u) = T_second F_second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pair3 {
+    /// The side the motion starts from.
+    pub first: Side3,
+    /// The side the motion ends at.
+    pub second: Side3,
+    /// The motion between them.
+    pub motion: Motion3,
+}

@@ -27,6 +27,16 @@ impl Pin {
 }
 
 impl Constraint for Pin {
+    fn spatial_pair(&self) -> Option<super::Pair3> {
+        (self.dim == 3).then(|| super::Pair3 {
+            first: super::Side3 {
+                body: None,
+                frame: super::Frame3 { anchor: nalgebra::Vector3::from(self.point), axes: nalgebra::Matrix3::identity() },
+            },
+            second: super::Side3 { body: Some(self.attach.bodies()[0]), frame: super::Frame3::particle() },
+            motion: super::Motion3::Fixed,
+        })
+    }
     fn planar_pair(&self) -> Option<Pair2> {
         (self.dim == 2).then(|| {
             Pair2::world(Frame2::new([self.point[0], self.point[1]], 0.0), self.attach.bodies()[0], Frame2::ORIGIN, Motion2::Fixed)

@@ -59,6 +59,9 @@ impl Slider {
 }
 
 impl Constraint for Slider {
+    fn spatial_pair(&self) -> Option<super::Pair3> {
+        Some(self.ends.pair(&self.frame_a, &self.frame_b, super::Motion3::Prismatic))
+    }
     fn kind(&self) -> &'static str {
         "slider"
     }

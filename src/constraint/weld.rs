@@ -40,6 +40,9 @@ impl Weld {
 }
 
 impl Constraint for Weld {
+    fn spatial_pair(&self) -> Option<super::Pair3> {
+        Some(self.ends.pair(&self.frame_a, &self.frame_b, super::Motion3::Fixed))
+    }
     fn kind(&self) -> &'static str {
         "weld"
     }

@@ -311,11 +311,8 @@ impl Experiment {
                 Some(x) => *x,
                 None => {
                     let (system, footprint_solver) = match f.entry.system {
-                        SystemShape::Reduced => match crate::multibody::Tree::new(&v.scene.system) {
-                            Ok(t) => (
-                                t.workspace_bytes(v.scene.system.ndof()),
-                                (s.entry.memory)(&Footprint::Dense(t.loop_rows)),
-                            ),
+                        SystemShape::Reduced => match crate::multibody::footprint(&v.scene.system) {
+                            Ok((bytes, loop_rows)) => (bytes, (s.entry.memory)(&Footprint::Dense(loop_rows))),
                             Err(_) => (0, 0), // not applicable on this scene
                         },
                         shape => {

@@ -17,7 +17,7 @@ use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{Dynamics, Gains, NotApplicable, SecondOrderOde, SolverCounters};
 use crate::constraint::{MAX_LOCAL_DOF, MAX_LOCAL_NQ};
 use crate::linsolve::{LinearSolver, Operator, SolveError};
-use crate::multibody::{Articulated, Tree};
+use crate::multibody::TreeDynamics;
 use crate::params::Params;
 use crate::scene::Scene;
 use crate::system::System;
@@ -52,9 +52,9 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<LagrangianParams>(
 
 /// The joint-coordinate formulation on one scene, with its workspaces.
 pub struct Lagrangian<'a> {
-    tree: Articulated<'a>,
+    tree: Box<dyn TreeDynamics + 'a>,
     /// A second workspace for the read-only queries (`cartesian`, `initial`).
-    probe: std::cell::RefCell<Articulated<'a>>,
+    probe: std::cell::RefCell<Box<dyn TreeDynamics + 'a>>,
     system: &'a System,
     scene: &'a Scene,
     solver: Box<dyn LinearSolver>,
@@ -93,10 +93,11 @@ impl<'a> Lagrangian<'a> {
     /// has no joint coordinates here.
     pub fn new(scene: &'a Scene, gains: Gains, mut solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
         let system = &scene.system;
-        let tree = Tree::new(system).map_err(|e| NotApplicable(e.0))?;
+        let tree = crate::multibody::build(system).map_err(|e| NotApplicable(e.0))?;
+        let probe = crate::multibody::build(system).map_err(|e| NotApplicable(e.0))?;
         let n = system.ndof();
-        let m = tree.loop_rows;
-        let cons = tree.loops.clone();
+        let cons = tree.loops().to_vec();
+        let m: usize = cons.iter().map(|&ci| system.constraints()[ci].rows()).sum();
         let mut row_start = Vec::with_capacity(cons.len() + 1);
         let mut r = 0;
         for &ci in &cons {
@@ -108,15 +109,15 @@ impl<'a> Lagrangian<'a> {
         if m > 0 {
             solver.prepare(&Operator::Dense { n: m, a: &a }).map_err(|e| NotApplicable(e.to_string()))?;
         }
-        let k = tree.dim;
+        let k = tree.dim();
         Ok(Lagrangian {
-            probe: std::cell::RefCell::new(Articulated::new(system, tree.clone())),
-            tree: Articulated::new(system, tree),
+            probe: std::cell::RefCell::new(probe),
+            tree,
             system,
             scene,
             solver,
             gains,
-            q: vec![0.0; n],
+            q: vec![0.0; system.nq()],
             v: vec![0.0; n],
             applied: vec![0.0; n],
             force: vec![0.0; n],
@@ -228,6 +229,22 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 impl SecondOrderOde for Lagrangian<'_> {
     fn dim(&self) -> usize {
         self.tree.dim()
+    }
+
+    fn position_dim(&self) -> usize {
+        self.tree.position_dim()
+    }
+
+    fn advance(&self, x: &mut [f64], xd: &[f64], h: f64) {
+        self.tree.advance(x, xd, h);
+    }
+
+    fn position_rate(&self, x: &[f64], xd: &[f64], out: &mut [f64]) {
+        self.tree.position_rate(x, xd, out);
+    }
+
+    fn normalize(&self, x: &mut [f64]) -> bool {
+        self.tree.normalize(x)
     }
 
     fn initial(&self, x: &mut [f64], xd: &mut [f64]) {

@@ -112,16 +112,11 @@ impl<'a> Articulated<'a> {
         Articulated { system, tree, states }
     }
 
-    /// Number of joint coordinates.
-    pub fn dim(&self) -> usize {
-        self.tree.dim
-    }
-
     /// The inward pass for inertias and biases, then the outward pass for the accelerations, for
     /// the Cartesian generalized forces `forces` (length n, each body's velocity coordinates) at the
-    /// state last set ([`Articulated::set_state`]): the joint accelerations into `udd`. Keeps
-    /// Î^A, U and D⁻¹ for [`Articulated::resolve`].
-    pub fn solve(&mut self, forces: &[f64], udd: &mut [f64]) -> Result<(), Degenerate> {
+    /// state last set ([`super::TreeDynamics::set_state`]): the joint accelerations into `udd`. Keeps
+    /// Î^A, U and D⁻¹ for [`super::TreeDynamics::resolve`].
+    fn solve_tree(&mut self, forces: &[f64], udd: &mut [f64]) -> Result<(), Degenerate> {
         let offsets = self.system.offsets();
         for i in (0..self.tree.links.len()).rev() {
             let l = &self.tree.links[i];
@@ -182,9 +177,9 @@ impl<'a> Articulated<'a> {
     }
 
     /// The bias and outward passes again for other forces, reusing the inertias of the last
-    /// [`Articulated::solve`]: with `dynamic` the velocity terms of the state are included;
+    /// [`super::TreeDynamics::solve`]: with `dynamic` the velocity terms of the state are included;
     /// without, the result is the tree's response at rest, M⁻¹ Gᵀ-style (for loop closures).
-    pub fn resolve(&mut self, forces: &[f64], dynamic: bool, udd: &mut [f64]) -> Result<(), Degenerate> {
+    fn resolve_tree(&mut self, forces: &[f64], dynamic: bool, udd: &mut [f64]) -> Result<(), Degenerate> {
         let offsets = self.system.offsets();
         for (l, st) in self.tree.links.iter().zip(self.states.iter_mut()) {
             let c = st.com();
@@ -264,7 +259,7 @@ impl<'a> Articulated<'a> {
 
     /// The outward pass for given joint accelerations ü: â_i = â_p + ĉ_i + S_i ü_i (the forward
     /// kinematics of accelerations, q̈ = J ü + J̇ u̇, at the state last set).
-    pub fn prescribed_accelerations(&mut self, udd: &[f64]) {
+    fn prescribed(&mut self, udd: &[f64]) {
         for i in 0..self.tree.links.len() {
             let l = &self.tree.links[i];
             let ap = l.parent.map_or([0.0; 3], |p| self.states[p].a);
@@ -285,7 +280,7 @@ impl<'a> Articulated<'a> {
 
     /// The Cartesian accelerations q̈ of the accelerations last computed: ẍ = â_O + ω̇ ẑ × c
     /// + ω ẑ × ċ (with `dynamic`; without, the state is taken at rest), θ̈ = ω̇.
-    pub fn cartesian_accelerations(&self, dynamic: bool, out: &mut [f64]) {
+    fn cartesian_acc(&self, dynamic: bool, out: &mut [f64]) {
         let offsets = self.system.offsets();
         for (l, st) in self.tree.links.iter().zip(&self.states) {
             let o = offsets[l.body];
@@ -360,4 +355,34 @@ fn solve_spd(d: &[[f64; 3]; 3], k: usize, b: [f64; 3]) -> Option<[f64; 3]> {
         x[i] = t / l[i][i];
     }
     Some(x)
+}
+
+impl super::TreeDynamics for Articulated<'_> {
+    fn dim(&self) -> usize {
+        self.tree.dim
+    }
+    fn loops(&self) -> &[usize] {
+        &self.tree.loops
+    }
+    fn set_state(&mut self, u: &[f64], ud: &[f64]) {
+        self.set_tree_state(u, ud);
+    }
+    fn cartesian_state(&self, q: &mut [f64], v: &mut [f64]) {
+        self.cartesian(q, v);
+    }
+    fn solve(&mut self, forces: &[f64], udd: &mut [f64]) -> Result<(), Degenerate> {
+        self.solve_tree(forces, udd)
+    }
+    fn resolve(&mut self, forces: &[f64], dynamic: bool, udd: &mut [f64]) -> Result<(), Degenerate> {
+        self.resolve_tree(forces, dynamic, udd)
+    }
+    fn prescribed_accelerations(&mut self, udd: &[f64]) {
+        self.prescribed(udd);
+    }
+    fn cartesian_accelerations(&self, dynamic: bool, out: &mut [f64]) {
+        self.cartesian_acc(dynamic, out);
+    }
+    fn reduce(&mut self, q: &[f64], v: &[f64], u: &mut [f64], ud: &mut [f64]) {
+        self.reduce_state(q, v, u, ud);
+    }
 }

@@ -29,7 +29,7 @@ pub(super) fn point_velocity(v: [f64; 3], p: [f64; 2]) -> [f64; 2] {
 impl Articulated<'_> {
     /// Sets the tree to (u, u̇) in one outward pass: poses, motion subspaces S, spatial
     /// velocities v̂ = v̂_parent + S u̇ and biases ĉ = Ṡ u̇; clears the inward accumulators.
-    pub fn set_state(&mut self, u: &[f64], ud: &[f64]) {
+    pub(super) fn set_tree_state(&mut self, u: &[f64], ud: &[f64]) {
         for i in 0..self.tree.links.len() {
             self.place(i, u);
             self.move_link(i, ud);
@@ -131,7 +131,7 @@ impl Articulated<'_> {
     }
 
     /// The Cartesian q and v of every body at the state last set.
-    pub fn cartesian_state(&self, q: &mut [f64], v: &mut [f64]) {
+    pub(super) fn cartesian(&self, q: &mut [f64], v: &mut [f64]) {
         let offsets = self.system.offsets();
         for (l, st) in self.tree.links.iter().zip(&self.states) {
             let o = offsets[l.body];
@@ -149,7 +149,7 @@ impl Articulated<'_> {
 
     /// The joint coordinates (u, u̇) of a Cartesian state (q, v) that satisfies the tree's
     /// constraints; leaves the tree at that state.
-    pub fn reduce(&mut self, q: &[f64], v: &[f64], u: &mut [f64], ud: &mut [f64]) {
+    pub(super) fn reduce_state(&mut self, q: &[f64], v: &[f64], u: &mut [f64], ud: &mut [f64]) {
         let offsets = self.system.offsets();
         for i in 0..self.tree.links.len() {
             let l = self.tree.links[i];

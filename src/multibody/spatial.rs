@@ -1,0 +1,223 @@
+//! Joint coordinates in space: the spanning tree over rigid-3D bodies and particles in space, and
+//! its kinematics (Featherstone 2008, ch. 4).
+//!
+//! A link's pose follows from its parent's through the joint frames: with P = T_parent · F_parent
+//! (rotation P_R, origin P_o), the joint frame's rotation R_J and origin J are
+//!   hinge      R_J = P_R Rot_x(u),  J = P_o
+//!   slider     R_J = P_R,           J = P_o + u P_R e_x
+//!   ball       R_J = P_R Q(u),      J = P_o            (u a unit quaternion; u̇ = its rate in R_J)
+//!   fixed      R_J = P_R,           J = P_o
+//! and then R = R_J F_childᵀ, x = J − R F_child,o. A free root has the body's own (x, Q) and
+//! (ẋ, Ω). Spatial vectors are taken at the world origin, v̂ = (ω, v_O), so a child's velocity is
+//! its parent's plus S u̇ with no transform, and ĉ = Ṡ u̇ = v̂ ×ₘ S u̇ for every joint whose S is
+//! fixed in the child (§2.2 of docs/design.md).
+
+use super::spatial_aba::State3;
+use super::{TreeError, spanning_tree};
+use crate::constraint::Motion3;
+use crate::model::BodyKind;
+use crate::system::System;
+use nalgebra::{Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3, Vector6};
+
+/// How a body hangs from its parent in a spatial tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Joint3 {
+    /// Rotation about the frame's first axis (1 coordinate \[rad\]).
+    Revolute,
+    /// Translation along the frame's first axis (1 coordinate \[m\]).
+    Prismatic,
+    /// Any rotation about the anchor: a unit quaternion (4 numbers), 3 rates \[rad/s\] in the joint frame.
+    Spherical,
+    /// Rigidly attached.
+    Fixed,
+    /// A free root: (x \[m\], Q) and (ẋ \[m/s\], Ω \[rad/s\], body frame); (x) and (ẋ) for a particle.
+    Free,
+}
+
+/// One body of a spatial tree.
+#[derive(Clone, Copy, Debug)]
+pub struct Link3 {
+    /// Body index in the system.
+    pub body: usize,
+    /// Parent link, or `None` for the world.
+    pub parent: Option<usize>,
+    /// The joint to the parent.
+    pub joint: Joint3,
+    /// Joint frame on the parent: anchor \[m\] and axes as a rotation.
+    pub anchor_parent: Vector3<f64>,
+    /// Rotation of the parent's joint axes.
+    pub axes_parent: UnitQuaternion<f64>,
+    /// Joint frame on this body: anchor \[m\].
+    pub anchor_child: Vector3<f64>,
+    /// Rotation of this body's joint axes.
+    pub axes_child: UnitQuaternion<f64>,
+    /// Offset of its position coordinates in x, and their number.
+    pub xoff: usize,
+    /// Number of position coordinates.
+    pub nx: usize,
+    /// Offset of its velocity coordinates in ẋ.
+    pub voff: usize,
+    /// Number of velocity coordinates.
+    pub dof: usize,
+    /// Whether the body is a particle.
+    pub particle: bool,
+    /// Mass \[kg\].
+    pub mass: f64,
+    /// Principal moments of inertia \[kg·m²\] (zero for a particle).
+    pub inertia: Vector3<f64>,
+}
+
+/// The spanning tree of a mechanism in space.
+#[derive(Clone, Debug)]
+pub struct Tree3 {
+    /// The links, parents first.
+    pub links: Vec<Link3>,
+    /// Number of velocity coordinates.
+    pub dim: usize,
+    /// Number of position coordinates.
+    pub xdim: usize,
+    /// Constraints left out of the tree.
+    pub loops: Vec<usize>,
+    /// Their rows.
+    pub loop_rows: usize,
+}
+
+fn rotation(axes: &Matrix3<f64>) -> UnitQuaternion<f64> {
+    UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix(axes))
+}
+
+impl Tree3 {
+    /// The spanning tree over `system`'s 3D joints, or why it has none here.
+    pub fn new(system: &System) -> Result<Tree3, TreeError> {
+        let bodies = system.bodies();
+        let cons = system.constraints();
+        if let Some(i) = bodies.iter().position(|b| b.kind.dim() != 3) {
+            return Err(TreeError(format!(
+                "body {i} is {} in a mechanism with bodies in space",
+                bodies[i].kind.label()
+            )));
+        }
+        let pairs: Vec<_> = cons.iter().map(|c| c.spatial_pair()).collect();
+        let (edges, loops) =
+            spanning_tree(bodies.len(), cons.len(), |ci| pairs[ci].map(|p| (p.first.body, p.second.body)));
+        let (mut links, mut xdim, mut dim) = (Vec::with_capacity(edges.len()), 0, 0);
+        for e in edges {
+            let b = &bodies[e.body];
+            let particle = b.kind == BodyKind::Particle3;
+            let ident = (Vector3::zeros(), UnitQuaternion::identity());
+            let (joint, fp, fc) = match e.constraint {
+                None => (Joint3::Free, ident, ident),
+                Some(ci) => {
+                    let p = pairs[ci].expect("tree edges are joints");
+                    let (sp, sc) = if e.body_is_first { (p.second, p.first) } else { (p.first, p.second) };
+                    let joint = match p.motion {
+                        Motion3::Revolute => Joint3::Revolute,
+                        Motion3::Prismatic => Joint3::Prismatic,
+                        Motion3::Spherical => Joint3::Spherical,
+                        Motion3::Fixed => Joint3::Fixed,
+                    };
+                    if particle && matches!(joint, Joint3::Revolute | Joint3::Spherical) {
+                        return Err(TreeError(format!(
+                            "joint `{}` turns particle {} about a point: a particle has no rotational inertia",
+                            cons[ci].kind(),
+                            e.body
+                        )));
+                    }
+                    (joint, (sp.frame.anchor, rotation(&sp.frame.axes)), (sc.frame.anchor, rotation(&sc.frame.axes)))
+                }
+            };
+            let (nx, dof) = match joint {
+                Joint3::Revolute | Joint3::Prismatic => (1, 1),
+                Joint3::Spherical => (4, 3),
+                Joint3::Fixed => (0, 0),
+                Joint3::Free if particle => (3, 3),
+                Joint3::Free => (7, 6),
+            };
+            links.push(Link3 {
+                body: e.body,
+                parent: e.parent,
+                joint,
+                anchor_parent: fp.0,
+                axes_parent: fp.1,
+                anchor_child: fc.0,
+                axes_child: fc.1,
+                xoff: xdim,
+                nx,
+                voff: dim,
+                dof,
+                particle,
+                mass: b.mass,
+                inertia: if particle { Vector3::zeros() } else { Vector3::from(b.inertia) },
+            });
+            xdim += nx;
+            dim += dof;
+        }
+        let loop_rows = loops.iter().map(|&ci| cons[ci].rows()).sum();
+        Ok(Tree3 { links, dim, xdim, loops, loop_rows })
+    }
+
+    /// Bytes of the workspace of [`super::spatial_aba::Articulated3`] for this tree.
+    pub fn workspace_bytes(&self, ndof: usize) -> u64 {
+        let m = self.loop_rows as u64;
+        (self.links.len() * std::mem::size_of::<State3>()) as u64
+            + 8 * (6 * ndof as u64 + 4 * self.xdim as u64 + m * m + 4 * m)
+    }
+}
+
+/// The quaternion stored at `x[0..4]` = (w, x, y, z), normalized.
+pub(super) fn quat(x: &[f64]) -> UnitQuaternion<f64> {
+    UnitQuaternion::from_quaternion(Quaternion::new(x[0], x[1], x[2], x[3]))
+}
+
+/// Stores `q` as (w, x, y, z).
+pub(super) fn store(q: &UnitQuaternion<f64>, out: &mut [f64]) {
+    out[0] = q.w;
+    out[1] = q.i;
+    out[2] = q.j;
+    out[3] = q.k;
+}
+
+/// The motion cross product v̂ ×ₘ m̂ = (ω × m_ω, ω × m_v + v × m_ω).
+#[inline]
+pub(super) fn crm(v: &Vector6<f64>, m: &Vector6<f64>) -> Vector6<f64> {
+    let (w, vo) = (v.fixed_rows::<3>(0), v.fixed_rows::<3>(3));
+    let (mw, mv) = (m.fixed_rows::<3>(0), m.fixed_rows::<3>(3));
+    let top = w.cross(&mw);
+    let bot = w.cross(&mv) + vo.cross(&mw);
+    Vector6::new(top.x, top.y, top.z, bot.x, bot.y, bot.z)
+}
+
+/// The force cross product v̂ ×* f̂ = (ω × n + v × f, ω × f).
+#[inline]
+pub(super) fn crf(v: &Vector6<f64>, f: &Vector6<f64>) -> Vector6<f64> {
+    let (w, vo) = (v.fixed_rows::<3>(0), v.fixed_rows::<3>(3));
+    let (n, ff) = (f.fixed_rows::<3>(0), f.fixed_rows::<3>(3));
+    let top = w.cross(&n) + vo.cross(&ff);
+    let bot = w.cross(&ff);
+    Vector6::new(top.x, top.y, top.z, bot.x, bot.y, bot.z)
+}
+
+/// The spatial vector (a, p × a) of a rotation about the world axis `a` through the point `p`.
+#[inline]
+pub(super) fn rotation_about(a: Vector3<f64>, p: &Vector3<f64>) -> Vector6<f64> {
+    let m = p.cross(&a);
+    Vector6::new(a.x, a.y, a.z, m.x, m.y, m.z)
+}
+
+/// The velocity v_O + ω × p of the point `p` moving with v̂.
+#[inline]
+pub(super) fn point_velocity(v: &Vector6<f64>, p: &Vector3<f64>) -> Vector3<f64> {
+    v.fixed_rows::<3>(3) + v.fixed_rows::<3>(0).cross(p)
+}
+
+/// The angle \[rad\] of the rotation `q` about the x axis (for a rotation about x only), in (−π, π].
+pub(super) fn angle_about_x(q: &UnitQuaternion<f64>) -> f64 {
+    let a = 2.0 * q.i.atan2(q.w);
+    if a > std::f64::consts::PI {
+        a - std::f64::consts::TAU
+    } else if a <= -std::f64::consts::PI {
+        a + std::f64::consts::TAU
+    } else {
+        a
+    }
+}
