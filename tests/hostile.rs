@@ -602,3 +602,39 @@ fn midpoints_krylov_basis_counts_in_the_memory_budget() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!reports.exists());
 }
+
+#[test]
+fn lagrangians_loop_closure_system_counts_in_the_memory_budget() {
+    // The cloth in joint coordinates: its pins are fixed joints, every distance joint in space
+    // stays an explicit loop closure, so G M⁻¹ Gᵀ is dense over all link rows. At 60 × 60
+    // particles that is 7 080 rows: 8 · 7 080² B ≈ 400 MB for the matrix alone (and as much for
+    // dense Cholesky's copy); refused under a 500 MB cell limit before running. The chain of
+    // 200 000 links is a tree (no loop rows): a few tens of MB, accepted.
+    let dir = temp_dir("lagrangian_budget");
+    let reports = dir.join("reports");
+    let go = |scene: &str| {
+        let config = dir.join("lagrangian.yaml");
+        std::fs::write(
+            &config,
+            BASE.replace("scene: {name: pendulum}", scene)
+                .replace("formulations: [{name: force}]", "formulations: [{name: lagrangian}]")
+                .replace("solvers: [{name: dense_lu}]", "solvers: [{name: dense_cholesky}]"),
+        )
+        .unwrap();
+        let out = Command::new(BIN)
+            .arg("run")
+            .arg(&config)
+            .arg("--reports")
+            .arg(&reports)
+            .args(["--limit", "cell_memory_mb=500", "--dry-run"])
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (code, stderr) = go("scene: {name: cloth, params: {width: 60, height: 60}}");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("limits.cell_memory_mb` = 500") && stderr.contains("lagrangian"), "{stderr}");
+    let (code, stderr) = go("scene: {name: chain, params: {n: 200000}}");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!reports.exists());
+}
