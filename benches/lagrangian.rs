@@ -38,3 +38,21 @@ fn chain_evaluation(bencher: Bencher, links: usize) {
         black_box(&a);
     });
 }
+
+/// The same on the 3D chain of cuboid links on ball joints (`chain_3d`, zig-zag start, at rest):
+/// quaternion joint coordinates, 6D spatial algebra, joints of three coordinates.
+#[divan::bench(args = [100, 1_000, 10_000])]
+fn chain_3d_evaluation(bencher: Bencher, links: usize) {
+    let scene = scenes::find("chain_3d").unwrap().build_default(&[("n", Scalar::Num(links as f64))]).unwrap();
+    let s = solvers::find("dense_lu").unwrap();
+    let mut lg = Lagrangian::new(&scene, Gains { ks: 0.0, kd: 0.0 }, (s.build)(&s.params.defaults())).unwrap();
+    let (mut u, mut ud, mut a) = (vec![0.0; lg.position_dim()], vec![0.0; lg.dim()], vec![0.0; lg.dim()]);
+    lg.initial(&mut u, &mut ud);
+    // Swinging: the first step's accelerations as velocities.
+    lg.accel(&u, &ud, &mut a).unwrap();
+    ud.copy_from_slice(&a);
+    bencher.counter(ItemsCount::new(links)).bench_local(|| {
+        lg.accel(black_box(&u), black_box(&ud), &mut a).unwrap();
+        black_box(&a);
+    });
+}

@@ -5,7 +5,7 @@
 //! M = Jᵀ M J) is evaluated by the articulated-body algorithm in O(N) ([`crate::multibody::aba`]):
 //! no k × k matrix is formed, the tree's constraints hold identically and do not drift.
 //! Constraints left out of the tree (loop closures: four-bar, slider-crank) stay explicit in the
-//! mixed form (docs/design.md §2.6)
+//! mixed form (docs/design.md §2.2)
 //!   M(u) ü = Q + Gᵀ λ,   G M⁻¹ Gᵀ λ = −G M⁻¹ Q − Ġ u̇ − k_s C − k_d Ċ,
 //! with G = J_loop ∂q/∂u, the same Baumgarte feedback as `force`, and G M⁻¹ Gᵀ (m × m, m = loop
 //! rows) formed column by column from m responses of the tree at rest and solved by the cell's

@@ -1,5 +1,5 @@
 //! The articulated-body algorithm on a planar joint tree (Featherstone 2008, ch. 7, Table 7.1),
-//! with every spatial quantity expressed at the world origin (docs/design.md §2.6).
+//! with every spatial quantity expressed at the world origin (docs/design.md §2.2).
 //!
 //! Planar spatial vectors: motion v̂ = (ω, v_Ox, v_Oy), force f̂ = (n_O, f_x, f_y). For a body with
 //! mass m, centre of mass c and moment of inertia I about it, the spatial inertia at the origin is

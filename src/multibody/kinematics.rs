@@ -8,7 +8,7 @@
 //!   fixed      φ = P_θ,      J = P_o
 //! and then θ = φ − F_child,θ, x = J − A(θ) F_child,o. Velocities are planar spatial (Plücker)
 //! vectors at the world origin, v̂ = (ω, v_O) with v_O the velocity of the body point at the origin,
-//! so a child's is its parent's plus S u̇ with no coordinate transform (§2.8).
+//! so a child's is its parent's plus S u̇ with no coordinate transform (docs/design.md §2.2).
 
 use super::aba::LinkState;
 use super::{Articulated, JointKind};

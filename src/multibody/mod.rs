@@ -6,7 +6,7 @@
 //! joint, a particle's rod (distance) or circle → an angle; a prismatic joint or line → a slide;
 //! a pin or ground → none. Bodies the world does not reach become free roots (x, y and θ for a
 //! planar rigid body, x and y for a particle). The constraints left out of the tree — loop
-//! closures, and any constraint that is no joint — stay explicit (docs/design.md §2.6).
+//! closures, and any constraint that is no joint — stay explicit (docs/design.md §2.2).
 //!
 //! [`aba`] evaluates the dynamics on this tree in time linear in the number of bodies.
 
