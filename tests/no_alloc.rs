@@ -264,6 +264,7 @@ fn lagrangian_evaluations_allocate_nothing() {
         let n = allocations_during(|| {
             for _ in 0..5 {
                 it.step(ode.as_mut(), &mut x, &mut xd, 1.0).unwrap();
+                ode.project(&mut x, &mut xd, 1e-12, 10).unwrap(); // the loop closure's projection
                 ode.cartesian(&x, &xd, &mut q, &mut v);
             }
         });

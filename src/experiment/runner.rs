@@ -309,13 +309,14 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
             Ok(s) => s,
             Err(e) => return not_applicable(scene, e.0),
         };
-    if let (Some(_), Driver::Ode { ode, .. }) = (&stab, &driver)
+    if let (Some(s), Driver::Ode { ode, .. }) = (&stab, &driver)
         && !ode.is_cartesian()
+        && !(ode.projects() && s.target().is_some())
     {
         return not_applicable(
             scene,
             format!(
-                "stabilizer `{}` corrects Cartesian states; `{}` integrates reduced coordinates, which stay on the constraint manifold",
+                "stabilizer `{}` corrects Cartesian states; `{}` integrates reduced coordinates",
                 cell.stabilizer.name, cell.formulation.name
             ),
         );
@@ -395,7 +396,12 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
                     let r = r.and_then(|h| match stab.as_mut() {
                         Some(s) if all_finite(x, xd) => {
                             integrator.reset();
-                            s.apply(x, xd).map(|_| h).map_err(|e| e.to_string())
+                            let r = match s.target() {
+                                // Reduced coordinates project themselves (onto their loop closures).
+                                Some((tol, max_iter)) if !ode.is_cartesian() => ode.project(x, xd, tol, max_iter),
+                                _ => s.apply(x, xd),
+                            };
+                            r.map(|_| h).map_err(|e| e.to_string())
                         }
                         _ => Ok(h),
                     });

@@ -15,7 +15,7 @@
 use super::force::ForceParams;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{Dynamics, Gains, NotApplicable, SecondOrderOde, SolverCounters};
-use crate::constraint::{MAX_LOCAL_DOF, MAX_LOCAL_NQ};
+use crate::constraint::{MAX_LOCAL_DOF, MAX_LOCAL_NQ, MAX_ROWS};
 use crate::linsolve::{LinearSolver, Operator, SolveError};
 use crate::multibody::TreeDynamics;
 use crate::params::Params;
@@ -86,6 +86,10 @@ struct Loops {
     unit: Vec<f64>,
     response: Vec<f64>,
     scratch_u: Vec<f64>,
+    /// Projection: the correction, the saved position, zero rates.
+    du: Vec<f64>,
+    x_save: Vec<f64>,
+    zero_v: Vec<f64>,
 }
 
 impl<'a> Lagrangian<'a> {
@@ -109,7 +113,7 @@ impl<'a> Lagrangian<'a> {
         if m > 0 {
             solver.prepare(&Operator::Dense { n: m, a: &a }).map_err(|e| NotApplicable(e.to_string()))?;
         }
-        let k = tree.dim();
+        let (k, xk) = (tree.dim(), tree.position_dim());
         Ok(Lagrangian {
             probe: std::cell::RefCell::new(probe),
             tree,
@@ -133,6 +137,9 @@ impl<'a> Lagrangian<'a> {
                 unit: vec![0.0; n],
                 response: vec![0.0; n],
                 scratch_u: vec![0.0; k],
+                du: vec![0.0; k],
+                x_save: vec![0.0; xk],
+                zero_v: vec![0.0; k],
             },
             counters: SolverCounters::default(),
         })
@@ -161,11 +168,10 @@ impl<'a> Lagrangian<'a> {
     /// (as Jᵀ λ in Cartesian forces) to `force`. Needs q̈₀ in `qdd`.
     fn close_loops(&mut self, count: bool) -> Result<(), SolveError> {
         let (sys, lp) = (self.system, &mut self.loops);
-        let m = lp.rhs.len();
         let Gains { ks, kd } = self.gains;
         let (mut ql, mut vl, mut al) = ([0.0; MAX_LOCAL_NQ], [0.0; MAX_LOCAL_DOF], [0.0; MAX_LOCAL_DOF]);
-        let (mut c, mut jdv) = ([0.0; crate::constraint::MAX_ROWS], [0.0; crate::constraint::MAX_ROWS]);
-        let mut jl = [0.0; crate::constraint::MAX_ROWS * MAX_LOCAL_DOF];
+        let (mut c, mut jdv) = ([0.0; MAX_ROWS], [0.0; MAX_ROWS]);
+        let mut jl = [0.0; MAX_ROWS * MAX_LOCAL_DOF];
         for (li, &ci) in lp.cons.iter().enumerate() {
             let con = &sys.constraints()[ci];
             let nq = sys.gather_q(ci, &self.q, &mut ql);
@@ -183,7 +189,19 @@ impl<'a> Lagrangian<'a> {
                 lp.rhs[gr] = -jdv[r] - ja - ks * c[r] - kd * jv;
             }
         }
-        // Column s of G M⁻¹ Gᵀ: J times the tree's response at rest to the unit load J_sᵀ.
+        self.loop_matrix()?;
+        self.solve_loops(count)?;
+        let lp = &mut self.loops;
+        add_jt(sys, lp, &lp.lambda, &mut self.force);
+        Ok(())
+    }
+
+    /// G M⁻¹ Gᵀ at the tree's state (its inertias articulated) into `loops.a`: column s is J times
+    /// the tree's response at rest to the unit load J_sᵀ. Needs the loop rows' J in `loops.jac`.
+    fn loop_matrix(&mut self) -> Result<(), SolveError> {
+        let (sys, lp) = (self.system, &mut self.loops);
+        let m = lp.rhs.len();
+        let bodies = sys.bodies().len();
         for (ls, &cs) in lp.cons.iter().enumerate() {
             let map = sys.local_map(cs);
             for rs in 0..sys.constraints()[cs].rows() {
@@ -192,7 +210,6 @@ impl<'a> Lagrangian<'a> {
                 for (k, &g) in map.iter().enumerate() {
                     lp.unit[g as usize] += lp.jac[col][k];
                 }
-                let bodies = sys.bodies().len();
                 self.tree.resolve(&lp.unit, false, &mut lp.scratch_u).map_err(|d| d.error(bodies))?;
                 self.tree.cartesian_accelerations(false, &mut lp.response);
                 for (lr, &cr) in lp.cons.iter().enumerate() {
@@ -205,20 +222,136 @@ impl<'a> Lagrangian<'a> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// λ with G M⁻¹ Gᵀ λ = rhs, by the cell's solver (counted with `count`).
+    fn solve_loops(&mut self, count: bool) -> Result<(), SolveError> {
+        let lp = &mut self.loops;
+        let m = lp.rhs.len();
         let info = self.solver.solve(&Operator::Dense { n: m, a: &lp.a }, &lp.rhs, &mut lp.lambda)?;
         if count {
             self.counters.record(info);
         }
-        for (ls, &cs) in lp.cons.iter().enumerate() {
-            let map = sys.local_map(cs);
-            for rs in 0..sys.constraints()[cs].rows() {
-                let row = lp.row_start[ls] + rs;
-                for (k, &g) in map.iter().enumerate() {
-                    self.force[g as usize] += lp.jac[row][k] * lp.lambda[row];
-                }
+        Ok(())
+    }
+
+    /// The loop rows' C (into `loops.rhs`, negated) and J at the Cartesian state in `q`; ‖C‖∞.
+    fn loop_residual(&mut self) -> f64 {
+        let (sys, lp) = (self.system, &mut self.loops);
+        let mut ql = [0.0; MAX_LOCAL_NQ];
+        let mut c = [0.0; MAX_ROWS];
+        let mut jl = [0.0; MAX_ROWS * MAX_LOCAL_DOF];
+        let mut res = 0.0_f64;
+        for (li, &ci) in lp.cons.iter().enumerate() {
+            let con = &sys.constraints()[ci];
+            let nq = sys.gather_q(ci, &self.q, &mut ql);
+            let (rows, nd) = (con.rows(), con.local_dof());
+            con.eval_with_jacobian(&ql[..nq], &mut c[..rows], &mut jl[..rows * nd]);
+            for r in 0..rows {
+                let gr = lp.row_start[li] + r;
+                lp.jac[gr][..nd].copy_from_slice(&jl[r * nd..(r + 1) * nd]);
+                lp.rhs[gr] = -c[r];
+                res = res.max(c[r].abs());
             }
         }
-        Ok(())
+        res
+    }
+
+    /// Post-step projection of the loop closures (the `projection` stabilizer in joint
+    /// coordinates; docs/design.md §2.8): Gauss–Newton in the metric of M(u),
+    ///   G M⁻¹ Gᵀ δ = −C,  u ← u ⊕ M⁻¹ Gᵀ δ   until ‖C‖∞ ≤ tol (a step that does not reduce ‖C‖∞
+    /// is halved, up to 8 times), then u̇ ← u̇ + M⁻¹ Gᵀ μ with G M⁻¹ Gᵀ μ = −G u̇. The tree's
+    /// constraints hold by construction; only the loop rows move.
+    fn project_loops(&mut self, x: &mut [f64], xd: &mut [f64], tol: f64, max_iter: usize) -> Result<(), SolveError> {
+        if self.loops.cons.is_empty() {
+            return Ok(());
+        }
+        let bodies = self.system.bodies().len();
+        let mut it = 0;
+        loop {
+            self.tree.set_state(x, &self.loops.zero_v);
+            self.tree.cartesian_state(&mut self.q, &mut self.v);
+            let res = self.loop_residual();
+            if res <= tol {
+                break;
+            }
+            if it >= max_iter || !res.is_finite() {
+                return Err(SolveError::NotConverged { solver: "projection", iterations: it, residual: res, tol });
+            }
+            self.force.fill(0.0);
+            self.tree.solve(&self.force, &mut self.udd).map_err(|d| d.error(bodies))?;
+            self.loop_matrix()?;
+            self.loops.lambda.fill(0.0);
+            self.solve_loops(true)?;
+            let mut du = std::mem::take(&mut self.loops.du);
+            let r = self.correction(&mut du);
+            self.loops.du = du;
+            r?;
+            // Backtracking on ‖C‖∞.
+            self.loops.x_save.copy_from_slice(x);
+            let mut scale = 1.0;
+            for _ in 0..8 {
+                self.tree.advance(x, &self.loops.du, scale);
+                self.tree.set_state(x, &self.loops.zero_v);
+                self.tree.cartesian_state(&mut self.q, &mut self.v);
+                if self.loop_residual() < res {
+                    break;
+                }
+                x.copy_from_slice(&self.loops.x_save);
+                scale *= 0.5;
+            }
+            it += 1;
+        }
+        // Velocities: G M⁻¹ Gᵀ μ = −G u̇ at the projected u.
+        self.tree.set_state(x, xd);
+        self.tree.cartesian_state(&mut self.q, &mut self.v);
+        self.loop_residual();
+        let (sys, lp) = (self.system, &mut self.loops);
+        let mut vl = [0.0; MAX_LOCAL_DOF];
+        for (li, &ci) in lp.cons.iter().enumerate() {
+            let nd = sys.gather(ci, &self.v, &mut vl);
+            for r in 0..sys.constraints()[ci].rows() {
+                let gr = lp.row_start[li] + r;
+                lp.rhs[gr] = -dot(&lp.jac[gr][..nd], &vl[..nd]);
+            }
+        }
+        self.force.fill(0.0);
+        self.tree.solve(&self.force, &mut self.udd).map_err(|d| d.error(bodies))?;
+        self.loop_matrix()?;
+        self.loops.lambda.fill(0.0);
+        self.solve_loops(true)?;
+        let mut du = std::mem::take(&mut self.loops.du);
+        let r = self.correction(&mut du);
+        for (v, d) in xd.iter_mut().zip(&du) {
+            *v += d;
+        }
+        self.loops.du = du;
+        r
+    }
+
+    /// du = M⁻¹ Gᵀ λ for the multipliers in `loops.lambda`: the tree's response at rest to Jᵀ λ.
+    fn correction(&mut self, du: &mut [f64]) -> Result<(), SolveError> {
+        let bodies = self.system.bodies().len();
+        let mut unit = std::mem::take(&mut self.loops.unit);
+        unit.fill(0.0);
+        add_jt(self.system, &self.loops, &self.loops.lambda, &mut unit);
+        let r = self.tree.resolve(&unit, false, du).map_err(|d| d.error(bodies));
+        self.loops.unit = unit;
+        r
+    }
+}
+
+/// out += Jᵀ λ over the loop rows (Cartesian generalized forces).
+fn add_jt(sys: &System, lp: &Loops, lambda: &[f64], out: &mut [f64]) {
+    for (ls, &cs) in lp.cons.iter().enumerate() {
+        let map = sys.local_map(cs);
+        for rs in 0..sys.constraints()[cs].rows() {
+            let row = lp.row_start[ls] + rs;
+            for (k, &g) in map.iter().enumerate() {
+                out[g as usize] += lp.jac[row][k] * lambda[row];
+            }
+        }
     }
 }
 
@@ -283,5 +416,13 @@ impl SecondOrderOde for Lagrangian<'_> {
 
     fn solver_counters(&self) -> SolverCounters {
         self.counters
+    }
+
+    fn projects(&self) -> bool {
+        true
+    }
+
+    fn project(&mut self, x: &mut [f64], xd: &mut [f64], tol: f64, max_iter: usize) -> Result<(), SolveError> {
+        self.project_loops(x, xd, tol, max_iter)
     }
 }

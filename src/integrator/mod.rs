@@ -81,6 +81,17 @@ pub trait SecondOrderOde: Send {
     fn is_cartesian(&self) -> bool {
         false
     }
+    /// Whether a reduced state can be projected onto the constraints it keeps explicit
+    /// ([`SecondOrderOde::project`]).
+    fn projects(&self) -> bool {
+        false
+    }
+    /// Projects a reduced state onto the constraints it keeps explicit (loop closures) to ‖C‖∞ ≤
+    /// `tol` within `max_iter` Gauss–Newton iterations, then its rates onto their velocity
+    /// constraints: the `projection` stabilizer for a formulation whose state is not Cartesian.
+    fn project(&mut self, _x: &mut [f64], _xd: &mut [f64], _tol: f64, _max_iter: usize) -> Result<(), SolveError> {
+        Ok(())
+    }
 }
 
 /// Work done by an integrator so far.

@@ -15,4 +15,10 @@ pub trait Stabilizer: Send {
     fn apply(&mut self, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError>;
     /// Cumulative linear-solver work.
     fn counters(&self) -> SolverCounters;
+    /// The (tolerance on ‖C‖∞, iteration cap) of a projection, which a formulation in reduced
+    /// coordinates applies itself ([`crate::integrator::SecondOrderOde::project`]); `None` for a
+    /// correction only Cartesian states take.
+    fn target(&self) -> Option<(f64, usize)> {
+        None
+    }
 }

@@ -94,4 +94,8 @@ impl Stabilizer for Projection<'_> {
     fn counters(&self) -> SolverCounters {
         self.ns.counters
     }
+
+    fn target(&self) -> Option<(f64, usize)> {
+        Some((self.tol, self.max_iter))
+    }
 }
