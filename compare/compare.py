@@ -272,7 +272,7 @@ def main():
             r, s = tt_row(("C", "n=%d" % n, form, solver))
             acc = "link %.2g m, energy %.2e" % (float(r["max_drift_position"]), float(r["max_energy_error"]) if r["max_energy_error"] else float("nan"))
             if r["status"] != "ok":
-                acc += ", %s at %s s" % (r["status"], r["status_time"])
+                acc += ", %s at %.2f s" % (r["status"], float(r["status_time"]))
             lines.append("| C: chain N = %d, 5 s | %s | %s | %s | pymunk, 10 iterations | %s | %s | %.2f |"
                          % (n, label, us(s), acc, us(pt), peer_acc, s / pt))
     for n in (10, 100):
@@ -286,7 +286,7 @@ def main():
             else:
                 acc = "joint gap %.2g m, energy %.2e" % (float(r["max_drift_position"]), float(r["max_energy_error"]))
             if r["status"] != "ok":
-                acc += ", %s at %s s" % (r["status"], r["status_time"])
+                acc += ", %s at %.2f s" % (r["status"], float(r["status_time"]))
             lines.append("| D: 3D chain, %d cuboid links on ball joints, 5 s | %s | %s | %s | MuJoCo ball joints, RK4 | %s | %s | %.2f |"
                          % (n, label, us(s), acc, us(mt), peer_acc, s / mt))
     print("\n".join(lines))
