@@ -84,7 +84,12 @@ proptest! {
                 given.push(("omega", Scalar::Num((1.0 / rho).min(1.0))));
             }
             let mut s = (solver.build)(&solver.params.with(solver.name, &given).unwrap());
-            s.prepare(&op).unwrap();
+            if let Err(e) = s.prepare(&op) {
+                // Baraff's tree solver needs an acyclic body-constraint graph: these scenes close loops.
+                let loops = ["four_bar", "slider_crank", "cloth", "piston"];
+                prop_assert!(solver.name == "tree_ldlt" && loops.contains(&entry.name), "{} on {}: {e}", solver.name, entry.name);
+                continue;
+            }
             let mut x = vec![0.0; m];
             let info = s.solve(&op, &b, &mut x).map_err(|e| TestCaseError::fail(format!("{} on {}: {e}", solver.name, entry.name)))?;
             let err = rel(&x, &reference);

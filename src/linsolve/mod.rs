@@ -16,6 +16,7 @@ registry! {
         dense_cholesky,
         sparse_cholesky,
         envelope_ldlt,
+        tree_ldlt,
         cg,
         pcg_ic0,
         gauss_seidel,
@@ -31,6 +32,7 @@ pub use gauss_seidel::GaussSeidel;
 pub use jacobi::Jacobi;
 pub use pcg_ic0::PcgIc0;
 pub use sparse_cholesky::SparseCholesky;
+pub use tree_ldlt::TreeLdlt;
 
 use crate::sparse::{BlockJacobian, NormalMatrix};
 
