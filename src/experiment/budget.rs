@@ -152,7 +152,7 @@ fn sample_bytes(recorded_values: usize) -> u64 {
 /// The memory of one cell, by part.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CellMemory {
-    /// The formulation's own matrices (the reduced mass matrix).
+    /// The formulation's own matrices (`lagrangian`'s joint tree and loop-closure system).
     pub system: u64,
     /// The solver's matrices, factors and vectors (twice with a projecting stabilizer).
     pub solver: u64,

@@ -48,7 +48,7 @@ pub struct EnvelopeLdlt {
     ax: Vec<f64>,
 }
 
-const NOT_SPARSE: &str = "the system matrix is dense (the reduced mass matrix of `lagrangian`); use dense_lu, dense_cholesky, cg, gauss_seidel or jacobi";
+const NOT_SPARSE: &str = "the system matrix is dense (the loop-closure system G M^-1 G^T of `lagrangian`); use dense_lu, dense_cholesky, cg, gauss_seidel or jacobi";
 
 /// Relative size below which a pivot Dᵢ / aᵢᵢ counts as zero (redundant constraints).
 const PIVOT_TOL: f64 = 1e-13;

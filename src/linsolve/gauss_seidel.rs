@@ -8,7 +8,7 @@
 //! block, so a sweep costs O(rows). After every `check_every`-th sweep, and after the last one the
 //! cap allows, the true residual ‖b − J u‖ / ‖b‖ is checked (a full pass over J: with 1, the
 //! default, it costs about as much as the sweep itself).
-//! For a dense A (the reduced mass matrix) it is the textbook row sweep (Saad 2003, §4.1).
+//! For a dense A (the loop-closure system of `lagrangian`) it is the textbook row sweep (Saad 2003, §4.1).
 
 use super::registry::{SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, SolveError, SolveInfo, Stopping, norm};

@@ -1,5 +1,5 @@
 //! Linear solvers for the symmetric positive (semi-)definite systems A x = b of the formulations
-//! (docs/design.md §3): A = J W Jᵀ for `force` and `impulse`, A = Jᵀ M J for `lagrangian`.
+//! (docs/design.md §3): A = J W Jᵀ for `force` and `impulse`, A = G M⁻¹ Gᵀ on the loop closures of `lagrangian`.
 //!
 //! Every solver follows the same life cycle, after faer's split of symbolic and numeric work:
 //! [`LinearSolver::prepare`] once per run (allocate workspaces, analyse the sparsity pattern), then
@@ -86,7 +86,7 @@ pub enum Operator<'a> {
         /// Added to the diagonal.
         reg: Reg<'a>,
     },
-    /// A dense symmetric matrix, column-major `n × n` (e.g. the reduced mass matrix Jᵀ M J).
+    /// A dense symmetric matrix, column-major `n × n` (e.g. the loop-closure system G M⁻¹ Gᵀ of `lagrangian`).
     Dense {
         /// Dimension.
         n: usize,

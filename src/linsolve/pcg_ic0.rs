@@ -30,7 +30,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     memory: |f| f.sparse(2 * 8, 8 * 8),
 };
 
-const NOT_SPARSE: &str = "pcg_ic0 factors the assembled sparse J W Jᵀ; the dense reduced mass matrix of `lagrangian` has no sparse pattern — use cg, dense_lu or dense_cholesky";
+const NOT_SPARSE: &str = "pcg_ic0 factors the assembled sparse J W Jᵀ; the dense loop-closure system G M^-1 G^T of `lagrangian` has no sparse pattern — use cg, dense_lu or dense_cholesky";
 
 /// IC(0)-preconditioned conjugate gradient with its workspaces.
 #[derive(Debug)]

@@ -38,7 +38,7 @@ pub struct SolverEntry {
 pub enum Footprint<'a> {
     /// J W Jᵀ with this pattern (upper triangle stored).
     Normal(&'a NormalMatrix),
-    /// A dense k × k matrix (the reduced mass matrix).
+    /// A dense k × k matrix (the loop-closure system of `lagrangian`).
     Dense(usize),
 }
 

@@ -27,7 +27,7 @@ pub struct SparseCholesky {
     scratch: Vec<f64>,
 }
 
-const NOT_SPARSE: &str = "the system matrix is dense (the reduced mass matrix of `lagrangian`); use dense_lu, dense_cholesky, cg, gauss_seidel or jacobi";
+const NOT_SPARSE: &str = "the system matrix is dense (the loop-closure system G M^-1 G^T of `lagrangian`); use dense_lu, dense_cholesky, cg, gauss_seidel or jacobi";
 
 impl LinearSolver for SparseCholesky {
     fn name(&self) -> &'static str {
