@@ -96,6 +96,13 @@ enum Command {
     /// Print every registered constraint, scene, formulation, linear solver, stabilizer and
     /// integrator with its parameters, units and defaults.
     List,
+    /// Describe each scene variant of a config without running it: size, consistency of the
+    /// initial state, rank of J at q0 (degrees of freedom, redundant rows named) and the joint
+    /// coordinates `lagrangian` gives it.
+    Check {
+        /// The YAML experiment file.
+        config: PathBuf,
+    },
 }
 
 fn list() -> String {
@@ -540,6 +547,23 @@ fn main() -> ExitCode {
         Command::Merge { shards, reports, strict } => merge(shards, reports, strict),
         Command::Validate { formulation, solver, integrator, reports } => {
             validate_cmd(formulation, solver, integrator, reports)
+        }
+        Command::Check { config } => {
+            let file = config.display().to_string();
+            match experiment::load_with(&file, &[]) {
+                Ok(exp) => {
+                    for v in &exp.variants {
+                        let label = if v.label == v.scene.name {
+                            v.label.clone()
+                        } else {
+                            format!("{} {}", v.scene.name, v.label)
+                        };
+                        print!("{}", experiment::check::describe(&label, &v.scene));
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => bad_input(&e.to_string()),
+            }
         }
         Command::List => {
             print!("{}", list());

@@ -323,3 +323,35 @@ fn energy_window_columns_are_the_mean_signed_energy_change_of_the_data_file() {
         assert!(row.contains(&shown), "{shown} not in {row}");
     }
 }
+
+#[test]
+fn check_counts_degrees_of_freedom_and_names_the_redundant_row() {
+    // A 5 × 3 cloth: 15 particles in space (45 coordinates), two pinned corners (6 rows) and 22
+    // links (28 rows). Released with sag 0 the pinned row is a straight line between its pins:
+    // its four links and the pins cannot all vary independently along it, so J loses one rank
+    // (27 of 28 rows, 18 degrees of freedom) and one link row is named redundant. With sag the
+    // row bends and every row is independent (17 degrees of freedom).
+    let dir = temp_dir("check");
+    std::fs::create_dir_all(&dir).unwrap();
+    let go = |sag: f64| {
+        let config = dir.join(format!("cloth{sag}.yaml"));
+        std::fs::write(
+            &config,
+            format!(
+                "name: check\nscene: {{name: cloth, params: {{width: 5, height: 3, sag: {sag}}}}}\nformulations: [{{name: force}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: rk4}}]\nsteps: [\"1/60\"]\nduration: 1\nsample_interval: 0.1\n"
+            ),
+        )
+        .unwrap();
+        let out = Command::new(BIN).arg("check").arg(&config).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let taut = go(0.0);
+    assert!(taut.contains("rank of J at q0: 27 of 28 rows; 18 degrees of freedom; 1 redundant: constraint"), "{taut}");
+    assert!(taut.contains("(`distance`) row 0"), "{taut}");
+    let sagging = go(0.5);
+    assert!(sagging.contains("28 of 28 rows; 17 degrees of freedom; no redundant rows"), "{sagging}");
+    assert!(sagging.contains("kept explicit: 22 × `distance`"), "{sagging}");
+    let out = Command::new(BIN).arg("check").arg(dir.join("missing.yaml")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub mod cell;
+pub mod check;
 mod clock;
 pub mod config;
 pub mod goal;

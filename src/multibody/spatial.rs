@@ -43,6 +43,8 @@ pub struct Link3 {
     pub parent: Option<usize>,
     /// The joint to the parent.
     pub joint: Joint3,
+    /// The constraint that is this joint (`None` for a free root).
+    pub constraint: Option<usize>,
     /// Joint frame on the parent: anchor \[m\] and axes as a rotation.
     pub anchor_parent: Vector3<f64>,
     /// Rotation of the parent's joint axes.
@@ -137,6 +139,7 @@ impl Tree3 {
                 body: e.body,
                 parent: e.parent,
                 joint,
+                constraint: e.constraint,
                 anchor_parent: fp.0,
                 axes_parent: fp.1,
                 anchor_child: fc.0,
