@@ -585,15 +585,7 @@ fn midpoints_krylov_basis_counts_in_the_memory_budget() {
                 .replace("sample_interval: 0.1", "sample_interval: 0.01"),
         )
         .unwrap();
-        let out = Command::new(BIN)
-            .arg("run")
-            .arg(&config)
-            .arg("--reports")
-            .arg(&reports)
-            .args(["--limit", "cell_memory_mb=900", "--dry-run"])
-            .output()
-            .unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+        dry_run(&config, &reports, "cell_memory_mb=900")
     };
     let (code, stderr) = go(200);
     assert_eq!(code, Some(2), "{stderr}");
@@ -621,15 +613,7 @@ fn lagrangians_loop_closure_system_counts_in_the_memory_budget() {
                 .replace("solvers: [{name: dense_lu}]", "solvers: [{name: dense_cholesky}]"),
         )
         .unwrap();
-        let out = Command::new(BIN)
-            .arg("run")
-            .arg(&config)
-            .arg("--reports")
-            .arg(&reports)
-            .args(["--limit", "cell_memory_mb=500", "--dry-run"])
-            .output()
-            .unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+        dry_run(&config, &reports, "cell_memory_mb=500")
     };
     let (code, stderr) = go("scene: {name: cloth, params: {width: 60, height: 60}}");
     assert_eq!(code, Some(2), "{stderr}");
@@ -637,4 +621,17 @@ fn lagrangians_loop_closure_system_counts_in_the_memory_budget() {
     let (code, stderr) = go("scene: {name: chain, params: {n: 200000}}");
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!reports.exists());
+}
+
+/// `run CONFIG --reports REPORTS --limit LIMIT --dry-run`: (exit status, standard error).
+fn dry_run(config: &std::path::Path, reports: &std::path::Path, limit: &str) -> (Option<i32>, String) {
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg(config)
+        .arg("--reports")
+        .arg(reports)
+        .args(["--limit", limit, "--dry-run"])
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
 }

@@ -18,14 +18,9 @@ pub const MAX_RANK_ROWS: usize = 2000;
 
 /// The rank of J at `q` and the redundant rows: (rank, rows past the rank in pivot order).
 pub fn rank(scene: &Scene, q: &[f64]) -> (usize, Vec<usize>) {
-    let sys = &scene.system;
-    let (m, n) = (sys.nrows(), sys.ndof());
-    let mut jac = sys.jacobian_layout();
-    sys.fill_jacobian(q, &mut jac);
-    let mut dense = vec![0.0; m * n];
-    jac.to_dense(&mut dense);
+    let (m, n) = (scene.system.nrows(), scene.system.ndof());
     // Jᵀ (n × m): one column per row of J.
-    let jt = DMatrix::from_column_slice(m, n, &dense).transpose();
+    let jt = dense_jacobian(scene, q).transpose();
     let qr = jt.col_piv_qr();
     let r = qr.r();
     let mut order = DMatrix::from_fn(1, m, |_, j| j as f64);
@@ -35,6 +30,17 @@ pub fn rank(scene: &Scene, q: &[f64]) -> (usize, Vec<usize>) {
     let k = (0..m.min(n)).take_while(|&i| r[(i, i)].abs() > tol).count();
     let redundant = (k..m).map(|i| order[(0, i)] as usize).collect();
     (k, redundant)
+}
+
+/// J(q) as a dense m × n matrix (for small systems: checks and validation).
+pub fn dense_jacobian(scene: &Scene, q: &[f64]) -> DMatrix<f64> {
+    let sys = &scene.system;
+    let (m, n) = (sys.nrows(), sys.ndof());
+    let mut jac = sys.jacobian_layout();
+    sys.fill_jacobian(q, &mut jac);
+    let mut dense = vec![0.0; m * n];
+    jac.to_dense(&mut dense);
+    DMatrix::from_column_slice(m, n, &dense)
 }
 
 /// The row `row` of J as "constraint i (`kind`), row r".

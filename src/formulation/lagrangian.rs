@@ -267,7 +267,6 @@ impl<'a> Lagrangian<'a> {
         if self.loops.cons.is_empty() {
             return Ok(());
         }
-        let bodies = self.system.bodies().len();
         let mut it = 0;
         loop {
             self.tree.set_state(x, &self.loops.zero_v);
@@ -279,15 +278,7 @@ impl<'a> Lagrangian<'a> {
             if it >= max_iter || !res.is_finite() {
                 return Err(SolveError::NotConverged { solver: "projection", iterations: it, residual: res, tol });
             }
-            self.force.fill(0.0);
-            self.tree.solve(&self.force, &mut self.udd).map_err(|d| d.error(bodies))?;
-            self.loop_matrix()?;
-            self.loops.lambda.fill(0.0);
-            self.solve_loops(true)?;
-            let mut du = std::mem::take(&mut self.loops.du);
-            let r = self.correction(&mut du);
-            self.loops.du = du;
-            r?;
+            self.loop_correction()?;
             // Backtracking on ‖C‖∞.
             self.loops.x_save.copy_from_slice(x);
             let mut scale = 1.0;
@@ -316,6 +307,17 @@ impl<'a> Lagrangian<'a> {
                 lp.rhs[gr] = -dot(&lp.jac[gr][..nd], &vl[..nd]);
             }
         }
+        self.loop_correction()?;
+        for (v, d) in xd.iter_mut().zip(&self.loops.du) {
+            *v += d;
+        }
+        Ok(())
+    }
+
+    /// The M-orthogonal correction for the right-hand side in `loops.rhs` at the tree's state:
+    /// G M⁻¹ Gᵀ δ = rhs, then `loops.du` = M⁻¹ Gᵀ δ.
+    fn loop_correction(&mut self) -> Result<(), SolveError> {
+        let bodies = self.system.bodies().len();
         self.force.fill(0.0);
         self.tree.solve(&self.force, &mut self.udd).map_err(|d| d.error(bodies))?;
         self.loop_matrix()?;
@@ -323,9 +325,6 @@ impl<'a> Lagrangian<'a> {
         self.solve_loops(true)?;
         let mut du = std::mem::take(&mut self.loops.du);
         let r = self.correction(&mut du);
-        for (v, d) in xd.iter_mut().zip(&du) {
-            *v += d;
-        }
         self.loops.du = du;
         r
     }

@@ -65,15 +65,7 @@ pub fn null_space(scene: &Scene) -> DMatrix<f64> {
     DMatrix::from_columns(&cols)
 }
 
-fn dense_jacobian(scene: &Scene, q: &[f64]) -> DMatrix<f64> {
-    let sys = &scene.system;
-    let (m, n) = (sys.nrows(), sys.ndof());
-    let mut jac = sys.jacobian_layout();
-    sys.fill_jacobian(q, &mut jac);
-    let mut dense = vec![0.0; m * n];
-    jac.to_dense(&mut dense);
-    DMatrix::from_column_slice(m, n, &dense)
-}
+use crate::experiment::check::dense_jacobian;
 
 /// How far a constraint force `qhat` is from doing no virtual work: the norm of its component
 /// outside range([J(q0)ᵀ, J(q1)ᵀ]) (least squares), divided by `scale`. For an ODE formulation
