@@ -304,7 +304,8 @@ impl Tree {
     /// Bytes of the workspace [`Articulated`] allocates for this tree (for the memory budget).
     pub fn workspace_bytes(&self, ndof: usize) -> u64 {
         let m = self.loop_rows as u64;
-        (self.links.len() * std::mem::size_of::<aba::LinkState>()) as u64
-            + 8 * (6 * ndof as u64 + 4 * self.dim as u64 + m * m + 4 * m)
+        // Two trees: `lagrangian` keeps one for evaluations and one for read-only queries.
+        2 * (self.links.len() * (std::mem::size_of::<aba::LinkState>() + std::mem::size_of::<Link>())) as u64
+            + 8 * (6 * ndof as u64 + 16 * m + 4 * self.dim as u64 + m * m + 4 * m)
     }
 }

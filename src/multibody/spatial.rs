@@ -162,8 +162,9 @@ impl Tree3 {
     /// Bytes of the workspace of [`super::spatial_aba::Articulated3`] for this tree.
     pub fn workspace_bytes(&self, ndof: usize) -> u64 {
         let m = self.loop_rows as u64;
-        (self.links.len() * std::mem::size_of::<State3>()) as u64
-            + 8 * (6 * ndof as u64 + 4 * self.xdim as u64 + m * m + 4 * m)
+        // Two trees: `lagrangian` keeps one for evaluations and one for read-only queries.
+        2 * (self.links.len() * (std::mem::size_of::<State3>() + std::mem::size_of::<Link3>())) as u64
+            + 8 * (6 * ndof as u64 + 16 * m + 4 * self.xdim as u64 + m * m + 4 * m)
     }
 }
 
