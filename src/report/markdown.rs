@@ -121,6 +121,22 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
             );
         }
     }
+    // `lagrangian` on a joint tree solves nothing: its cells differ only by the solver's label.
+    if exp.solvers.len() > 1 && exp.formulations.iter().any(|f| f.entry.name == "lagrangian") {
+        let trees: Vec<&str> = exp
+            .variants
+            .iter()
+            .filter(|v| matches!(crate::multibody::footprint(&v.scene.system), Ok((_, 0))))
+            .map(|v| v.label.as_str())
+            .collect();
+        if !trees.is_empty() {
+            let _ = writeln!(
+                out,
+                "- `lagrangian` on {}: a joint tree without loop closures, so no linear solve; its cells that differ only in the linear solver are one computation",
+                trees.join(", ")
+            );
+        }
+    }
     if !exp.tolerances.is_empty() {
         let _ = writeln!(
             out,
