@@ -22,6 +22,8 @@ use crate::sparse::NormalMatrix;
 /// Envelope LDLᵀ with the layout computed once per run.
 #[derive(Default)]
 pub struct EnvelopeLdlt {
+    /// The dense path, for a dense operator (`lagrangian`'s loop closures).
+    dense: super::DenseFallback,
     /// perm[new] = old row index.
     perm: Vec<usize>,
     /// First column of the envelope of each (permuted) row.
@@ -166,7 +168,7 @@ fn ordering(pattern: &NormalMatrix) -> (Vec<usize>, Vec<usize>, usize) {
 fn memory(f: &Footprint) -> u64 {
     match f {
         Footprint::Normal(pattern) => (ordering(pattern).2 as u64) * 17 + f.sparse(24, 11 * 8),
-        Footprint::Dense(_) => 0, // not applicable
+        Footprint::Dense(_) => (super::dense_cholesky::ENTRY.memory)(f), // the dense path
     }
 }
 
@@ -230,6 +232,9 @@ impl LinearSolver for EnvelopeLdlt {
     }
 
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
+        if self.dense.prepare("envelope_ldlt", op)? {
+            return Ok(());
+        }
         let Operator::Normal { pattern, .. } = op else {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });
         };
@@ -262,6 +267,7 @@ impl LinearSolver for EnvelopeLdlt {
         off_diagonal.sort_unstable_by_key(|&(_, dst)| dst);
         let fill = covered.iter().enumerate().filter(|(_, c)| !**c).map(|(p, _)| p).collect();
         *self = EnvelopeLdlt {
+            dense: super::DenseFallback::default(),
             perm,
             first,
             row_start,
@@ -279,6 +285,9 @@ impl LinearSolver for EnvelopeLdlt {
     }
 
     fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        if let Some(r) = self.dense.solve("envelope_ldlt", op, b, x) {
+            return r;
+        }
         let Operator::Normal { jac, w, pattern, reg } = op else {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });
         };
@@ -289,6 +298,9 @@ impl LinearSolver for EnvelopeLdlt {
     }
 
     fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        if let Some(r) = self.dense.solve("envelope_ldlt", op, b, x) {
+            return r;
+        }
         let Operator::Normal { pattern, .. } = op else {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });
         };

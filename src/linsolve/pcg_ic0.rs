@@ -35,6 +35,8 @@ const NOT_SPARSE: &str = "pcg_ic0 factors the assembled sparse J W Jᵀ; the den
 /// IC(0)-preconditioned conjugate gradient with its workspaces.
 #[derive(Debug)]
 pub struct PcgIc0 {
+    /// The dense path, for a dense operator (`lagrangian`'s loop closures).
+    dense: super::DenseFallback,
     stop: Stopping,
     a: Vec<f64>,
     u: Vec<f64>,
@@ -47,7 +49,7 @@ pub struct PcgIc0 {
 impl PcgIc0 {
     /// A solver with the given stopping rule.
     pub fn new(stop: Stopping) -> Self {
-        PcgIc0 { stop, a: vec![], u: vec![], r: vec![], z: vec![], p: vec![], ap: vec![] }
+        PcgIc0 { stop, dense: super::DenseFallback::default(), a: vec![], u: vec![], r: vec![], z: vec![], p: vec![], ap: vec![] }
     }
 }
 
@@ -122,6 +124,9 @@ impl LinearSolver for PcgIc0 {
     }
 
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
+        if self.dense.prepare("pcg_ic0", op)? {
+            return Ok(());
+        }
         let Operator::Normal { pattern, .. } = op else {
             return Err(SolveError::NotApplicable { solver: "pcg_ic0", reason: NOT_SPARSE });
         };
@@ -136,6 +141,9 @@ impl LinearSolver for PcgIc0 {
     }
 
     fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        if let Some(r) = self.dense.solve("pcg_ic0", op, b, x) {
+            return r;
+        }
         let Operator::Normal { jac, w, pattern, reg } = op else {
             return Err(SolveError::NotApplicable { solver: "pcg_ic0", reason: NOT_SPARSE });
         };
