@@ -276,3 +276,75 @@ fn a_bead_on_the_incline_slides_with_acceleration_g_sin_alpha() {
         assert!(q[1] < 0.0 && (q[1] / q[0] + alpha.tan()).abs() <= 1e-12, "off the wire: {q:?}");
     }
 }
+
+#[test]
+fn a_tikhonov_term_lets_force_and_lagrangian_run_a_redundant_constraint() {
+    // A pendulum held by its rod twice (two identical distance constraints): J W Jᵀ = [[a, a],
+    // [a, a]] is singular and the rigid solves fail. With reg = eps the multiplier system is
+    // (A + eps I) λ = b: the two rows share the rod's tension, λ_r = b / (2a + eps) each, and each
+    // row's acceleration misses its target by eps λ_r (the bias the parameter states). With
+    // eps = 1e-8 1/kg and λ_r up to half the rod's tension m g (3 − 2 cos θ₀) ≈ 9.4 N that is
+    // ≤ 9.4e-8 m/s², which the feedback (ω = 10 rad/s) holds as a length error ≤ eps λ_r / ω²
+    // ≈ 9.4e-10 m on top of the single rod's own (RK4) drift; the motion stays that of the
+    // single rod to well within 1e-6 m over 2 s.
+    use tinkertoy::constraint::Distance;
+    use tinkertoy::model::{Body, Force};
+    use tinkertoy::scene::{EnergyScale, Scene};
+    use tinkertoy::system::System;
+    let build = |twice: bool| {
+        let mut system = System::new();
+        system.add_body(Body::particle2(1.0)).unwrap();
+        system.add_force(Force::Gravity { g: [0.0, -9.81, 0.0] }).unwrap();
+        system.add_constraint(Box::new(Distance::to_anchor(0, 2, [0.0; 3], 1.0))).unwrap();
+        if twice {
+            system.add_constraint(Box::new(Distance::to_anchor(0, 2, [0.0; 3], 1.0))).unwrap();
+        }
+        let a: f64 = 1.0;
+        Scene {
+            name: "redundant_pendulum",
+            system,
+            q0: vec![a.sin(), -a.cos()],
+            v0: vec![0.0, 0.0],
+            reference: None,
+            energy_scale: EnergyScale { joules: 9.81, definition: "m g L" },
+            parametrization: None,
+            outputs: vec![],
+        }
+    };
+    let (single, double) = (build(false), build(true));
+    for f in ["force", "lagrangian"] {
+        let cell = |scene: &Scene, reg: f64| {
+            let p = [("omega", Scalar::Num(10.0)), ("reg", Scalar::Num(reg))];
+            let spec =
+                CellSpec::named(f, &p, "dense_cholesky", &[], Some("rk4"), Control::Fixed { h: 1.0 / 240.0 }, 2.0)
+                    .unwrap()
+                    .sampled(0.05)
+                    .recording();
+            run(scene, &spec)
+        };
+        let rigid = cell(&double, 0.0);
+        let soft = cell(&double, 1e-8);
+        let reference = cell(&single, 0.0);
+        assert_eq!(reference.summary.status.label(), "ok");
+        assert_eq!(soft.summary.status.label(), "ok", "{f}: {:?}", soft.summary.status);
+        let diff = soft
+            .samples
+            .iter()
+            .zip(&reference.samples)
+            .flat_map(|(a, b)| a.q.iter().zip(&b.q).map(|(x, y)| (x - y).abs()))
+            .fold(0.0_f64, f64::max);
+        eprintln!(
+            "{f}: rigid solve {}, with reg 1e-8: {diff:.2e} m from the single rod, length error {:.2e} m (single rod: {:.2e} m)",
+            rigid.summary.status.label(),
+            soft.summary.max_drift_position,
+            reference.summary.max_drift_position
+        );
+        if f == "force" {
+            assert_ne!(rigid.summary.status.label(), "ok");
+        }
+        assert!(diff <= 1e-6, "{f}: {diff:e}");
+        let bias = 1e-8 * 9.81 * (3.0 - 2.0 * 1f64.cos()) / 2.0 / 100.0; // eps λ_r,max / ω²
+        let bound = reference.summary.max_drift_position + 2.0 * bias;
+        assert!(soft.summary.max_drift_position <= bound, "{f}: {:e} > {bound:e}", soft.summary.max_drift_position);
+    }
+}

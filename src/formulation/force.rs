@@ -37,11 +37,14 @@ pub struct ForceParams {
     /// feedback damping ratio (with omega)
     #[schemars(range(min = 0), extend("unit" = "1"))]
     pub zeta: f64,
+    /// Tikhonov term eps added to the diagonal of the multiplier system, (A + eps I) lambda = b: redundant rows and singular configurations then solve; bias: each row's acceleration misses its target by eps lambda_r (1/kg on length rows)
+    #[schemars(range(min = 0), extend("unit" = "1/kg"))]
+    pub reg: f64,
 }
 
 impl Default for ForceParams {
     fn default() -> Self {
-        ForceParams { ks: 0.0, kd: 0.0, omega: 0.0, zeta: 1.0 }
+        ForceParams { ks: 0.0, kd: 0.0, omega: 0.0, zeta: 1.0, reg: 0.0 }
     }
 }
 
@@ -64,7 +67,9 @@ impl Params for ForceParams {
 
 impl FormulationParams for ForceParams {
     fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
-        Ok(Dynamics::Ode(Box::new(Force::new(scene, self.gains(), solver)?)))
+        let mut f = Force::new(scene, self.gains(), solver)?;
+        f.ns.reg = self.reg;
+        Ok(Dynamics::Ode(Box::new(f)))
     }
 }
 

@@ -38,7 +38,9 @@ impl Params for LagrangianParams {
 
 impl FormulationParams for LagrangianParams {
     fn build<'a>(&self, scene: &'a Scene, solver: Box<dyn LinearSolver>) -> Result<Dynamics<'a>, NotApplicable> {
-        Ok(Dynamics::Ode(Box::new(Lagrangian::new(scene, self.0.gains(), solver)?)))
+        let mut l = Lagrangian::new(scene, self.0.gains(), solver)?;
+        l.reg = self.0.reg;
+        Ok(Dynamics::Ode(Box::new(l)))
     }
 }
 
@@ -59,6 +61,8 @@ pub struct Lagrangian<'a> {
     scene: &'a Scene,
     solver: Box<dyn LinearSolver>,
     gains: Gains,
+    /// Tikhonov term added to the diagonal of G M⁻¹ Gᵀ in the dynamics (not in the projection).
+    reg: f64,
     q: Vec<f64>,
     v: Vec<f64>,
     applied: Vec<f64>,
@@ -121,6 +125,7 @@ impl<'a> Lagrangian<'a> {
             scene,
             solver,
             gains,
+            reg: 0.0,
             q: vec![0.0; system.nq()],
             v: vec![0.0; n],
             applied: vec![0.0; n],
@@ -190,6 +195,10 @@ impl<'a> Lagrangian<'a> {
             }
         }
         self.loop_matrix()?;
+        let m = self.loops.rhs.len();
+        for i in 0..m {
+            self.loops.a[i + i * m] += self.reg;
+        }
         self.solve_loops(count)?;
         let lp = &mut self.loops;
         add_jt(sys, lp, &lp.lambda, &mut self.force);
