@@ -335,19 +335,7 @@ fn the_spatial_tree_follows_the_scenes_model_with_and_without_the_gyroscopic_ter
     let run_one = |formulation: &str, gyroscopic: bool| {
         let sc =
             scenes::find("torque_free").unwrap().build_default(&[("gyroscopic", Scalar::Bool(gyroscopic))]).unwrap();
-        let spec = CellSpec::named(
-            formulation,
-            &[],
-            "dense_lu",
-            &[],
-            Some("dop853"),
-            Control::Adaptive { rtol: 1e-12, atol: 1e-12 },
-            8.0,
-        )
-        .unwrap()
-        .sampled(0.5)
-        .recording();
-        let r = run(&sc, &spec);
+        let r = cell(&sc, formulation, 8.0); // sampled every 2 s
         assert_eq!(r.summary.status.label(), "ok", "{formulation}: {:?}", r.summary.status);
         r.samples
             .iter()
