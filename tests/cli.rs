@@ -49,7 +49,7 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("negative_mass.yaml", &[":4:18:", "`mass` = -1", "> 0"]),
         (
             "empty_solvers.yaml",
-            &["`solvers` is an empty list", "dense_lu, dense_cholesky, sparse_cholesky, envelope_ldlt, tree_ldlt, cg"],
+            &["`solvers` is an empty list", "dense_lu, dense_cholesky, sparse_cholesky, envelope_ldlt"],
         ),
         ("wrong_type.yaml", &[":8:11:", "`duration`", "`ten`"]),
         ("unknown_scene.yaml", &["`pendulumm`", "bead, pendulum, double_pendulum"]),
