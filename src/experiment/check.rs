@@ -15,6 +15,8 @@ use nalgebra::DMatrix;
 /// The largest number of constraint rows whose rank `check` computes (dense QR: 8 · n · m bytes
 /// and about 2 n m² flops).
 pub const MAX_RANK_ROWS: usize = 2000;
+/// The largest J (rows × coordinates) whose rank `check` computes: 8 · 4·10⁶ B = 32 MB.
+pub const MAX_RANK_ENTRIES: usize = 4_000_000;
 
 /// The rank of J at `q` and the redundant rows: (rank, rows past the rank in pivot order).
 pub fn rank(scene: &Scene, q: &[f64]) -> (usize, Vec<usize>) {
@@ -76,9 +78,9 @@ pub fn describe(label: &str, scene: &Scene) -> String {
         scene.energy_scale.joules,
         scene.energy_scale.definition
     ));
-    if m > MAX_RANK_ROWS {
+    if m > MAX_RANK_ROWS || m.saturating_mul(n) > MAX_RANK_ENTRIES {
         out.push_str(&format!(
-            "  rank of J: not computed ({m} rows; the dense rank-revealing QR is done up to {MAX_RANK_ROWS})\n"
+            "  rank of J: not computed ({m} rows × {n} coordinates; the dense rank-revealing QR is done up to {MAX_RANK_ROWS} rows and {MAX_RANK_ENTRIES} entries)\n"
         ));
     } else {
         let (k, redundant) = rank(scene, &scene.q0);
