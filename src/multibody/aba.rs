@@ -321,40 +321,13 @@ fn free_root(l: &Link, st: &LinkState, a: [f64; 3]) -> Option<[f64; 3]> {
         }
         rhs[j] = -dot(cols[j], [st.pa[0] + ia_a[0], st.pa[1] + ia_a[1], st.pa[2] + ia_a[2]]);
     }
-    solve_spd(&d, k, rhs)
-}
-
-/// x with D x = b for the symmetric positive definite k × k matrix D (k ≤ 3), by Cholesky.
-fn solve_spd(d: &[[f64; 3]; 3], k: usize, b: [f64; 3]) -> Option<[f64; 3]> {
-    let mut l = [[0.0; 3]; 3];
-    for j in 0..k {
-        let s = d[j][j] - l[j][..j].iter().map(|x| x * x).sum::<f64>();
-        if !(s > 1e-14 * d[j][j].abs()) || !(s > 0.0) {
-            return None;
-        }
-        l[j][j] = s.sqrt();
-        for i in j + 1..k {
-            let t = d[i][j] - l[i][..j].iter().zip(&l[j][..j]).map(|(a, b)| a * b).sum::<f64>();
-            l[i][j] = t / l[j][j];
-        }
+    // Unused coordinates (a particle's rotation) get a unit pivot and a zero right-hand side.
+    for (j, row) in d.iter_mut().enumerate().skip(k) {
+        row[j] = 1.0;
     }
-    let mut y = [0.0; 3];
-    for i in 0..k {
-        let mut t = b[i];
-        for p in 0..i {
-            t -= l[i][p] * y[p];
-        }
-        y[i] = t / l[i][i];
-    }
-    let mut x = [0.0; 3];
-    for i in (0..k).rev() {
-        let mut t = y[i];
-        for p in i + 1..k {
-            t -= l[p][i] * x[p];
-        }
-        x[i] = t / l[i][i];
-    }
-    Some(x)
+    let m = nalgebra::Matrix3::from_fn(|r, c| d[r][c]);
+    let x = m.cholesky()?.solve(&nalgebra::Vector3::from(rhs));
+    Some([x.x, x.y, x.z])
 }
 
 impl super::TreeDynamics for Articulated<'_> {
