@@ -1,14 +1,16 @@
 //! Joint coordinates from the constraint graph, and the articulated-body algorithm on them.
 //!
 //! A spanning tree over the bodies, grown breadth-first from the world through the constraints
-//! that are joints ([`crate::constraint::Constraint::planar_pair`]), turns each tree joint into
-//! joint coordinates (Featherstone, *Rigid Body Dynamics Algorithms*, 2008, ch. 4): a revolute
-//! joint, a particle's rod (distance) or circle → an angle; a prismatic joint or line → a slide;
-//! a pin or ground → none. Bodies the world does not reach become free roots (x, y and θ for a
-//! planar rigid body, x and y for a particle). The constraints left out of the tree — loop
-//! closures, and any constraint that is no joint — stay explicit (docs/design.md §2.2).
+//! that are joints ([`crate::constraint::Constraint::planar_pair`],
+//! [`crate::constraint::Constraint::spatial_pair`]), turns each tree joint into joint coordinates
+//! (Featherstone, *Rigid Body Dynamics Algorithms*, 2008, ch. 4): a revolute joint or hinge, a
+//! particle's rod (distance in the plane) or circle → an angle; a prismatic joint, slider or line
+//! → a slide; a ball → a unit quaternion; a weld, pin or ground → none. Bodies the world does not
+//! reach become free roots. The constraints left out of the tree — loop closures, and any
+//! constraint that is no joint — stay explicit (docs/design.md §2.2).
 //!
-//! [`aba`] evaluates the dynamics on this tree in time linear in the number of bodies.
+//! [`aba`] (planar) and [`spatial_aba`] (in space) evaluate the dynamics on the tree in time linear
+//! in the number of bodies.
 
 pub mod aba;
 mod kinematics;
@@ -68,18 +70,23 @@ pub trait TreeDynamics: Send {
 /// The joint tree of `system` with its workspace: planar for planar bodies, spatial for bodies
 /// in space; or why it has none.
 pub fn build(system: &System) -> Result<Box<dyn TreeDynamics + '_>, TreeError> {
-    if system.bodies().iter().all(|b| b.kind.dim() == 3) && !system.bodies().is_empty() {
+    if in_space(system) {
         Ok(Box::new(Articulated3::new(system, Tree3::new(system)?)))
     } else {
         Ok(Box::new(Articulated::new(system, Tree::new(system)?)))
     }
 }
 
+/// Whether every body of `system` is in space (the spatial tree) rather than in the plane.
+pub fn in_space(system: &System) -> bool {
+    !system.bodies().is_empty() && system.bodies().iter().all(|b| b.kind.dim() == 3)
+}
+
 /// The bytes of the tree workspace and the loop-closure rows of `system`'s joint tree (for the
 /// memory budget), or why it has none.
 pub fn footprint(system: &System) -> Result<(u64, usize), TreeError> {
     let n = system.ndof();
-    if system.bodies().iter().all(|b| b.kind.dim() == 3) && !system.bodies().is_empty() {
+    if in_space(system) {
         let t = Tree3::new(system)?;
         Ok((t.workspace_bytes(n), t.loop_rows))
     } else {
