@@ -2,35 +2,12 @@
 //! cells than its limits allow is refused with one line naming the limit, exit 2, nothing written,
 //! in well under two seconds — counting each formulation's and solver's own workspace.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tinkertoy");
-
-fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "tinkertoy-budget-{}-{tag}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// A small valid experiment the tests below enlarge.
-const BASE: &str = "name: hostile
-scene: {name: pendulum}
-formulations: [{name: force}]
-solvers: [{name: dense_lu}]
-integrators: [{name: rk4}]
-steps: [0.01]
-duration: 1
-sample_interval: 0.1
-";
+mod common;
+use common::{BASE, BIN, temp_dir};
 
 #[test]
 fn a_dense_solve_larger_than_the_memory_limit_is_refused_before_running() {

@@ -4,33 +4,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tinkertoy");
-
-fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "tinkertoy-hostile-{}-{tag}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// A small valid experiment the cases below break one field at a time.
-const BASE: &str = "name: hostile
-scene: {name: pendulum}
-formulations: [{name: force}]
-solvers: [{name: dense_lu}]
-integrators: [{name: rk4}]
-steps: [0.01]
-duration: 1
-sample_interval: 0.1
-";
+mod common;
+use common::{BASE, BIN, temp_dir};
 
 /// How a case is set up: the config text (None: the path is given in `args`), the arguments after
 /// `run <config>` or the whole argument list for `validate`.
