@@ -110,12 +110,12 @@ fn linear_scene(pin: bool) -> Scene {
         system.add_constraint(Box::new(Line::new(0, 2, [0.0, 0.0, 0.0], [1.0, 0.5, 0.0]))).unwrap();
     }
     Scene {
-        name: "linear",
+        name: "linear".into(),
         system,
         q0: vec![0.1, 0.4],
         v0: vec![0.7, -0.2],
         reference: None,
-        energy_scale: EnergyScale { joules: 1.0, definition: "1 J" },
+        energy_scale: EnergyScale { joules: 1.0, definition: "1 J".into() },
         parametrization: None,
         outputs: Vec::new(),
     }
@@ -301,12 +301,12 @@ fn a_tikhonov_term_lets_force_and_lagrangian_run_a_redundant_constraint() {
         }
         let a: f64 = 1.0;
         Scene {
-            name: "redundant_pendulum",
+            name: "redundant_pendulum".into(),
             system,
             q0: vec![a.sin(), -a.cos()],
             v0: vec![0.0, 0.0],
             reference: None,
-            energy_scale: EnergyScale { joules: 9.81, definition: "m g L" },
+            energy_scale: EnergyScale { joules: 9.81, definition: "m g L".into() },
             parametrization: None,
             outputs: vec![],
         }

@@ -247,12 +247,12 @@ fn floating_mechanisms_become_free_roots() {
     let q0 = vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0, 1.0, 2.0];
     let v0 = vec![0.0, 0.0, 1.0, 0.0, -0.5, -2.0, 1.0, 0.0, 1.0, 0.7];
     let sc = Scene {
-        name: "floating",
+        name: "floating".into(),
         system,
         q0,
         v0,
         reference: None,
-        energy_scale: EnergyScale { joules: 10.0, definition: "10 J" },
+        energy_scale: EnergyScale { joules: 10.0, definition: "10 J".into() },
         parametrization: None,
         outputs: vec![],
     };
@@ -404,12 +404,12 @@ fn loop_closures_run_with_every_linear_solver() {
 /// A Scene around `system` with the given initial state (no reference, no outputs).
 fn scene_of(system: tinkertoy::system::System, q0: Vec<f64>, v0: Vec<f64>) -> Scene {
     Scene {
-        name: "custom",
+        name: "custom".into(),
         system,
         q0,
         v0,
         reference: None,
-        energy_scale: tinkertoy::scene::EnergyScale { joules: 10.0, definition: "10 J" },
+        energy_scale: tinkertoy::scene::EnergyScale { joules: 10.0, definition: "10 J".into() },
         parametrization: None,
         outputs: vec![],
     }

@@ -8,6 +8,8 @@
 //! and the geometric stiffness of XPBD's Newton step, three rows per rotating side
 //! (`joint3::ball_stiffness`).
 
+use crate::model::BodyKind;
+use super::spec::JointSpec;
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, ball_stiffness};
 use super::{Attach, Constraint};
@@ -76,10 +78,19 @@ impl Constraint for Ball {
 }
 
 /// The registry entry of `ball`, with a sampler of random instances for the conformance tests.
+/// A `joints:` entry: rigid-3D `a` and `b` (or the world) joined at `at` or `local_a`/`local_b`.
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+    s.only("ball", &["at", "local_a", "local_b"])?;
+    let a = s.body_a("ball", &[BodyKind::Rigid3])?;
+    let b = s.body_b("ball", &[BodyKind::Rigid3])?;
+    Ok(Box::new(Ball::new(Some(a.body), s.anchor_a("ball")?, b.map(|b| b.body), s.anchor_b("ball")?)))
+}
+
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "ball",
     summary: "ball-and-socket joint between two rigid-3D bodies or a body and the world (seed 001); 3 rows, m",
     params: "anchor_a, anchor_b [m] (body frames; world point for the world side)",
+    from_spec,
     sample: |u| {
         let (a, b) = sides3(u[0]);
         let (fa, fb) = frames3(u);

@@ -4,6 +4,7 @@
 //!   J   = I₃
 //!   J̇v = 0
 
+use super::spec::JointSpec;
 use super::registry::{ConstraintEntry};
 use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
@@ -55,9 +56,18 @@ impl Constraint for Ground {
 }
 
 /// The registry entry of `ground`, with a sampler of random instances for the conformance tests.
+/// A `joints:` entry: rigid-2D `a` welded to the world at its declared pose.
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+    s.only("ground", &[])?;
+    s.world_b("ground")?;
+    let a = s.body_a("ground", &[BodyKind::Rigid2])?;
+    Ok(Box::new(Ground::new(a.body, [a.q[0], a.q[1], a.q[2]])))
+}
+
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "ground",
     summary: "rigid-2D body welded to the world (seed 003); 3 rows, m, m, rad",
     params: "pose (x [m], y [m], theta [rad])",
+    from_spec,
     sample: |u| Box::new(Ground::new(0, [u[0], u[1], u[2]])),
 };

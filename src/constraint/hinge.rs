@@ -7,6 +7,8 @@
 //!   C₃    = e₁ᵃ · e₂ᵇ,  C₄ = e₁ᵃ · e₃ᵇ                 \[1\]   (axis ⟂ to b's e₂, e₃)
 //!   dot rows: Ċ = (a × b)·(ω_a − ω_b), J̇v = ((ω_a × a) × b + a × (ω_b × b))·(ω_a − ω_b)
 
+use crate::model::BodyKind;
+use super::spec::JointSpec;
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{
     DotRow, Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, frame_with_axis, rotation_stiffness,
@@ -92,10 +94,20 @@ impl Constraint for Hinge {
 }
 
 /// The registry entry of `hinge`, with a sampler of random instances for the conformance tests.
+/// A `joints:` entry: rigid-3D `a` and `b` (or the world) hinged about `axis` through `at`.
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+    s.only("hinge", &["at", "axis"])?;
+    let a = s.body_a("hinge", &[BodyKind::Rigid3])?;
+    let b = s.body_b("hinge", &[BodyKind::Rigid3])?;
+    let at = s.at.ok_or("`hinge` needs field `at` (a world point on the axis)")?;
+    Ok(Box::new(Hinge::at(Some(a.pose3()), b.map(|b| b.pose3()), at, s.axis("hinge")?)))
+}
+
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "hinge",
     summary: "hinge between two rigid-3D bodies or a body and the world (seed 001); 5 rows: 3 m, 2 dimensionless",
     params: "joint frames on a and b: anchor [m], axes (first = hinge axis)",
+    from_spec,
     sample: |u| {
         let (a, b) = sides3(u[0]);
         let (fa, fb) = frames3(u);

@@ -5,6 +5,7 @@
 //!   J_k  = n_kᵀ
 //!   J̇v  = 0                (the normals are fixed)
 
+use super::spec::JointSpec;
 use super::registry::{ConstraintEntry, dim_of};
 use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
@@ -104,9 +105,20 @@ impl Constraint for Line {
 }
 
 /// The registry entry of `line`, with a sampler of random instances for the conformance tests.
+/// A `joints:` entry: particle `a` on the world line through `at` (default: its declared
+/// position) along `axis`.
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+    s.only("line", &["at", "axis"])?;
+    s.world_b("line")?;
+    let a = s.body_a("line", &[BodyKind::Particle2, BodyKind::Particle3])?;
+    let axis = s.axis("line")?;
+    Ok(Box::new(Line::new(a.body, a.kind.dim(), s.at.unwrap_or_else(|| a.world([0.0; 3])), axis)))
+}
+
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "line",
     summary: "particle sliding on a fixed world line; dim-1 rows, m",
     params: "point [m], direction",
+    from_spec,
     sample: |u| Box::new(Line::new(0, dim_of(u[0]), [u[1], u[2], u[3]], [u[4], u[5], 0.5 + u[6].abs()])),
 };

@@ -12,6 +12,7 @@ use crate::model::BodyKind;
 pub mod joint3;
 pub mod pair;
 pub mod registry;
+pub mod spec;
 
 registry! {
     /// Every constraint type, in `list` order.

@@ -4,6 +4,7 @@
 //!   J   = I          (dim × dim)
 //!   J̇v = 0
 
+use super::spec::JointSpec;
 use super::registry::{ConstraintEntry, dim_of};
 use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
@@ -68,9 +69,18 @@ impl Constraint for Pin {
 }
 
 /// The registry entry of `pin`, with a sampler of random instances for the conformance tests.
+/// A `joints:` entry: particle `a` held at `at` (default: its declared position).
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+    s.only("pin", &["at"])?;
+    s.world_b("pin")?;
+    let a = s.body_a("pin", &[BodyKind::Particle2, BodyKind::Particle3])?;
+    Ok(Box::new(Pin::new(a.body, a.kind.dim(), s.at.unwrap_or_else(|| a.world([0.0; 3])))))
+}
+
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "pin",
     summary: "particle held at a world point; dim rows, m",
     params: "point [m]",
+    from_spec,
     sample: |u| Box::new(Pin::new(0, dim_of(u[0]), [u[1], u[2], u[3]])),
 };

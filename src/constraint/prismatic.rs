@@ -14,6 +14,7 @@
 //! n̈ = α_a perp(n) − ω_a² n). For the world form a has q = v = 0 and its columns are dropped.
 //! Seed 003 uses this joint to hold the slider of the slider-crank.
 
+use super::spec::JointSpec;
 use super::registry::{ConstraintEntry};
 use super::pair::{Frame2, Motion2, Pair2, Side};
 use super::{Attach, Constraint};
@@ -131,10 +132,30 @@ impl Constraint for Prismatic {
 }
 
 /// The registry entry of `prismatic`, with a sampler of random instances for the conformance tests.
+/// A `joints:` entry: rigid-2D `b` slides along `axis` (world, at the declared poses) through
+/// `at` on `a` (or the world), keeping its angle relative to `a`.
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+    s.only("prismatic", &["at", "local_a", "local_b", "axis"])?;
+    let axis = s.axis("prismatic")?;
+    let b = s.body_b("prismatic", &[BodyKind::Rigid2])?.ok_or("`prismatic` needs a body as `b` (the slider); `a` carries the axis")?;
+    let lb = s.anchor_b("prismatic")?;
+    let point = JointSpec::world_of(Some(b), lb);
+    Ok(match &s.a {
+        Some(a) => {
+            s.body_a("prismatic", &[BodyKind::Rigid2])?;
+            let la = if s.local_a.is_some() { s.anchor_a("prismatic")? } else { a.local(point) };
+            let d = a.local_direction(axis);
+            Box::new(Prismatic::new(a.body, [la[0], la[1]], [d[0], d[1]], b.body, [lb[0], lb[1]], b.angle() - a.angle()))
+        }
+        None => Box::new(Prismatic::to_world([point[0], point[1]], [axis[0], axis[1]], b.body, [lb[0], lb[1]], b.angle())),
+    })
+}
+
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "prismatic",
     summary: "slider: rigid-2D body on an axis of another body or the world, no relative rotation; 2 rows, m and rad",
     params: "axis point and direction on a [m], point on b [m], theta0 [rad]",
+    from_spec,
     sample: |u| {
         let axis = [1.0, u[7]];
         if u[0] < 0.0 {

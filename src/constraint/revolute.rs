@@ -12,6 +12,7 @@
 //!   K_g = (λ·ρ_a) e_θa e_θaᵀ − (λ·ρ_b) e_θb e_θbᵀ
 //! (two rank-one terms; one for the body–world form).
 
+use super::spec::JointSpec;
 use super::registry::{ConstraintEntry};
 use super::pair::{Frame2, Motion2, Pair2, Side};
 use super::{Attach, Constraint};
@@ -133,10 +134,23 @@ impl Constraint for Revolute {
 }
 
 /// The registry entry of `revolute`, with a sampler of random instances for the conformance tests.
+/// A `joints:` entry: rigid-2D `a` and `b` (or the world) joined at `at` or at `local_a`/`local_b`.
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+    s.only("revolute", &["at", "local_a", "local_b"])?;
+    let a = s.body_a("revolute", &[BodyKind::Rigid2])?;
+    let la = s.anchor_a("revolute")?;
+    let lb = s.anchor_b("revolute")?;
+    Ok(match s.body_b("revolute", &[BodyKind::Rigid2])? {
+        Some(b) => Box::new(Revolute::new(a.body, [la[0], la[1]], b.body, [lb[0], lb[1]])),
+        None => Box::new(Revolute::to_world(a.body, [la[0], la[1]], [lb[0], lb[1]])),
+    })
+}
+
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "revolute",
     summary: "pin joint between two rigid-2D bodies or a body and the world (seed 003); 2 rows, m",
     params: "local_a [m], local_b [m] (world point for body-world)",
+    from_spec,
     sample: |u| {
         if u[0] < 0.0 {
             Box::new(Revolute::new(0, [u[1], u[2]], 1, [u[3], u[4]]))

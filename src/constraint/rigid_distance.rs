@@ -12,6 +12,8 @@
 //! plus the ball joint's rotational terms for the multiplier vector λ n (`joint3::ball_stiffness`:
 //! d is the ball joint's C).
 
+use crate::model::BodyKind;
+use super::spec::JointSpec;
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, ball_stiffness};
 use super::{Attach, Constraint};
@@ -97,10 +99,23 @@ impl Constraint for RigidDistance {
 }
 
 /// The registry entry of `rigid_distance`, with a sampler of random instances for the conformance tests.
+/// A `joints:` entry: a rod between anchors `local_a` and `local_b` of rigid-3D `a` and `b` (or a
+/// world point); `length` defaults to their distance at the declared poses.
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+    s.only("rigid_distance", &["local_a", "local_b", "length"])?;
+    let a = s.body_a("rigid_distance", &[BodyKind::Rigid3])?;
+    let b = s.body_b("rigid_distance", &[BodyKind::Rigid3])?;
+    let (la, lb) = (s.anchor_a("rigid_distance")?, s.anchor_b("rigid_distance")?);
+    let d = super::spec::distance(a.world(la), JointSpec::world_of(b, lb));
+    let len = s.positive("rigid_distance", "length", s.length, d)?;
+    Ok(Box::new(RigidDistance::new(Some(a.body), la, b.map(|b| b.body), lb, len)))
+}
+
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "rigid_distance",
     summary: "rod between points of two rigid-3D bodies or a body and the world (seed 001 distance joint); 1 row, m",
     params: "anchor_a, anchor_b [m], length [m]",
+    from_spec,
     sample: |u| {
         let (a, b) = sides3(u[0]);
         let (fa, fb) = frames3(u);

@@ -5,6 +5,8 @@
 //!   C₀..₂ = p_a − p_b                                      \[m\]   (ball rows)
 //!   C₃..₅ = e₂ᵃ·e₃ᵇ, e₃ᵃ·e₁ᵇ, e₁ᵃ·e₂ᵇ                      \[1\]   (≈ relative rotation vector)
 
+use crate::model::BodyKind;
+use super::spec::JointSpec;
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{
     Ends, JointFrame, Side, ball_jacobian, ball_jdot_v, ball_rows, orientation_rows, rotation_stiffness,
@@ -87,10 +89,21 @@ impl Constraint for Weld {
 }
 
 /// The registry entry of `weld`, with a sampler of random instances for the conformance tests.
+/// A `joints:` entry: rigid-3D `a` and `b` (or the world) fixed together as declared, the joint
+/// frame at `at` (default: `a`'s centre of mass).
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+    s.only("weld", &["at"])?;
+    let a = s.body_a("weld", &[BodyKind::Rigid3])?;
+    let b = s.body_b("weld", &[BodyKind::Rigid3])?;
+    let at = s.at.unwrap_or_else(|| a.world([0.0; 3]));
+    Ok(Box::new(Weld::at(Some(a.pose3()), b.map(|b| b.pose3()), at)))
+}
+
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "weld",
     summary: "fixed joint: two rigid-3D bodies (or a body and the world) move as one (seed 001); 6 rows: 3 m, 3 dimensionless",
     params: "joint frames on a and b: anchor [m], axes",
+    from_spec,
     sample: |u| {
         let (a, b) = sides3(u[0]);
         let (fa, fb) = frames3(u);

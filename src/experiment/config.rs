@@ -235,7 +235,12 @@ pub fn at<T>(s: &Spanned<T>) -> Option<(u32, u32)> {
 /// Parses YAML text; errors become one line naming the field (the key nearest before the error's
 /// position), in the project's words (no library advice), with the value shortened.
 pub fn parse(file: &str, text: &str) -> Result<RawConfig, ConfigError> {
-    serde_saphyr::from_str::<RawConfig>(text).map_err(|e| {
+    parse_as::<RawConfig>(file, text)
+}
+
+/// [`parse`] for any YAML schema (experiment files, model files).
+pub fn parse_as<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, ConfigError> {
+    serde_saphyr::from_str::<T>(text).map_err(|e| {
         let location = e.location().map(|l| (l.line() as u32, l.column() as u32));
         let first = e.to_string().lines().next().unwrap_or("").to_string();
         // "error: line L column C: message" → "message"
@@ -339,23 +344,27 @@ pub const CONFIG_MAX_BYTES: u64 = 1 << 20;
 /// Reads a config file: at most [`CONFIG_MAX_BYTES`] (so `/dev/zero` is refused, not read until
 /// memory runs out), UTF-8.
 pub fn read_config(file: &str) -> Result<String, ConfigError> {
+    read_text(file, "the config", "an experiment file is a few kB")
+}
+
+/// Reads a YAML input (`what`: "the config", "the model"): at most [`CONFIG_MAX_BYTES`], UTF-8;
+/// `typical` says what size to expect when it is too large.
+pub fn read_text(file: &str, what: &str, typical: &str) -> Result<String, ConfigError> {
     use std::io::Read;
     let fail = |message: String| ConfigError { file: file.to_string(), location: None, message };
-    let f = std::fs::File::open(file).map_err(|e| fail(format!("cannot read the config: {}", io_reason(&e))))?;
+    let f = std::fs::File::open(file).map_err(|e| fail(format!("cannot read {what}: {}", io_reason(&e))))?;
     if f.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(fail("cannot read the config: it is a directory".into()));
+        return Err(fail(format!("cannot read {what}: it is a directory")));
     }
     let mut bytes = Vec::new();
     f.take(CONFIG_MAX_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| fail(format!("cannot read the config: {}", io_reason(&e))))?;
+        .map_err(|e| fail(format!("cannot read {what}: {}", io_reason(&e))))?;
     if bytes.len() as u64 > CONFIG_MAX_BYTES {
-        return Err(fail(format!(
-            "the config is larger than {CONFIG_MAX_BYTES} bytes; an experiment file is a few kB"
-        )));
+        return Err(fail(format!("{what} is larger than {CONFIG_MAX_BYTES} bytes; {typical}")));
     }
     String::from_utf8(bytes).map_err(|e| {
-        fail(format!("the config is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+        fail(format!("{what} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
     })
 }
 

@@ -152,7 +152,7 @@ pub struct RunResult {
 }
 
 fn unset_scale() -> EnergyScale {
-    EnergyScale { joules: f64::NAN, definition: "" }
+    EnergyScale { joules: f64::NAN, definition: "".into() }
 }
 
 fn not_applicable(scene: &Scene, reason: String) -> RunResult {

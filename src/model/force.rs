@@ -15,14 +15,14 @@ pub enum Force {
         /// Gravitational acceleration \[m/s²\] (z ignored for planar bodies).
         g: [f64; 3],
     },
-    /// Linear spring and damper between two body points:
-    /// F on `a` = −(k (ℓ − ℓ₀) + c ℓ̇) n with n the unit vector from `b` to `a`, ℓ = |r_a − r_b|.
-    /// U = ½ k (ℓ − ℓ₀)².
+    /// Linear spring and damper between a body point and another body point or a world point:
+    /// F on `a` = −(k (ℓ − ℓ₀) + c ℓ̇) n with n the unit vector from `b` to `a`, ℓ = |r_a − r_b|
+    /// (and the opposite force on `b` when it is a body). U = ½ k (ℓ − ℓ₀)².
     SpringDamper {
         /// First end.
         a: BodyPoint,
-        /// Second end.
-        b: BodyPoint,
+        /// Second end: a body point or a fixed world point.
+        b: End,
         /// Stiffness k \[N/m\].
         stiffness: f64,
         /// Damping c \[N·s/m\].
@@ -49,6 +49,33 @@ pub enum Force {
     /// (Ω · (Ω × I Ω) = 0), so U = 0. Engines often drop it; leaving it out of a scene measures
     /// what that costs.
     Gyroscopic,
+}
+
+/// The second end of a spring: a point of a body, or a point fixed in the world \[m\].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum End {
+    /// A body point.
+    Body(BodyPoint),
+    /// A world point \[m\] (z ignored in the plane).
+    World([f64; 3]),
+}
+
+impl End {
+    /// World position \[m\] of this end at positions `q` (all bodies).
+    fn world(&self, view: &BodyView, q: &[f64]) -> [f64; 3] {
+        match self {
+            End::Body(p) => p.world(view.bodies[p.body].kind, view.q_slice(p.body, q)),
+            End::World(x) => *x,
+        }
+    }
+
+    /// World velocity \[m/s\] of this end.
+    fn velocity(&self, view: &BodyView, q: &[f64], v: &[f64]) -> [f64; 3] {
+        match self {
+            End::Body(p) => p.velocity(view.bodies[p.body].kind, view.q_slice(p.body, q), view.slice(p.body, v)),
+            End::World(_) => [0.0; 3],
+        }
+    }
 }
 
 /// What a force needs to know about the bodies: their kinds and where their slices start.
@@ -94,21 +121,23 @@ impl Force {
                 }
             }
             Force::SpringDamper { a, b, stiffness, damping, rest_length } => {
-                let (ka, kb) = (view.bodies[a.body].kind, view.bodies[b.body].kind);
-                let (qa, qb) = (view.q_slice(a.body, q), view.q_slice(b.body, q));
-                let d = sub3(a.world(ka, qa), b.world(kb, qb));
+                let ka = view.bodies[a.body].kind;
+                let qa = view.q_slice(a.body, q);
+                let d = sub3(a.world(ka, qa), b.world(view, q));
                 let len = dot3(d, d).sqrt();
                 if len == 0.0 {
                     return; // DEVIATION: direction undefined at zero length; the force is taken as zero.
                 }
                 let n = [d[0] / len, d[1] / len, d[2] / len];
-                let dv = sub3(a.velocity(ka, qa, view.slice(a.body, v)), b.velocity(kb, qb, view.slice(b.body, v)));
+                let dv = sub3(a.velocity(ka, qa, view.slice(a.body, v)), b.velocity(view, q, v));
                 let mag = -(stiffness * (len - rest_length) + damping * dot3(n, dv));
                 let f = [mag * n[0], mag * n[1], mag * n[2]];
                 let oa = view.offsets[a.body];
                 a.apply(ka, qa, f, &mut out[oa..oa + ka.dof()]);
-                let ob = view.offsets[b.body];
-                b.apply(kb, qb, [-f[0], -f[1], -f[2]], &mut out[ob..ob + kb.dof()]);
+                if let End::Body(b) = b {
+                    let (kb, ob) = (view.bodies[b.body].kind, view.offsets[b.body]);
+                    b.apply(kb, view.q_slice(b.body, q), [-f[0], -f[1], -f[2]], &mut out[ob..ob + kb.dof()]);
+                }
             }
             Force::Constant { at, force } => {
                 let k = view.bodies[at.body].kind;
@@ -148,8 +177,8 @@ impl Force {
                 })
                 .sum(),
             Force::SpringDamper { a, b, stiffness, rest_length, .. } => {
-                let (ka, kb) = (view.bodies[a.body].kind, view.bodies[b.body].kind);
-                let d = sub3(a.world(ka, view.q_slice(a.body, q)), b.world(kb, view.q_slice(b.body, q)));
+                let ka = view.bodies[a.body].kind;
+                let d = sub3(a.world(ka, view.q_slice(a.body, q)), b.world(view, q));
                 let stretch = dot3(d, d).sqrt() - rest_length;
                 0.5 * stiffness * stretch * stretch
             }
@@ -166,7 +195,8 @@ impl Force {
     pub fn bodies(&self) -> Vec<(usize, Option<BodyKind>)> {
         match self {
             Force::Gravity { .. } | Force::Gyroscopic => vec![],
-            Force::SpringDamper { a, b, .. } => vec![(a.body, None), (b.body, None)],
+            Force::SpringDamper { a, b: End::Body(b), .. } => vec![(a.body, None), (b.body, None)],
+            Force::SpringDamper { a, b: End::World(_), .. } => vec![(a.body, None)],
             Force::Constant { at, .. } => vec![(at.body, None)],
             Force::Torque { body, .. } => vec![(*body, Some(BodyKind::Rigid2))],
         }

@@ -8,5 +8,5 @@ pub mod rotation;
 
 pub use body::{Body, BodyKind};
 pub use error::ModelError;
-pub use force::{BodyView, Force};
+pub use force::{BodyView, End, Force};
 pub use point::{BodyPoint, cross, dot2, perp, rotate};

@@ -282,7 +282,7 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
     }
     let with_scene = exp.variants.len() > 1;
     let accuracy = accuracy_name(exp);
-    let scale = exp.variants[0].scene.energy_scale.definition;
+    let scale = exp.variants[0].scene.energy_scale.definition.as_str();
     let names: Vec<String> = exp.formulations.iter().map(|f| f.label.clone()).collect();
     let mut plots: Vec<PlotEntry> = Vec::new();
     // Data before pictures: the CSVs are written; a figure that cannot be drawn is reported with

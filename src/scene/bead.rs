@@ -54,7 +54,7 @@ pub fn build(p: &BeadParams) -> Result<Scene, SceneError> {
     system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;
     system.add_constraint(Box::new(Circle::new(bead, [0.0, 0.0], r)))?;
     Ok(Scene {
-        name: "bead",
+        name: "bead".into(),
         system,
         q0: vec![r * a0.cos(), r * a0.sin()],
         v0: vec![0.0, 0.0],
@@ -70,7 +70,7 @@ pub fn build(p: &BeadParams) -> Result<Scene, SceneError> {
                 theta0,
             })
         },
-        energy_scale: EnergyScale { joules: m * g * r, definition: "m g R" },
+        energy_scale: EnergyScale { joules: m * g * r, definition: "m g R".into() },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![r]))),
         outputs: vec![Output::new(
             "theta",

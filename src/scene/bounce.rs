@@ -102,14 +102,14 @@ pub fn build(p: &BounceParams) -> Result<Scene, SceneError> {
     })?;
     let top = p.drop + n as f64 * (2.0 * r + p.gap);
     Ok(Scene {
-        name: "bounce",
+        name: "bounce".into(),
         system,
         q0,
         v0: vec![0.0; 6 * n],
         reference: None,
         energy_scale: EnergyScale {
             joules: n as f64 * m * g * top,
-            definition: "n m g x height of the top of the column",
+            definition: "n m g x height of the top of the column".into(),
         },
         parametrization: None,
         outputs: Vec::new(),

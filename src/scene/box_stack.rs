@@ -74,14 +74,14 @@ pub fn build(p: &BoxStackParams) -> Result<Scene, SceneError> {
     })?;
     let nf = n as f64;
     Ok(Scene {
-        name: "box_stack",
+        name: "box_stack".into(),
         system,
         q0,
         v0: vec![0.0; 6 * n],
         reference: None,
         energy_scale: EnergyScale {
             joules: m * g * s * nf * nf / 2.0,
-            definition: "sum of m g x height of each cube centre",
+            definition: "sum of m g x height of each cube centre".into(),
         },
         parametrization: None,
         outputs: Vec::new(),

@@ -76,7 +76,7 @@ pub fn build(p: &ChainParams) -> Result<Scene, SceneError> {
     }
     let nf = n as f64;
     Ok(Scene {
-        name: "chain",
+        name: "chain".into(),
         system,
         q0,
         v0: vec![0.0; 2 * n],
@@ -84,7 +84,7 @@ pub fn build(p: &ChainParams) -> Result<Scene, SceneError> {
         energy_scale: EnergyScale {
             // The end mass adds (r − 1) m g l (N − 1); exactly zero for r = 1.
             joules: m * g * link * nf * (nf - 1.0) / 2.0 + (p.end_ratio - 1.0) * m * g * link * (nf - 1.0),
-            definition: "sum of m_i g * depth of each mass hanging straight down = m g l (N(N-1)/2 + (r-1)(N-1)), r = end_ratio",
+            definition: "sum of m_i g * depth of each mass hanging straight down = m g l (N(N-1)/2 + (r-1)(N-1)), r = end_ratio".into(),
         },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], true, vec![link; n - 1]))),
         outputs: vec![

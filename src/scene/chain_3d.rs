@@ -91,14 +91,14 @@ pub fn build(p: &Chain3dParams) -> Result<Scene, SceneError> {
     }
     let nf = n as f64;
     Ok(Scene {
-        name: "chain_3d",
+        name: "chain_3d".into(),
         system,
         q0,
         v0: vec![0.0; 6 * n],
         reference: None,
         energy_scale: EnergyScale {
             joules: m * g.max(1e-300) * len * (nf * nf / 2.0 + (p.end_ratio - 1.0) * (nf - 0.5)),
-            definition: "sum of m_i g x depth of each link centre when hanging straight down (m g L (n^2/2 + (r-1)(n-1/2)), r = end_ratio)",
+            definition: "sum of m_i g x depth of each link centre when hanging straight down (m g L (n^2/2 + (r-1)(n-1/2)), r = end_ratio)".into(),
         },
         parametrization: None,
         outputs: {

@@ -110,14 +110,14 @@ pub fn build(p: &ClothParams) -> Result<Scene, SceneError> {
     }
     let total = m * (w * h) as f64;
     Ok(Scene {
-        name: "cloth",
+        name: "cloth".into(),
         system,
         q0,
         v0: vec![0.0; 3 * w * h],
         reference: None,
         energy_scale: EnergyScale {
             joules: total * g * (h - 1) as f64 * s,
-            definition: "total mass * g * (H-1) * spacing",
+            definition: "total mass * g * (H-1) * spacing".into(),
         },
         parametrization: None,
         outputs: Vec::new(),

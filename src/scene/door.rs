@@ -74,12 +74,12 @@ pub fn build(p: &DoorParams) -> Result<Scene, SceneError> {
     push_pose(&mut q0, pose);
     system.add_constraint(Box::new(Hinge::at(Some((door, pose.0, pose.1)), None, [0.0; 3], axis.into())))?;
     Ok(Scene {
-        name: "door",
+        name: "door".into(),
         system,
         q0,
         v0: vec![0.0; 6],
         reference: None,
-        energy_scale: EnergyScale { joules: m * g.max(1e-300) * 0.5 * w, definition: "m g width / 2" },
+        energy_scale: EnergyScale { joules: m * g.max(1e-300) * 0.5 * w, definition: "m g width / 2".into() },
         parametrization: None,
         outputs: Vec::new(),
     })

@@ -76,12 +76,12 @@ pub fn build(p: &DoublePendulumParams) -> Result<Scene, SceneError> {
     let p1 = [l1 * t1.sin(), -l1 * t1.cos()];
     let p2 = [p1[0] + l2 * t2.sin(), p1[1] - l2 * t2.cos()];
     Ok(Scene {
-        name: "double_pendulum",
+        name: "double_pendulum".into(),
         system,
         q0: vec![p1[0], p1[1], p2[0], p2[1]],
         v0: vec![0.0; 4],
         reference: None,
-        energy_scale: EnergyScale { joules: g * (m1 * l1 + m2 * (l1 + l2)), definition: "g (m1 L1 + m2 (L1 + L2))" },
+        energy_scale: EnergyScale { joules: g * (m1 * l1 + m2 * (l1 + l2)), definition: "g (m1 L1 + m2 (L1 + L2))".into() },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![l1, l2]))),
         outputs: vec![
             Output::new("theta1", "rad", "angle of rod 1 from the downward vertical", Quantity::Swing { from: None, to: crate::model::BodyPoint::center(a) }),

@@ -114,14 +114,14 @@ pub fn build(p: &FourBarParams) -> Result<Scene, SceneError> {
     system.add_constraint(Box::new(Revolute::to_world(rocker, [-0.5 * c, 0.0], o4)))?;
     let q0 = [crank_pose, coupler_pose, rocker_pose].concat();
     Ok(Scene {
-        name: "four_bar",
+        name: "four_bar".into(),
         system,
         v0: vec![0.0; q0.len()],
         q0,
         reference: None,
         energy_scale: EnergyScale {
             joules: rho * (a + b + c) * g * (a + b + c) + 2.0 * std::f64::consts::PI * tau.abs(),
-            definition: "total bar mass * g * total bar length + 2 pi |torque|",
+            definition: "total bar mass * g * total bar length + 2 pi |torque|".into(),
         },
         parametrization: None,
         outputs: vec![

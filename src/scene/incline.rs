@@ -44,13 +44,13 @@ impl SceneParams for InclineParams {
         system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;
         system.add_constraint(Box::new(Line::new(bead, 2, [0.0; 3], [a.cos(), -a.sin(), 0.0])))?;
         Ok(Scene {
-            name: "incline",
+            name: "incline".into(),
             system,
             q0: vec![0.0, 0.0],
             v0: vec![0.0, 0.0],
             reference: None,
             // The energy turned into motion in the first second: m g (½ g sin α · 1 s²) sin α.
-            energy_scale: EnergyScale { joules: 0.5 * m * g * g * a.sin() * a.sin(), definition: "m g^2 sin^2(alpha) (1 s)^2 / 2" },
+            energy_scale: EnergyScale { joules: 0.5 * m * g * g * a.sin() * a.sin(), definition: "m g^2 sin^2(alpha) (1 s)^2 / 2".into() },
             parametrization: None,
             outputs: vec![
             Output::new("x", "m", "bead x", Quantity::Coord { body: bead, index: 0 }),

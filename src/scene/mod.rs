@@ -1,6 +1,7 @@
 //! Scenes: parametrised mechanisms with a consistent initial state and, where one exists, a
 //! reference solution (docs/design.md §5). One file per scene; the list is in [`registry`].
 
+pub mod model_file;
 pub mod output;
 pub mod parametrization;
 pub mod registry;
@@ -89,14 +90,14 @@ pub struct EnergyScale {
     /// Value \[J\].
     pub joules: f64,
     /// How it is defined for this scene (stated in reports).
-    pub definition: &'static str,
+    pub definition: String,
 }
 
 /// A built scene: the system and its initial state.
 #[derive(Debug)]
 pub struct Scene {
-    /// Registry name of the scene.
-    pub name: &'static str,
+    /// Name of the scene: its registry name, or a model file's `model`.
+    pub name: String,
     /// Bodies, forces and constraints.
     pub system: System,
     /// Initial positions (C(q0) = 0 to rounding).

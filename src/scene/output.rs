@@ -33,6 +33,31 @@ pub enum Quantity {
         /// End of the segment.
         to: BodyPoint,
     },
+    /// A signed sum of quantities of one unit, e.g. a relative angle θ₂ − θ₁ (model files).
+    Sum {
+        /// (factor, quantity) pairs.
+        terms: Vec<(f64, Quantity)>,
+    },
+}
+
+impl Quantity {
+    /// The value at positions `q`.
+    pub fn value(&self, system: &System, q: &[f64]) -> f64 {
+        let world = |p: &BodyPoint| {
+            let (kind, off) = (system.bodies()[p.body].kind, system.q_offsets()[p.body]);
+            p.world(kind, &q[off..off + kind.nq()])
+        };
+        match self {
+            Quantity::Coord { body, index } => q[system.q_offsets()[*body] + index],
+            Quantity::Point { point, axis } => world(point)[*axis],
+            Quantity::Swing { from, to } => {
+                let a = from.as_ref().map_or([0.0; 3], world);
+                let b = world(to);
+                (b[0] - a[0]).atan2(a[1] - b[1])
+            }
+            Quantity::Sum { terms } => terms.iter().map(|(s, t)| s * t.value(system, q)).sum(),
+        }
+    }
 }
 
 /// A named scalar output of a scene.
@@ -62,19 +87,7 @@ impl Output {
 
     /// The value at positions `q`.
     pub fn value(&self, system: &System, q: &[f64]) -> f64 {
-        let world = |p: &BodyPoint| {
-            let (kind, off) = (system.bodies()[p.body].kind, system.q_offsets()[p.body]);
-            p.world(kind, &q[off..off + kind.nq()])
-        };
-        match &self.quantity {
-            Quantity::Coord { body, index } => q[system.q_offsets()[*body] + index],
-            Quantity::Point { point, axis } => world(point)[*axis],
-            Quantity::Swing { from, to } => {
-                let a = from.as_ref().map_or([0.0; 3], world);
-                let b = world(to);
-                (b[0] - a[0]).atan2(a[1] - b[1])
-            }
-        }
+        self.quantity.value(system, q)
     }
 
     /// a − b, wrapped to (−π, π] for angles.

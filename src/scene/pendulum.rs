@@ -84,13 +84,13 @@ pub fn build(p: &PendulumParams) -> Result<Scene, SceneError> {
     system.add_force(Force::Gravity { g: [0.0, -g, 0.0] })?;
     system.add_constraint(Box::new(Distance::to_anchor(bob, 2, [0.0; 3], l)))?;
     Ok(Scene {
-        name: "pendulum",
+        name: "pendulum".into(),
         system,
         q0: vec![l * t0.sin(), -l * t0.cos()],
         v0: vec![l * w0 * t0.cos(), l * w0 * t0.sin()],
         // The closed form is for a release at rest.
         reference: (w0 == 0.0).then_some(Reference::Pendulum { length: l, gravity: g, theta0: t0 }),
-        energy_scale: EnergyScale { joules: m * g * l, definition: "m g L" },
+        energy_scale: EnergyScale { joules: m * g * l, definition: "m g L".into() },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![l]))),
         outputs: vec![
             Output::new("theta", "rad", "angle of the rod from the downward vertical", Quantity::Swing { from: None, to: crate::model::BodyPoint::center(bob) }),

@@ -106,14 +106,14 @@ pub fn build(p: &PistonParams) -> Result<Scene, SceneError> {
     let vp = -r * w0 * th.sin() * (1.0 + r * th.cos() / root);
     let iz = system.bodies()[crank].inertia[2];
     Ok(Scene {
-        name: "piston",
+        name: "piston".into(),
         system,
         q0,
         v0: vec![0.0, 0.0, 0.0, 0.0, 0.0, w0, vp, 0.0, 0.0, 0.0, 0.0, 0.0],
         reference: None,
         energy_scale: EnergyScale {
             joules: 0.5 * iz * w0 * w0 + (mc + mp) * g * r,
-            definition: "1/2 I_crank omega0^2 + (m_crank + m_piston) g r",
+            definition: "1/2 I_crank omega0^2 + (m_crank + m_piston) g r".into(),
         },
         parametrization: None,
         outputs: vec![Output::new("piston_x", "m", "x of the piston", Quantity::Coord { body: piston, index: 0 })],

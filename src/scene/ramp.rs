@@ -78,12 +78,12 @@ pub fn build(p: &RampParams) -> Result<Scene, SceneError> {
         margin: 0.02 * s,
     })?;
     Ok(Scene {
-        name: "ramp",
+        name: "ramp".into(),
         system,
         q0,
         v0: vec![0.0; 6],
         reference: None,
-        energy_scale: EnergyScale { joules: m * g * a.sin(), definition: "m g sin(angle) x 1 m of slope" },
+        energy_scale: EnergyScale { joules: m * g * a.sin(), definition: "m g sin(angle) x 1 m of slope".into() },
         parametrization: None,
         outputs: Vec::new(),
     })

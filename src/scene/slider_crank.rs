@@ -106,14 +106,14 @@ pub fn build(p: &SliderCrankParams) -> Result<Scene, SceneError> {
     system.add_constraint(Box::new(Prismatic::new(ground, [0.0, 0.0], [1.0, 0.0], block, [0.0, 0.0], 0.0)))?;
     let q0 = [ground_pose, wheel_pose, rod_pose, slider_pose].concat();
     Ok(Scene {
-        name: "slider_crank",
+        name: "slider_crank".into(),
         system,
         v0: vec![0.0; q0.len()],
         q0,
         reference: None,
         energy_scale: EnergyScale {
             joules: 2.0 * std::f64::consts::PI * tau.abs() + (mw + mr + ms) * g * r,
-            definition: "2 pi |torque| + (wheel + rod + slider mass) g r: work of one crank turn plus the potential swing",
+            definition: "2 pi |torque| + (wheel + rod + slider mass) g r: work of one crank turn plus the potential swing".into(),
         },
         parametrization: None,
         outputs: vec![

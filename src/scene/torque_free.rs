@@ -98,12 +98,12 @@ pub fn build(p: &TorqueFreeParams) -> Result<Scene, SceneError> {
     let w = initial_spin(p.omega, p.wobble);
     let energy = 0.5 * (0..3).map(|k| i[k] * w[k] * w[k]).sum::<f64>();
     Ok(Scene {
-        name: "torque_free",
+        name: "torque_free".into(),
         system,
         q0: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
         v0: vec![0.0, 0.0, 0.0, w[0], w[1], w[2]],
         reference: None,
-        energy_scale: EnergyScale { joules: energy, definition: "the initial kinetic energy 1/2 Omega . I Omega" },
+        energy_scale: EnergyScale { joules: energy, definition: "the initial kinetic energy 1/2 Omega . I Omega".into() },
         parametrization: None,
         outputs: Vec::new(),
     })

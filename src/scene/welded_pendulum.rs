@@ -77,12 +77,12 @@ pub fn build(p: &WeldedPendulumParams) -> Result<Scene, SceneError> {
         weld_at.into(),
     )))?;
     Ok(Scene {
-        name: "welded_pendulum",
+        name: "welded_pendulum".into(),
         system,
         q0,
         v0: vec![0.0; 12],
         reference: None,
-        energy_scale: EnergyScale { joules: 2.0 * m * g.max(1e-300) * len, definition: "2 m g length" },
+        energy_scale: EnergyScale { joules: 2.0 * m * g.max(1e-300) * len, definition: "2 m g length".into() },
         parametrization: None,
         outputs: Vec::new(),
     })

@@ -452,12 +452,12 @@ fn line_scene() -> Scene {
     let n = [-0.3f64, 1.0];
     let l = n[0].hypot(n[1]);
     Scene {
-        name: "line",
+        name: "line".into(),
         system,
         q0: vec![0.1 * n[0] / l, 0.1 * n[1] / l],
         v0: vec![0.0, 0.0],
         reference: None,
-        energy_scale: EnergyScale { joules: 1.0, definition: "1 J" },
+        energy_scale: EnergyScale { joules: 1.0, definition: "1 J".into() },
         parametrization: None,
         outputs: Vec::new(),
     }

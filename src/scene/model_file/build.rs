@@ -1,0 +1,542 @@
+//! From a parsed model file to a scene: bodies and their declared state, forces, joints (through
+//! each constraint type's `from_spec`), outputs; then assembly.
+
+use super::{Floats, Model, RawModel, RawPoint, fail};
+use crate::constraint::registry as constraints;
+use crate::constraint::spec::{JointSpec, SideSpec};
+use crate::experiment::config::{ConfigError, at};
+use crate::model::{Body, BodyKind, BodyPoint, End, Force};
+use crate::params::short;
+use crate::scene::{EnergyScale, Output, Quantity, Scene};
+use crate::system::System;
+use nalgebra::{UnitQuaternion, Vector3};
+use serde_saphyr::Spanned;
+use std::collections::HashMap;
+
+/// The body kinds a model names, with their registry words.
+const KINDS: &[(&str, BodyKind)] = &[
+    ("particle2", BodyKind::Particle2),
+    ("particle3", BodyKind::Particle3),
+    ("rigid2", BodyKind::Rigid2),
+    ("rigid3", BodyKind::Rigid3),
+];
+
+/// The force types a model names.
+const FORCES: &str = "gravity, spring, constant, torque, gyroscopic";
+
+/// `n` finite numbers from `v` as a 3-vector (z = 0 when n = 2), or why not.
+fn vector(field: &str, v: &Floats, n: usize) -> Result<[f64; 3], String> {
+    if v.0.len() != n {
+        return Err(format!("field `{field}` has {} numbers; expected {n}", v.0.len()));
+    }
+    if let Some(x) = v.0.iter().find(|x| !x.is_finite()) {
+        return Err(format!("field `{field}` holds {x}; expected finite numbers"));
+    }
+    let mut out = [0.0; 3];
+    out[..n].copy_from_slice(&v.0);
+    Ok(out)
+}
+
+fn finite(field: &str, x: f64) -> Result<f64, String> {
+    if x.is_finite() { Ok(x) } else { Err(format!("field `{field}` = {x}; expected a finite number")) }
+}
+
+fn positive(field: &str, x: f64) -> Result<f64, String> {
+    if x.is_finite() && x > 0.0 { Ok(x) } else { Err(format!("field `{field}` = {x}; expected a positive number")) }
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Builds the scene a model file describes and assembles its state.
+pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
+    let name = &raw.model.value;
+    if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return fail(
+            file,
+            &raw.model,
+            format!("field `model` = `{}` is invalid; expected 1 to 64 letters, digits, `_` or `-`", short(name)),
+        );
+    }
+    let length_scale =
+        positive("length_scale", raw.length_scale.value).or_else(|m| fail(file, &raw.length_scale, m))?;
+    let es = &raw.energy_scale.value;
+    let joules = positive("energy_scale.joules", es.joules.value).or_else(|m| fail(file, &es.joules, m))?;
+    for (field, n) in [
+        ("bodies", raw.bodies.value.len()),
+        ("forces", raw.forces.len()),
+        ("joints", raw.joints.len()),
+        ("outputs", raw.outputs.len()),
+    ] {
+        if n > super::MAX_ITEMS {
+            return fail(
+                file,
+                &raw.model,
+                format!("field `{field}` has {n} entries; expected at most {}", super::MAX_ITEMS),
+            );
+        }
+    }
+    if raw.bodies.value.is_empty() {
+        return fail(file, &raw.bodies, "field `bodies` is empty; a model needs at least one body".into());
+    }
+
+    let mut system = System::new();
+    let (mut q0, mut v0) = (Vec::new(), Vec::new());
+    let mut names: HashMap<String, usize> = HashMap::new();
+    let mut body_names = Vec::new();
+    for (i, b) in raw.bodies.value.iter().enumerate() {
+        let here = |m: String| ConfigError {
+            file: file.into(),
+            location: at(b),
+            message: format!("body `{}`: {m}", short(&b.value.name.value)),
+        };
+        let located = |s: &Spanned<String>, m: String| ConfigError { file: file.into(), location: at(s), message: m };
+        let bn = &b.value.name;
+        if !is_name(&bn.value) || bn.value == "world" {
+            return Err(located(
+                bn,
+                format!(
+                    "field `bodies[{i}].name` = `{}` is invalid; expected a letter or `_` then letters, digits or `_` (at most 64), not `world`",
+                    short(&bn.value)
+                ),
+            ));
+        }
+        if names.insert(bn.value.clone(), i).is_some() {
+            return Err(located(
+                bn,
+                format!("field `bodies[{i}].name` = `{}` names an earlier body too", short(&bn.value)),
+            ));
+        }
+        body_names.push(bn.value.clone());
+        let kw = &b.value.kind;
+        let Some(&(_, kind)) = KINDS.iter().find(|(w, _)| *w == kw.value) else {
+            let words: Vec<&str> = KINDS.iter().map(|(w, _)| *w).collect();
+            return Err(located(
+                kw,
+                format!(
+                    "field `bodies[{i}].kind` = `{}` is unknown; expected one of: {}",
+                    short(&kw.value),
+                    words.join(", ")
+                ),
+            ));
+        };
+        let b = &b.value;
+        let mass = positive("mass", b.mass.value).map_err(&here)?;
+        let rigid = matches!(kind, BodyKind::Rigid2 | BodyKind::Rigid3);
+        let body = match (kind, &b.inertia) {
+            (BodyKind::Particle2, None) => Body::particle2(mass),
+            (BodyKind::Particle3, None) => Body::particle3(mass),
+            (BodyKind::Rigid2, Some(i)) => match i.value.0.as_slice() {
+                [x] => Body::rigid2(mass, positive("inertia", *x).map_err(&here)?),
+                v => {
+                    return Err(here(format!(
+                        "field `inertia` has {} numbers; a rigid2 body takes one [kg m^2]",
+                        v.len()
+                    )));
+                }
+            },
+            (BodyKind::Rigid3, Some(i)) => {
+                let m = vector("inertia", &i.value, 3).map_err(&here)?;
+                for x in m {
+                    positive("inertia", x).map_err(&here)?;
+                }
+                Body::rigid3(mass, m)
+            }
+            (_, Some(_)) => return Err(here(format!("field `inertia` does not apply to a {} body", kw.value))),
+            (_, None) => return Err(here(format!("a {} body needs field `inertia` [kg m^2]", kw.value))),
+        };
+        let dim = kind.dim();
+        let x = vector("position", &b.position.value, dim).map_err(&here)?;
+        let vel = match &b.velocity {
+            Some(v) => vector("velocity", &v.value, dim).map_err(&here)?,
+            None => [0.0; 3],
+        };
+        if !rigid && (b.angle.is_some() || b.orientation.is_some() || b.angular_velocity.is_some()) {
+            return Err(here(format!(
+                "a {} body has no orientation; `angle`, `orientation` and `angular_velocity` do not apply",
+                kw.value
+            )));
+        }
+        q0.extend_from_slice(&x[..dim]);
+        v0.extend_from_slice(&vel[..dim]);
+        match kind {
+            BodyKind::Rigid2 => {
+                if b.orientation.is_some() {
+                    return Err(here("a rigid2 body takes `angle` [rad], not `orientation`".into()));
+                }
+                let theta = b.angle.as_ref().map_or(Ok(0.0), |a| finite("angle", a.value)).map_err(&here)?;
+                let w = match &b.angular_velocity {
+                    Some(w) => vector("angular_velocity", &w.value, 1).map_err(&here)?[0],
+                    None => 0.0,
+                };
+                q0.push(theta);
+                v0.push(w);
+            }
+            BodyKind::Rigid3 => {
+                if b.angle.is_some() {
+                    return Err(here("a rigid3 body takes `orientation`, not `angle`".into()));
+                }
+                let r = match &b.orientation {
+                    Some(o) => orientation(&o.value).map_err(&here)?,
+                    None => UnitQuaternion::identity(),
+                };
+                let w = match &b.angular_velocity {
+                    Some(w) => Vector3::from(vector("angular_velocity", &w.value, 3).map_err(&here)?),
+                    None => Vector3::zeros(),
+                };
+                let body_w = r.inverse() * w; // Ω = Rᵀ ω: v stores the body-frame rate
+                q0.extend_from_slice(&[r.w, r.i, r.j, r.k]);
+                v0.extend_from_slice(body_w.as_slice());
+            }
+            _ => {}
+        }
+        system.add_body(body).map_err(|e| here(e.to_string()))?;
+    }
+
+    let side = |system: &System, q0: &[f64], i: usize| {
+        let kind = system.bodies()[i].kind;
+        let o = system.q_offsets()[i];
+        SideSpec { body: i, kind, q: q0[o..o + kind.nq()].to_vec() }
+    };
+    let lookup = |field: &str, n: &str| -> Result<usize, String> {
+        names.get(n).copied().ok_or_else(|| {
+            let mut known: Vec<&str> = body_names.iter().map(String::as_str).take(20).collect();
+            if body_names.len() > 20 {
+                known.push("…");
+            }
+            format!("field `{field}` = `{}` is no body of this model; expected one of: {}", short(n), known.join(", "))
+        })
+    };
+
+    for (i, f) in raw.forces.iter().enumerate() {
+        let here = |m: String| ConfigError { file: file.into(), location: at(f), message: format!("forces[{i}]: {m}") };
+        let force = force(&f.value, &system, &q0, &lookup, &side).map_err(here)?;
+        system.add_force(force).map_err(|e| ConfigError {
+            file: file.into(),
+            location: at(f),
+            message: e.to_string(),
+        })?;
+    }
+
+    for (i, j) in raw.joints.iter().enumerate() {
+        let here = |m: String| ConfigError {
+            file: file.into(),
+            location: at(j),
+            message: format!("joints[{i}] ({}): {m}", short(&j.value.kind.value)),
+        };
+        let j = &j.value;
+        let Some(entry) = constraints::find(&j.kind.value) else {
+            let known: Vec<&str> = constraints::CONSTRAINTS.iter().map(|e| e.name).collect();
+            return Err(ConfigError {
+                file: file.into(),
+                location: at(&j.kind),
+                message: format!(
+                    "field `joints[{i}].type` = `{}` is unknown; expected one of: {}",
+                    short(&j.kind.value),
+                    known.join(", ")
+                ),
+            });
+        };
+        let a = if j.a.value == "world" { None } else { Some(lookup("a", &j.a.value).map_err(&here)?) };
+        let b = match &j.b {
+            Some(b) if b.value != "world" => Some(lookup("b", &b.value).map_err(&here)?),
+            _ => None,
+        };
+        let (a, b) = match (a, b) {
+            (None, None) => return Err(here("`a` and `b` are both the world; a joint needs a body".into())),
+            (None, Some(b)) => (Some(b), None), // the world first: swap, so `a` is the body
+            (a, b) => (a, b),
+        };
+        if a.is_some() && a == b {
+            return Err(here(format!("`a` and `b` are the same body `{}`", j.a.value)));
+        }
+        let sa = a.map(|i| side(&system, &q0, i));
+        let dim = sa.as_ref().map_or(2, |s| s.kind.dim());
+        let v = |field: &str, x: &Option<Floats>| x.as_ref().map(|x| vector(field, x, dim)).transpose();
+        let spec = JointSpec {
+            a: sa,
+            b: b.map(|i| side(&system, &q0, i)),
+            at: v("at", &j.at).map_err(&here)?,
+            local_a: v("local_a", &j.local_a).map_err(&here)?,
+            local_b: v("local_b", &j.local_b).map_err(&here)?,
+            axis: v("axis", &j.axis).map_err(&here)?,
+            center: v("center", &j.center).map_err(&here)?,
+            length: j.length,
+            radius: j.radius,
+        };
+        let c = (entry.from_spec)(&spec).map_err(&here)?;
+        system.add_constraint(c).map_err(|e| here(e.to_string()))?;
+    }
+
+    let mut scene = Scene {
+        name: name.clone(),
+        system,
+        q0,
+        v0,
+        reference: None,
+        energy_scale: EnergyScale { joules, definition: es.definition.trim().to_string() },
+        parametrization: None,
+        outputs: Vec::new(),
+    };
+    for (i, o) in raw.outputs.iter().enumerate() {
+        let here = |s: &Spanned<String>, m: String| ConfigError {
+            file: file.into(),
+            location: at(s),
+            message: format!("outputs[{i}]: {m}"),
+        };
+        let on = &o.value.name;
+        if !is_name(&on.value) || scene.outputs.iter().any(|x| x.name == on.value) {
+            return Err(here(
+                on,
+                format!(
+                    "field `name` = `{}` is invalid or repeated; expected a unique name of letters, digits or `_`",
+                    short(&on.value)
+                ),
+            ));
+        }
+        let quantity = output(&scene, &o.value.value.value, &lookup).map_err(|m| here(&o.value.value, m))?;
+        let describes = o.value.describes.clone().unwrap_or_else(|| o.value.value.value.clone());
+        let unit = quantity.1;
+        scene.outputs.push(Output::new(&on.value, unit, &describes, quantity.0));
+    }
+    let (keep, keep_v) = match &raw.assemble {
+        Some(a) => {
+            let resolve = |list: &[Spanned<String>], field: &str| -> Result<Vec<usize>, ConfigError> {
+                list.iter()
+                    .map(|s| {
+                        coordinate(&scene, &s.value, &lookup).map_err(|m| ConfigError {
+                            file: file.into(),
+                            location: at(s),
+                            message: format!("field `assemble.{field}`: {m}"),
+                        })
+                    })
+                    .collect()
+            };
+            (resolve(&a.value.keep, "keep")?, resolve(&a.value.keep_velocity, "keep_velocity")?)
+        }
+        None => (Vec::new(), Vec::new()),
+    };
+    let assembly = super::assemble::assemble(&mut scene, &keep, &keep_v, length_scale).map_err(|m| ConfigError {
+        file: file.into(),
+        location: at(&raw.model),
+        message: m,
+    })?;
+    Ok(Model {
+        file: file.to_string(),
+        summary: raw.summary.trim().to_string(),
+        source: raw.source.trim().to_string(),
+        length_scale,
+        assembly,
+        scene,
+        body_names,
+    })
+}
+
+/// A rigid-3D body's declared orientation.
+fn orientation(o: &super::RawOrientation) -> Result<UnitQuaternion<f64>, String> {
+    match (&o.quaternion, &o.axis, o.angle) {
+        (Some(q), None, None) => {
+            if q.0.len() != 4 || q.0.iter().any(|x| !x.is_finite()) {
+                return Err("field `orientation.quaternion` needs 4 finite numbers (w, x, y, z)".into());
+            }
+            let n = q.0.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if n == 0.0 {
+                return Err("field `orientation.quaternion` is zero; expected a unit quaternion (w, x, y, z)".into());
+            }
+            Ok(UnitQuaternion::new_normalize(nalgebra::Quaternion::new(q.0[0], q.0[1], q.0[2], q.0[3])))
+        }
+        (None, Some(a), Some(angle)) => {
+            let axis = Vector3::from(vector("orientation.axis", a, 3)?);
+            if axis.norm() == 0.0 || !angle.is_finite() {
+                return Err("field `orientation`: `axis` must be nonzero and `angle` finite".into());
+            }
+            Ok(UnitQuaternion::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle))
+        }
+        _ => Err("field `orientation` takes either `quaternion: [w, x, y, z]` or `axis: [x, y, z]` with `angle` [rad]"
+            .into()),
+    }
+}
+
+type Lookup<'a> = dyn Fn(&str, &str) -> Result<usize, String> + 'a;
+type SideOf<'a> = dyn Fn(&System, &[f64], usize) -> SideSpec + 'a;
+
+/// A body point `{body, point}` of a force.
+fn body_point(field: &str, p: &RawPoint, system: &System, lookup: &Lookup) -> Result<BodyPoint, String> {
+    let name = p.body.as_ref().ok_or_else(|| format!("field `{field}` needs `body` (and `point`) or `world`"))?;
+    let body = lookup(&format!("{field}.body"), name)?;
+    let kind = system.bodies()[body].kind;
+    let local = match &p.point {
+        Some(x) => vector(&format!("{field}.point"), x, kind.dim())?,
+        None => [0.0; 3],
+    };
+    if matches!(kind, BodyKind::Particle2 | BodyKind::Particle3) && local != [0.0; 3] {
+        return Err(format!("field `{field}.point` is off a particle, which has no extent"));
+    }
+    Ok(BodyPoint { body, local })
+}
+
+fn force(f: &super::RawForce, system: &System, q0: &[f64], lookup: &Lookup, side: &SideOf) -> Result<Force, String> {
+    let kind = f.kind.value.as_str();
+    let given: Vec<&str> = [
+        ("g", f.g.is_some()),
+        ("a", f.a.is_some()),
+        ("b", f.b.is_some()),
+        ("stiffness", f.stiffness.is_some()),
+        ("damping", f.damping.is_some()),
+        ("rest_length", f.rest_length.is_some()),
+        ("body", f.body.is_some()),
+        ("point", f.point.is_some()),
+        ("force", f.force.is_some()),
+        ("torque", f.torque.is_some()),
+    ]
+    .iter()
+    .filter(|(_, p)| *p)
+    .map(|(n, _)| *n)
+    .collect();
+    let takes: &[&str] = match kind {
+        "gravity" => &["g"],
+        "spring" => &["a", "b", "stiffness", "damping", "rest_length"],
+        "constant" => &["body", "point", "force"],
+        "torque" => &["body", "torque"],
+        "gyroscopic" => &[],
+        other => return Err(format!("field `type` = `{}` is unknown; expected one of: {FORCES}", short(other))),
+    };
+    if let Some(x) = given.iter().find(|g| !takes.contains(g)) {
+        return Err(format!(
+            "field `{x}` does not apply to `{kind}`; it takes: {}",
+            if takes.is_empty() { "nothing".to_string() } else { takes.join(", ") }
+        ));
+    }
+    let need = |n: &str| format!("`{kind}` needs field `{n}`");
+    let dim = system.bodies().iter().map(|b| b.kind.dim()).max().unwrap_or(2);
+    Ok(match kind {
+        "gravity" => {
+            let g = f.g.as_ref().ok_or_else(|| need("g"))?;
+            Force::Gravity { g: vector("g", g, dim)? }
+        }
+        "spring" => {
+            let a = body_point("a", f.a.as_ref().ok_or_else(|| need("a"))?, system, lookup)?;
+            let rb = f.b.as_ref().ok_or_else(|| need("b"))?;
+            let sa = side(system, q0, a.body);
+            let pa = sa.world(a.local);
+            let (b, pb) = match (&rb.world, &rb.body, &rb.point) {
+                (Some(w), None, None) => {
+                    let w = vector("b.world", w, sa.kind.dim())?;
+                    (End::World(w), w)
+                }
+                (None, Some(_), _) => {
+                    let b = body_point("b", rb, system, lookup)?;
+                    if b.body == a.body {
+                        return Err("a spring's two ends are on the same body".into());
+                    }
+                    (End::Body(b), side(system, q0, b.body).world(b.local))
+                }
+                _ => return Err("field `b` takes `body` (and `point`) or `world`, not both".into()),
+            };
+            let stiffness = f.stiffness.ok_or_else(|| need("stiffness"))?;
+            if !(stiffness.is_finite() && stiffness >= 0.0) {
+                return Err(format!("field `stiffness` = {stiffness}; expected a finite number >= 0 [N/m]"));
+            }
+            let damping = f.damping.unwrap_or(0.0);
+            if !(damping.is_finite() && damping >= 0.0) {
+                return Err(format!("field `damping` = {damping}; expected a finite number >= 0 [N s/m]"));
+            }
+            let rest = f.rest_length.unwrap_or_else(|| crate::constraint::spec::distance(pa, pb));
+            if !(rest.is_finite() && rest >= 0.0) {
+                return Err(format!("field `rest_length` = {rest}; expected a finite length >= 0 [m]"));
+            }
+            Force::SpringDamper { a, b, stiffness, damping, rest_length: rest }
+        }
+        "constant" => {
+            let at = body_point(
+                "body",
+                &RawPoint { body: f.body.clone(), point: f.point.clone(), world: None },
+                system,
+                lookup,
+            )?;
+            let v = f.force.as_ref().ok_or_else(|| need("force"))?;
+            Force::Constant { at, force: vector("force", v, system.bodies()[at.body].kind.dim())? }
+        }
+        "torque" => {
+            let body = lookup("body", f.body.as_ref().ok_or_else(|| need("body"))?)?;
+            if system.bodies()[body].kind != BodyKind::Rigid2 {
+                return Err("field `body`: `torque` acts on a rigid2 body (use `constant` forces in space)".into());
+            }
+            Force::Torque { body, torque: finite("torque", f.torque.ok_or_else(|| need("torque"))?)? }
+        }
+        _ => Force::Gyroscopic,
+    })
+}
+
+/// `NAME.rest` → the generic address `body<i>.rest`.
+fn generic(address: &str, lookup: &Lookup) -> Result<String, String> {
+    let (body, rest) = address.trim().split_once('.').ok_or_else(|| {
+        format!(
+            "`{}` is no body address; expected NAME.x|y|z|angle|qw|qx|qy|qz or NAME.point(px, py[, pz]).x|y|z",
+            short(address)
+        )
+    })?;
+    let i = lookup("value", body.trim())?;
+    Ok(format!("body{i}.{}", rest.trim()))
+}
+
+/// An output value: addresses joined by `+` and `-` (outside parentheses), all of one unit.
+fn output(scene: &Scene, value: &str, lookup: &Lookup) -> Result<(Quantity, &'static str), String> {
+    // Split at + and - outside parentheses (a point's coordinates may be negative).
+    let mut pieces: Vec<(f64, &str)> = Vec::new();
+    let (mut depth, mut start, mut sign) = (0i32, 0usize, 1.0);
+    for (i, ch) in value.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            '+' | '-' if depth == 0 => {
+                pieces.push((sign, &value[start..i]));
+                sign = if ch == '-' { -1.0 } else { 1.0 };
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push((sign, &value[start..]));
+    if pieces.len() > 1 && pieces[0].1.trim().is_empty() {
+        pieces.remove(0); // a leading sign
+    }
+    let mut terms = Vec::new();
+    for (sign, term) in pieces {
+        if term.trim().is_empty() {
+            return Err(format!("`{}` has an empty term; expected body addresses joined by + or -", short(value)));
+        }
+        let o = scene.output(&generic(term, lookup)?).map_err(|_| {
+            format!(
+                "`{}` is no body address; expected NAME.x|y|z|angle|qw|qx|qy|qz or NAME.point(px, py[, pz]).x|y|z",
+                short(term.trim())
+            )
+        })?;
+        terms.push((sign, o));
+    }
+    let unit = terms[0].1.unit;
+    if let Some((_, o)) = terms.iter().find(|(_, o)| o.unit != unit) {
+        return Err(format!("`{}` adds {} to {unit}; every term needs the same unit", short(value), o.unit));
+    }
+    if let [(s, o)] = terms.as_slice()
+        && *s == 1.0
+    {
+        return Ok((o.quantity.clone(), unit));
+    }
+    Ok((Quantity::Sum { terms: terms.into_iter().map(|(s, o)| (s, o.quantity)).collect() }, unit))
+}
+
+/// The index in q of a coordinate address `NAME.coord` (for `assemble.keep`).
+fn coordinate(scene: &Scene, address: &str, lookup: &Lookup) -> Result<usize, String> {
+    let o = scene
+        .output(&generic(address, lookup)?)
+        .map_err(|_| format!("`{}` is no coordinate; expected NAME.x|y|z|angle|qw|qx|qy|qz", short(address)))?;
+    match o.quantity {
+        Quantity::Coord { body, index } => Ok(scene.system.q_offsets()[body] + index),
+        _ => Err(format!("`{}` is no coordinate; expected NAME.x|y|z|angle|qw|qx|qy|qz", short(address))),
+    }
+}

@@ -1,0 +1,291 @@
+//! Model files: a mechanism as data (docs/design.md §5.1). A YAML file names its bodies (kind,
+//! mass, inertia, declared pose and velocity), applied forces, joints (every registered constraint
+//! by name, bodies by name), named outputs, an energy and a length scale; experiments use it as
+//! `scene: {model: models/<x>.yaml}`. Bad files get one line naming file:line:col, the field, the
+//! value and the valid choices, as configs do. The declared state is assembled onto the
+//! constraints before anything runs ([`assemble`]).
+
+pub mod assemble;
+mod build;
+
+use crate::experiment::config::{ConfigError, at, parse_as, read_text};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+use serde_saphyr::Spanned;
+use std::fmt;
+
+pub use assemble::Assembly;
+pub use build::build;
+
+/// One number or a list of numbers (`inertia: 2e-6` or `inertia: [1, 2, 3]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Floats(pub Vec<f64>);
+
+impl<'de> Deserialize<'de> for Floats {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Floats;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a list of numbers")
+            }
+            fn visit_f64<E: de::Error>(self, x: f64) -> Result<Floats, E> {
+                Ok(Floats(vec![x]))
+            }
+            fn visit_i64<E: de::Error>(self, x: i64) -> Result<Floats, E> {
+                Ok(Floats(vec![x as f64]))
+            }
+            fn visit_u64<E: de::Error>(self, x: u64) -> Result<Floats, E> {
+                Ok(Floats(vec![x as f64]))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Floats, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = seq.next_element::<f64>()? {
+                    v.push(x);
+                }
+                Ok(Floats(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A model file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawModel {
+    /// The model's name (letters, digits, `_`, `-`): the scene name in reports.
+    pub model: Spanned<String>,
+    /// One line: what the mechanism is.
+    #[serde(default)]
+    pub summary: String,
+    /// Where the mechanism is defined (citation), copied into reports.
+    #[serde(default)]
+    pub source: String,
+    /// The mechanism's size \[m\]: a run whose constraint violation exceeds it has diverged.
+    pub length_scale: Spanned<f64>,
+    /// The energy that relative energy errors are divided by.
+    pub energy_scale: Spanned<RawEnergyScale>,
+    /// The bodies, in order (their indices are `body<i>` in generic outputs).
+    pub bodies: Spanned<Vec<Spanned<RawBody>>>,
+    /// Applied forces.
+    #[serde(default)]
+    pub forces: Vec<Spanned<RawForce>>,
+    /// Joints: registered constraints between named bodies.
+    #[serde(default)]
+    pub joints: Vec<Spanned<RawJoint>>,
+    /// Named outputs.
+    #[serde(default)]
+    pub outputs: Vec<Spanned<RawOutput>>,
+    /// How the declared state is made consistent.
+    #[serde(default)]
+    pub assemble: Option<Spanned<RawAssemble>>,
+}
+
+/// `energy_scale:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEnergyScale {
+    /// Value \[J\].
+    pub joules: Spanned<f64>,
+    /// How it is defined (stated in reports).
+    pub definition: String,
+}
+
+/// One entry of `bodies:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBody {
+    /// Unique name (not `world`).
+    pub name: Spanned<String>,
+    /// `particle2`, `particle3`, `rigid2` or `rigid3`.
+    pub kind: Spanned<String>,
+    /// Mass \[kg\].
+    pub mass: Spanned<f64>,
+    /// Moment of inertia about the centre of mass \[kg m²\]: one number (rigid2) or the three
+    /// principal moments (rigid3, body axes).
+    #[serde(default)]
+    pub inertia: Option<Spanned<Floats>>,
+    /// Position of the centre of mass \[m\] (2 or 3 numbers).
+    pub position: Spanned<Floats>,
+    /// Planar angle \[rad\] (rigid2).
+    #[serde(default)]
+    pub angle: Option<Spanned<f64>>,
+    /// Orientation (rigid3): `{quaternion: [w, x, y, z]}` or `{axis: [x, y, z], angle: a}`.
+    #[serde(default)]
+    pub orientation: Option<Spanned<RawOrientation>>,
+    /// Velocity of the centre of mass \[m/s\] (default zero).
+    #[serde(default)]
+    pub velocity: Option<Spanned<Floats>>,
+    /// Angular velocity \[rad/s\]: a number (rigid2) or a world-frame vector (rigid3); default zero.
+    #[serde(default)]
+    pub angular_velocity: Option<Spanned<Floats>>,
+}
+
+/// `orientation:` of a rigid-3D body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOrientation {
+    /// Unit quaternion (w, x, y, z) (normalized if not unit).
+    #[serde(default)]
+    pub quaternion: Option<Floats>,
+    /// Rotation axis (any nonzero length), with `angle`.
+    #[serde(default)]
+    pub axis: Option<Floats>,
+    /// Rotation angle \[rad\] about `axis`.
+    #[serde(default)]
+    pub angle: Option<f64>,
+}
+
+/// A point for forces: `{body: name, point: [..]}` (body frame) or `{world: [..]}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPoint {
+    /// The body.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// Offset in the body frame \[m\] (default: the centre of mass).
+    #[serde(default)]
+    pub point: Option<Floats>,
+    /// A fixed world point \[m\].
+    #[serde(default)]
+    pub world: Option<Floats>,
+}
+
+/// One entry of `forces:` (fields by `type`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawForce {
+    /// `gravity`, `spring`, `constant`, `torque` or `gyroscopic`.
+    #[serde(rename = "type")]
+    pub kind: Spanned<String>,
+    /// Gravity's acceleration \[m/s²\].
+    #[serde(default)]
+    pub g: Option<Floats>,
+    /// A spring's first end (a body point).
+    #[serde(default)]
+    pub a: Option<RawPoint>,
+    /// A spring's second end (a body point or a world point).
+    #[serde(default)]
+    pub b: Option<RawPoint>,
+    /// Spring stiffness \[N/m\].
+    #[serde(default)]
+    pub stiffness: Option<f64>,
+    /// Spring damping \[N s/m\] (default 0).
+    #[serde(default)]
+    pub damping: Option<f64>,
+    /// Spring rest length \[m\] (default: its length at the declared poses).
+    #[serde(default)]
+    pub rest_length: Option<f64>,
+    /// The body a constant force or torque acts on.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// Where a constant force acts, body frame \[m\] (default: the centre of mass).
+    #[serde(default)]
+    pub point: Option<Floats>,
+    /// A constant force \[N\] (world frame).
+    #[serde(default)]
+    pub force: Option<Floats>,
+    /// A constant torque \[N m\] on a rigid-2D body, counter-clockwise positive.
+    #[serde(default)]
+    pub torque: Option<f64>,
+}
+
+/// One entry of `joints:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawJoint {
+    /// A registered constraint name.
+    #[serde(rename = "type")]
+    pub kind: Spanned<String>,
+    /// First body.
+    pub a: Spanned<String>,
+    /// Second body, or `world` (the default).
+    #[serde(default)]
+    pub b: Option<Spanned<String>>,
+    /// A world point at the declared poses \[m\].
+    #[serde(default)]
+    pub at: Option<Floats>,
+    /// Anchor in `a`'s frame \[m\].
+    #[serde(default)]
+    pub local_a: Option<Floats>,
+    /// Anchor in `b`'s frame \[m\] (a world point when `b` is the world).
+    #[serde(default)]
+    pub local_b: Option<Floats>,
+    /// A world direction at the declared poses.
+    #[serde(default)]
+    pub axis: Option<Floats>,
+    /// A world point \[m\] (a circle's centre).
+    #[serde(default)]
+    pub center: Option<Floats>,
+    /// A length \[m\].
+    #[serde(default)]
+    pub length: Option<f64>,
+    /// A radius \[m\].
+    #[serde(default)]
+    pub radius: Option<f64>,
+}
+
+/// One entry of `outputs:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOutput {
+    /// The name configs use.
+    pub name: Spanned<String>,
+    /// A sum of body addresses with signs, e.g. `K2.angle - K1.angle` or `K3.point(0.02, -0.018).y`.
+    pub value: Spanned<String>,
+    /// What it is, for reports (default: the value as written).
+    #[serde(default)]
+    pub describes: Option<String>,
+}
+
+/// `assemble:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAssemble {
+    /// Coordinates the position assembly keeps as declared (`K1.angle`, `K2.x`, …).
+    #[serde(default)]
+    pub keep: Vec<Spanned<String>>,
+    /// Coordinates whose declared velocities the velocity assembly keeps.
+    #[serde(default)]
+    pub keep_velocity: Vec<Spanned<String>>,
+}
+
+/// A loaded model: the built scene, what assembly did, and what reports cite.
+#[derive(Debug)]
+pub struct Model {
+    /// The model file.
+    pub file: String,
+    /// The model's one-line summary.
+    pub summary: String,
+    /// Its source (citation).
+    pub source: String,
+    /// The length scale \[m\].
+    pub length_scale: f64,
+    /// How far assembly moved the declared state.
+    pub assembly: Assembly,
+    /// The scene (state assembled).
+    pub scene: super::Scene,
+    /// The body names, in index order.
+    pub body_names: Vec<String>,
+}
+
+/// The largest model, in bodies, joints, forces and outputs (each): a model is written by hand
+/// or generated; this bounds the memory a file can ask for before anything is built.
+pub const MAX_ITEMS: usize = 100_000;
+
+/// Reads, parses, builds and assembles a model file.
+pub fn load(file: &str) -> Result<Model, ConfigError> {
+    from_text(file, &read_text(file, "the model", "a model file is a few kB")?)
+}
+
+/// [`load`] from text (`file` names it in errors).
+pub fn from_text(file: &str, text: &str) -> Result<Model, ConfigError> {
+    let raw: RawModel = parse_as(file, text)?;
+    build::build(file, &raw)
+}
+
+/// A located error in a model file.
+pub(crate) fn fail<T, S>(file: &str, span: &Spanned<S>, message: String) -> Result<T, ConfigError> {
+    Err(ConfigError { file: file.to_string(), location: at(span), message })
+}
