@@ -155,6 +155,7 @@ fn list() -> String {
             ));
         }
     }
+    out.push_str(&models_section());
     out.push_str("\nIntegrators\n");
     for i in INTEGRATORS {
         let kind = match i.kind() {
@@ -162,6 +163,45 @@ fn list() -> String {
             IntegratorKind::Adaptive { order } => format!("adaptive (tolerance), order {order}"),
         };
         out.push_str(&format!("  {:<16} {} [{kind}]\n", i.name, i.summary));
+    }
+    out
+}
+
+/// The model files in `models/` under the current directory (the shipped ones when run from the
+/// repository), each loaded and assembled, with its outputs.
+fn models_section() -> String {
+    let mut out = String::from("\nModels (files in models/; an experiment uses one as `scene: {model: <path>}`)\n");
+    let mut files: Vec<PathBuf> = std::fs::read_dir("models")
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "yaml")).collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    if files.is_empty() {
+        out.push_str("  (no models/ directory here)\n");
+    }
+    for f in files {
+        let path = f.to_string_lossy();
+        match tinkertoy::scene::model_file::load(&path) {
+            Ok(m) => {
+                let s = &m.scene.system;
+                out.push_str(&format!(
+                    "  {:<16} {}\n    file: {path}; {} bodies, {} joints, {} rows, {} dof\n",
+                    m.scene.name,
+                    m.summary,
+                    s.bodies().len(),
+                    s.constraints().len(),
+                    s.nrows(),
+                    s.ndof()
+                ));
+                let named: Vec<String> =
+                    m.scene.outputs.iter().map(|o| format!("{} [{}] {}", o.name, o.unit, o.describes)).collect();
+                if !named.is_empty() {
+                    out.push_str(&format!("    outputs: {}\n", named.join("; ")));
+                }
+            }
+            Err(e) => out.push_str(&format!("  {path}: {}\n", experiment::config::one_line(&e.to_string()))),
+        }
     }
     out
 }

@@ -38,35 +38,135 @@ fn andrews_squeezer_assembles_onto_its_joints_keeping_the_published_angles() {
     assert_eq!(m.scene.system.ndof(), 21);
 }
 
-#[test]
-fn andrews_squeezer_matches_the_test_set_reference_at_t_0_03() {
-    // force without feedback + dop853 at rtol = atol = 1e-12: over 0.03 s the drift stays far
-    // below the asked accuracy, and the reference's own 16 digits are not the limit either.
-    let m = model("andrews_squeezer");
+/// Andrews' angles at t = 0.03 s by `formulation` + dense_lu + dop853 at rtol = atol = `tol`.
+fn andrews_at_003(m: &model_file::Model, formulation: &str, tol: f64) -> Vec<f64> {
     let names: Vec<&str> = ANDREWS_T003.iter().map(|(n, _)| *n).collect();
-    let spec = CellSpec::named(
-        "force",
-        &[],
-        "dense_lu",
-        &[],
-        Some("dop853"),
-        Control::Adaptive { rtol: 1e-12, atol: 1e-12 },
-        0.03,
-    )
-    .unwrap()
-    .sampled(0.03)
-    .observing(&m.scene, &names)
-    .unwrap()
-    .probing(&[0.03]);
+    let control = Control::Adaptive { rtol: tol, atol: tol };
+    let spec = CellSpec::named(formulation, &[], "dense_lu", &[], Some("dop853"), control, 0.03)
+        .unwrap()
+        .sampled(0.03)
+        .observing(&m.scene, &names)
+        .unwrap()
+        .probing(&[0.03]);
     let r = run(&m.scene, &spec);
     assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
-    let got = &r.probes[0];
-    let mut worst = 0.0f64;
-    for ((name, want), x) in ANDREWS_T003.iter().zip(got) {
-        let rel = ((x - want) / want).abs();
-        println!("{name:>8}: {x:+.16e} vs {want:+.16e}, relative error {rel:.2e}");
-        worst = worst.max(rel);
+    r.probes[0].clone()
+}
+
+/// The largest relative difference of two angle vectors, relative to the published values.
+fn spread(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).zip(&ANDREWS_T003).map(|((x, y), (_, w))| ((x - y) / w).abs()).fold(0.0, f64::max)
+}
+
+#[test]
+fn andrews_squeezer_matches_the_test_set_reference_at_t_0_03() {
+    // force without feedback + dop853 at 1e-12: over 0.03 s the drift stays far below the
+    // asked accuracy.
+    let m = model("andrews_squeezer");
+    let got = andrews_at_003(&m, "force", 1e-12);
+    for ((name, want), x) in ANDREWS_T003.iter().zip(&got) {
+        println!("{name:>8}: {x:+.16e} vs {want:+.16e}, relative error {:.2e}", ((x - want) / want).abs());
     }
-    // The issue's bar: 1e-8 relative on every angle.
+    let published: Vec<f64> = ANDREWS_T003.iter().map(|(_, w)| *w).collect();
+    let worst = spread(&got, &published);
+    // The Test Set scores significant correct digits of the positions; the bar asked here is 8
+    // (1e-8 relative on every angle).
     assert!(worst <= 1e-8, "worst relative error {worst:.2e}");
+
+    // The project's own reference: two formulations that share nothing but the model (Cartesian
+    // coordinates with multipliers; joint coordinates on a spanning tree with the loops closed by
+    // multipliers) and two tolerances agree with each other more closely than with the
+    // published values, so the 1e-10 difference is the published reference's.
+    let lag = andrews_at_003(&m, "lagrangian", 1e-12);
+    let tight = andrews_at_003(&m, "force", 1e-13);
+    let (a, b) = (spread(&got, &lag), spread(&got, &tight));
+    println!(
+        "force vs lagrangian at 1e-12: {a:.2e} relative; force at 1e-12 vs 1e-13: {b:.2e}; vs published {worst:.2e}"
+    );
+    assert!(a < worst / 10.0 && b < worst / 10.0);
+}
+
+/// Every shipped model file.
+fn shipped() -> Vec<model_file::Model> {
+    let dir = format!("{}/models", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    files.iter().map(|p| model_file::load(&p.to_string_lossy()).unwrap_or_else(|e| panic!("{e}"))).collect()
+}
+
+/// A planar model with both kinds of spring end (body–body and body–world point), for the
+/// physics checks below.
+const SPRINGS: &str = "model: springs
+length_scale: 2
+energy_scale: {joules: 20, definition: \"20 J\"}
+bodies:
+  - {name: upper, kind: rigid2, mass: 1, inertia: 0.0833, position: [0.5, 0], angle: 0.1}
+  - {name: lower, kind: rigid2, mass: 2, inertia: 0.1667, position: [1.5, 0.1], angle: -0.2, angular_velocity: 1}
+  - {name: bob, kind: particle2, mass: 0.5, position: [2.5, -0.5], velocity: [0.3, 0]}
+forces:
+  - {type: gravity, g: [0, -9.81]}
+  - {type: spring, a: {body: lower, point: [0.5, 0.1]}, b: {world: [2, 1]}, stiffness: 10, rest_length: 0.3}
+  - {type: spring, a: {body: bob}, b: {body: upper, point: [0.2, -0.1]}, stiffness: 7}
+  - {type: torque, body: upper, torque: 0.4}
+  - {type: constant, body: lower, point: [-0.1, 0.2], force: [0.5, -1]}
+joints:
+  - {type: revolute, a: upper, b: world, local_a: [-0.5, 0], local_b: [0, 0]}
+  - {type: revolute, a: upper, b: lower, local_a: [0.5, 0], local_b: [-0.5, 0]}
+";
+
+#[test]
+fn forces_of_models_are_minus_the_gradient_of_their_potential() {
+    // Q(q, v = 0) = −∂U/∂q for every conservative force, by central differences with step δ: the
+    // truncation error δ²/6 · |U'''| (U''' ≲ k / L ≈ 1e5 N/m² for the squeezer's spring) and the
+    // rounding ε U / δ are both below 1e-7 of the largest force.
+    let mut models = shipped();
+    models.push(model_file::from_text("springs.yaml", SPRINGS).unwrap());
+    for m in &models {
+        let s = &m.scene.system;
+        assert!(s.bodies().iter().all(|b| b.kind.nq() == b.kind.dof()), "planar models only");
+        let (q, n) = (m.scene.q0.clone(), s.ndof());
+        let mut f = vec![0.0; n];
+        s.applied_forces(&q, &vec![0.0; n], &mut f);
+        let delta = 1e-6 * m.length_scale;
+        let scale = f.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        for i in 0..n {
+            let (mut qp, mut qm) = (q.clone(), q.clone());
+            qp[i] += delta;
+            qm[i] -= delta;
+            let grad = (s.potential_energy(&qp) - s.potential_energy(&qm)) / (2.0 * delta);
+            assert!(
+                (f[i] + grad).abs() <= 1e-7 * scale,
+                "{}: coordinate {i}: Q = {} vs -dU/dq = {}",
+                m.scene.name,
+                f[i],
+                -grad
+            );
+        }
+    }
+}
+
+#[test]
+fn models_conserve_energy_in_a_tight_cell() {
+    // Without dampers the energy is conserved; force with feedback + dop853 at 1e-12 keeps it to
+    // the integrator's tolerance over a short run (0.03 s for the squeezer's whole benchmark, 1 s
+    // for the spring model), far below 1e-8 of the scale.
+    let mut models = shipped();
+    models.push(model_file::from_text("springs.yaml", SPRINGS).unwrap());
+    for m in &models {
+        let t = if m.scene.name == "springs" { 1.0 } else { 0.03 };
+        let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
+        let spec =
+            CellSpec::named("force", &[], "dense_lu", &[], Some("dop853"), control, t).unwrap().sampled(t / 10.0);
+        let r = run(&m.scene, &spec);
+        assert_eq!(r.summary.status.label(), "ok", "{}: {:?}", m.scene.name, r.summary.status);
+        println!(
+            "{}: max energy error {:.2e} x E_scale, max |C| {:.2e}",
+            m.scene.name, r.summary.max_energy_error, r.summary.max_drift_position
+        );
+        assert!(r.summary.max_energy_error <= 1e-8, "{}: {:.2e}", m.scene.name, r.summary.max_energy_error);
+    }
 }

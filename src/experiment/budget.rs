@@ -189,7 +189,7 @@ pub(super) fn check_counts(
     if over("variants", combos) {
         return err(
             file,
-            at(&raw.scene.name),
+            raw.scene.at(),
             format!(
                 "field `scene.params`: the swept parameters give {} scene variants; `limits.variants` = {} — sweep fewer values or raise the limit",
                 fmt_num(combos),
@@ -260,7 +260,7 @@ pub(super) fn check_scene_sizes(
         if bytes as f64 > limit * 1e6 {
             return err(
                 file,
-                at(&raw.scene.name),
+                raw.scene.at(),
                 format!(
                     "field `scene.params`: a scene of {} bodies and {} constraint rows would take about {} MB to build; `limits.cell_memory_mb` = {} — choose a smaller scene or raise the limit",
                     s.bodies,
@@ -275,7 +275,7 @@ pub(super) fn check_scene_sizes(
     if total as f64 > limit * 1e6 {
         return err(
             file,
-            at(&raw.scene.name),
+            raw.scene.at(),
             format!(
                 "field `scene.params`: the scene variants would take about {} MB together; `limits.run_memory_mb` = {} — sweep fewer or smaller scenes, or raise the limit",
                 mb(total),

@@ -113,15 +113,27 @@ impl<'de> Deserialize<'de> for OneOrMany {
     }
 }
 
-/// `scene:` — which mechanism, with parameters (a list value sweeps that parameter).
+/// `scene:` — which mechanism: a registered scene with parameters (a list value sweeps that
+/// parameter), or a model file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScene {
     /// Registry name.
-    pub name: Spanned<String>,
+    #[serde(default)]
+    pub name: Option<Spanned<String>>,
+    /// A model file (relative to the config's directory).
+    #[serde(default)]
+    pub model: Option<Spanned<String>>,
     /// Parameter values (defaults for the rest).
     #[serde(default)]
     pub params: BTreeMap<String, Spanned<OneOrMany>>,
+}
+
+impl RawScene {
+    /// Where the scene is named in the file (its `name` or `model`).
+    pub fn at(&self) -> Option<(u32, u32)> {
+        self.name.as_ref().or(self.model.as_ref()).and_then(at)
+    }
 }
 
 /// One entry of `formulations:`, `solvers:` or `integrators:`.
@@ -259,8 +271,10 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Resul
         if let Some(v) = value.filter(|v| !v.is_empty() && !message.contains('`')) {
             message = format!("{message} (got `{}`)", crate::params::short(&v));
         }
+        // A missing field is reported where its map ends; the key before that point is not it.
         if let Some(key) = key
             && !message.starts_with("field `")
+            && !message.starts_with("missing field")
         {
             message = format!("field `{}`: {message}", crate::params::short(&key));
         }

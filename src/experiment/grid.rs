@@ -10,7 +10,7 @@
 //! not on this scene (a contact scene for an equality-only formulation) are kept and reported as
 //! not applicable with the reason.
 
-use super::budget::{self, Limits};
+use super::budget::Limits;
 use super::cell::CellSpec;
 use super::clock::exact_fraction;
 pub use super::config::{CONFIG_MAX_BYTES, io_reason};
@@ -24,7 +24,7 @@ use crate::integrator::Control;
 use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};
 use crate::linsolve::registry::{SOLVERS, SolverEntry};
 use crate::params::{self, ParamTable, Resolved, Scalar, fmt_num};
-use crate::scene::registry::{self as scenes, SceneEntry};
+use crate::scene::registry as scenes;
 use crate::scene::{Output, Scene};
 use crate::stabilization::registry::{STABILIZERS, StabilizerEntry};
 use rayon::prelude::*;
@@ -74,8 +74,8 @@ pub struct Experiment {
     pub file: String,
     /// The config text (hashed for provenance).
     pub text: String,
-    /// The scene registry entry.
-    pub scene: &'static SceneEntry,
+    /// Where the mechanism comes from (a registered scene or a model file).
+    pub scene: super::source::SceneSource,
     /// Scene variants.
     pub variants: Vec<Variant>,
     /// Formulations.
@@ -249,17 +249,15 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
             ),
         );
     }
-    let Some(scene) = scenes::find(&raw.scene.name.value) else {
+    if let Some(n) = &raw.scene.name
+        && scenes::find(&n.value).is_none()
+    {
         return err(
             file,
-            at(&raw.scene.name),
-            format!(
-                "field `scene.name`: unknown scene `{}`; expected one of: {}",
-                raw.scene.name.value,
-                scenes::names()
-            ),
+            at(n),
+            format!("field `scene.name`: unknown scene `{}`; expected one of: {}", n.value, scenes::names()),
         );
-    };
+    }
     let formulations = items(file, "formulations", &raw.formulations, FORMULATIONS, |e| e.name, |e| e.params)?;
     let solvers = items(file, "solvers", &raw.solvers, SOLVERS, |e| e.name, |e| e.params)?;
     let integrators = match &raw.integrators {
@@ -305,8 +303,8 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
         );
     }
     let divergence_bound = match &raw.divergence_bound {
-        Some(b) => check_positive(file, "divergence_bound", b)?,
-        None => 100.0,
+        Some(b) => Some(check_positive(file, "divergence_bound", b)?),
+        None => None,
     };
     let mut steps = Vec::new();
     if let Some(list) = &raw.steps {
@@ -388,84 +386,17 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
 
     check_pairings(file, &raw, &formulations, &solvers, &integrators, &steps, &tolerances)?;
 
-    // Scene variants: the cross product of list-valued parameters, counted (with the cells, steps
-    // and samples) before any is built.
-    let mut count = 1.0f64;
-    for (k, v) in &raw.scene.params {
-        if v.value.0.is_empty() {
-            return err(file, at(v), format!("field `scene.params.{}` is an empty list", crate::params::short(k)));
-        }
-        if let Some(i) = (1..v.value.0.len()).find(|&i| v.value.0[..i].contains(&v.value.0[i])) {
-            return err(
-                file,
-                at(v),
-                format!(
-                    "field `scene.params.{}[{i}]` = {} repeats an earlier value; each swept value gives one scene variant",
-                    crate::params::short(k),
-                    v.value.0[i]
-                ),
-            );
-        }
-        count *= v.value.0.len() as f64;
-    }
     let per_variant =
         cells_per_variant(&formulations, &solvers, &integrators, stabilizers.len(), steps.len(), tolerances.len());
-    budget::check_counts(file, &raw, &limits, (count, per_variant), &steps, (duration, sample_interval))?;
-    let mut combos: Vec<Vec<(String, Scalar)>> = vec![vec![]];
-    for (k, v) in &raw.scene.params {
-        combos = combos
-            .iter()
-            .flat_map(|c| v.value.0.iter().map(move |x| [c.clone(), vec![(k.clone(), *x)]].concat()))
-            .collect();
-    }
-    let swept: Vec<&String> = raw.scene.params.iter().filter(|(_, v)| v.value.0.len() > 1).map(|(k, _)| k).collect();
-    let param_error = |e: params::ParamError| {
-        let loc = match &e {
-            params::ParamError::OutOfDomain { name, .. }
-            | params::ParamError::Unknown { name, .. }
-            | params::ParamError::Duplicate { name, .. } => raw.scene.params.get(name).and_then(at),
-            params::ParamError::Rule { .. } => at(&raw.scene.name),
-        };
-        ConfigError { file: file.to_string(), location: loc, message: format!("scene.params: {e}") }
-    };
-    let mut sizes = Vec::with_capacity(combos.len());
-    for params in &combos {
-        let values = (scene.params.resolve)(&format!("scene {}", scene.name), params).map_err(param_error)?;
-        sizes.push((scene.size)(&values));
-    }
-    budget::check_scene_sizes(file, &raw, &limits, &sizes)?;
-    let mut variants = Vec::new();
-    for params in combos {
-        let scene_built = scene.build_with(&params).map_err(|e| {
-            let loc = match &e {
-                scenes::BuildError::Param(
-                    params::ParamError::OutOfDomain { name, .. }
-                    | params::ParamError::Unknown { name, .. }
-                    | params::ParamError::Duplicate { name, .. },
-                ) => raw.scene.params.get(name).and_then(at),
-                scenes::BuildError::Param(params::ParamError::Rule { .. }) => at(&raw.scene.name),
-                _ => at(&raw.scene.name),
-            };
-            ConfigError { file: file.to_string(), location: loc, message: format!("scene.params: {e}") }
-        })?;
-        let label = if swept.is_empty() {
-            scene.name.to_string()
-        } else {
-            params
-                .iter()
-                .filter(|(k, _)| swept.contains(&k))
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        variants.push(Variant { label, params, scene: scene_built, outputs: Vec::new() });
-    }
+    let (scene, mut variants) =
+        super::source::variants(file, &raw, &limits, per_variant, &steps, (duration, sample_interval))?;
+    let divergence_bound = divergence_bound.unwrap_or_else(|| scene.default_divergence_bound());
 
     let axis = Axis { duration, sample_interval, steps: &steps, cells_per_variant: per_variant as f64 };
     let measure = measurements(file, &raw, &mut variants, &axis)?;
     let has_reference = measure.reference.is_some() || variants.iter().all(|v| v.scene.reference.is_some());
     let mut goals =
-        goals(file, raw.target.as_ref(), raw.rank_by.as_ref(), raw.timing.as_ref(), has_reference, scene.name)?;
+        goals(file, raw.target.as_ref(), raw.rank_by.as_ref(), raw.timing.as_ref(), has_reference, scene.name())?;
     goals.energy_window = super::goal::energy_window(file, raw.energy_window.as_ref(), duration)?;
 
     Ok(Experiment {

@@ -13,6 +13,7 @@ pub mod measure;
 pub mod observe;
 mod pairing;
 pub mod runner;
+pub mod source;
 pub mod store;
 pub mod timing;
 

@@ -5,6 +5,7 @@ use super::Row;
 use super::provenance::Provenance;
 use super::sections::{self, e};
 use crate::experiment::Experiment;
+use crate::experiment::source::SceneSource;
 use crate::params::fmt_num;
 use std::fmt::Write;
 
@@ -70,8 +71,18 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
     let _ = writeln!(out, "## What was run\n");
     let variants: Vec<String> = exp.variants.iter().map(|v| v.label.clone()).collect();
     let scene_params: Vec<String> = exp.variants[0].scene_params_text();
-    let _ =
-        writeln!(out, "- scene: `{}` — {}; parameters: {}", exp.scene.name, exp.scene.summary, scene_params.join(", "));
+    match &exp.scene {
+        SceneSource::Builtin(e) => {
+            let _ = writeln!(out, "- scene: `{}` — {}; parameters: {}", e.name, e.summary, scene_params.join(", "));
+        }
+        SceneSource::Model(m) => {
+            let _ = writeln!(out, "- scene: model `{}` from `{}` — {}", m.name, m.file, m.summary);
+            if !m.source.is_empty() {
+                let _ = writeln!(out, "- model source: {}", m.source);
+            }
+            let _ = writeln!(out, "- {}", m.assembly);
+        }
+    }
     if with_scene {
         let _ = writeln!(out, "- scene variants: {}", variants.join("; "));
     }

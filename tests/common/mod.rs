@@ -1,4 +1,6 @@
-//! Helpers shared by the CLI-level test files (`hostile`, `budget`).
+//! Helpers shared by the CLI-level test files (`hostile`, `budget`, `model_errors`); not every
+//! file uses every helper.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

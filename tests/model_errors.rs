@@ -1,0 +1,138 @@
+//! Malformed model files: one clear line each (file:line:col, the field, the bad value, the valid
+//! choices), exit status 2, nothing run and no report written.
+
+mod common;
+
+use common::{BIN, temp_dir};
+use std::process::{Command, Stdio};
+
+/// A small valid model the cases break one field at a time.
+const MODEL: &str = "model: two_bars
+summary: two bars hinged to the world and to each other, the lower one held by a spring to a world point
+length_scale: 2
+energy_scale: {joules: 20, definition: \"2 m g L\"}
+bodies:
+  - {name: upper, kind: rigid2, mass: 1, inertia: 0.0833, position: [0.5, 0], angle: 0}
+  - {name: lower, kind: rigid2, mass: 2, inertia: 0.1667, position: [1.5, 0], angle: 0}
+forces:
+  - {type: gravity, g: [0, -9.81]}
+  - {type: spring, a: {body: lower, point: [0.5, 0]}, b: {world: [2, 1]}, stiffness: 10}
+joints:
+  - {type: revolute, a: upper, b: world, at: [0, 0]}
+  - {type: revolute, a: upper, b: lower, at: [1, 0]}
+outputs:
+  - {name: bend, value: lower.angle - upper.angle}
+";
+
+const CONFIG: &str = "name: models
+scene: {model: model.yaml}
+formulations: [{name: force}]
+solvers: [{name: dense_lu}]
+integrators: [{name: rk4}]
+steps: [0.01]
+duration: 0.1
+sample_interval: 0.05
+";
+
+/// Runs `config` (with `model` beside it as model.yaml); returns (exit code, stderr, whether a
+/// report directory appeared).
+fn run(tag: &str, config: &str, model: &str) -> (i32, String, bool) {
+    let dir = temp_dir(tag);
+    std::fs::write(dir.join("model.yaml"), model).unwrap();
+    std::fs::write(dir.join("config.yaml"), config).unwrap();
+    let reports = dir.join("reports");
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg(dir.join("config.yaml"))
+        .arg("--reports")
+        .arg(&reports)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let code = out.status.code().unwrap_or(-1);
+    (code, String::from_utf8_lossy(&out.stderr).to_string(), reports.join("models").exists())
+}
+
+fn broken(from: &str, to: &str) -> String {
+    assert!(MODEL.contains(from), "{from}");
+    MODEL.replacen(from, to, 1)
+}
+
+#[test]
+fn the_base_model_runs() {
+    let (code, stderr, report) = run("base", CONFIG, MODEL);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(report);
+}
+
+#[test]
+fn every_malformed_model_is_one_clear_line_with_exit_2() {
+    let unreachable =
+        broken("outputs:", "  - {type: revolute, a: lower, b: world, local_a: [0.5, 0], local_b: [10, 0]}\noutputs:");
+    #[rustfmt::skip]
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        ("unknown body kind", broken("kind: rigid2", "kind: rigid4"), &["bodies[0].kind", "`rigid4`", "particle2, particle3, rigid2, rigid3", "model.yaml:6:"]),
+        ("negative mass", broken("mass: 1,", "mass: -1,"), &["body `upper`", "mass", "-1", "positive"]),
+        ("rigid body without inertia", broken("inertia: 0.0833, ", ""), &["body `upper`", "inertia"]),
+        ("two inertias in the plane", broken("inertia: 0.0833", "inertia: [1, 2]"), &["inertia", "2 numbers", "one"]),
+        ("a 3D position in the plane", broken("position: [0.5, 0]", "position: [0.5, 0, 0]"), &["position", "3 numbers", "expected 2"]),
+        ("not a finite angle", broken("angle: 0}", "angle: .nan}"), &["angle", "finite"]),
+        ("a repeated body name", broken("name: lower", "name: upper"), &["bodies[1].name", "`upper`", "earlier body"]),
+        ("a body called world", broken("name: lower", "name: world"), &["bodies[1].name", "`world`"]),
+        ("an orientation on a planar body", broken("angle: 0}", "orientation: {quaternion: [1, 0, 0, 0]}}"), &["rigid2", "`angle`", "not `orientation`"]),
+        ("an unknown force", broken("type: gravity", "type: gravitation"), &["forces[0]", "`gravitation`", "gravity, spring, constant, torque, gyroscopic"]),
+        ("a field the force does not take", broken("stiffness: 10}", "stiffness: 10, torque: 1}"), &["forces[1]", "`torque`", "does not apply to `spring`", "stiffness"]),
+        ("a spring without stiffness", broken(", stiffness: 10}", "}"), &["forces[1]", "`spring` needs field `stiffness`"]),
+        ("a spring to nothing", broken("b: {world: [2, 1]}", "b: {world: [2, 1], body: upper}"), &["forces[1]", "`body`", "`world`", "not both"]),
+        ("a negative stiffness", broken("stiffness: 10}", "stiffness: -10}"), &["stiffness", "-10", ">= 0"]),
+        ("an unknown joint type", broken("type: revolute, a: upper, b: world", "type: hinge2, a: upper, b: world"), &["joints[0].type", "`hinge2`", "revolute", "weld"]),
+        ("an unknown body in a joint", broken("a: upper, b: world", "a: uper, b: world"), &["joints[0]", "`uper`", "expected one of: upper, lower"]),
+        ("a field the joint does not take", broken("at: [0, 0]}", "at: [0, 0], radius: 1}"), &["joints[0]", "`radius`", "does not apply to `revolute`", "local_a"]),
+        ("a point given twice", broken("at: [0, 0]}", "at: [0, 0], local_a: [-0.5, 0]}"), &["joints[0]", "`at`", "`local_a`", "not both"]),
+        ("a joint on the wrong kind of body", broken("type: revolute, a: upper, b: world, at: [0, 0]", "type: circle, a: upper, center: [0, 0]"), &["joints[0]", "rigid-2D", "`circle` joins particle-2D"]),
+        ("a joint from a body to itself", broken("a: upper, b: lower", "a: upper, b: upper"), &["joints[1]", "same body", "upper"]),
+        ("a joint point with three numbers in the plane", broken("at: [1, 0]", "at: [1, 0, 0]"), &["joints[1]", "`at`", "3 numbers", "expected 2"]),
+        ("an output of no address", broken("lower.angle - upper.angle", "lower.angel - upper.angle"), &["outputs[0]", "`lower.angel`", "no body address"]),
+        ("an output mixing units", broken("lower.angle - upper.angle", "lower.angle - upper.x"), &["outputs[0]", "same unit"]),
+        ("an output with an empty term", broken("lower.angle - upper.angle", "lower.angle - - upper.angle"), &["outputs[0]", "empty term"]),
+        ("an unknown top-level field", broken("length_scale: 2", "length_scale: 2\ncolour: red"), &["colour"]),
+        ("a zero length scale", broken("length_scale: 2", "length_scale: 0"), &["length_scale", "positive"]),
+        ("no energy scale", broken("energy_scale: {joules: 20, definition: \"2 m g L\"}\n", ""), &["energy_scale"]),
+        ("a kept coordinate that is none", broken("outputs:", "assemble: {keep: [upper.z]}\noutputs:"), &["assemble.keep", "`upper.z`", "no coordinate"]),
+        ("a mechanism that cannot be assembled", unreachable, &["cannot be assembled", "joints[2] (revolute)", "1e-9 × length_scale"]),
+        ("a model name with a control character", broken("model: two_bars", "model: \"two\\u0007bars\""), &["field `model`", "two\\u{7}bars", "letters, digits"]),
+    ];
+    assert!(cases.len() >= 20);
+    for (i, (what, model, needles)) in cases.iter().enumerate() {
+        let (code, stderr, report) = run(&format!("case{i}"), CONFIG, model);
+        assert_eq!(code, 2, "{what}: exit {code}, stderr {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{what}: not one line: {stderr}");
+        assert!(stderr.contains("model.yaml"), "{what}: the file is not named: {stderr}");
+        for n in *needles {
+            assert!(stderr.contains(n), "{what}: `{n}` missing from: {stderr}");
+        }
+        assert!(!report, "{what}: a report was written");
+        println!("{what}: {}", stderr.trim_end());
+    }
+}
+
+#[test]
+fn configs_that_name_a_model_badly_are_one_line_too() {
+    #[rustfmt::skip]
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        ("a missing model file", CONFIG.replace("model.yaml", "nothere.yaml"), &["nothere.yaml", "cannot read the model", "no such file"]),
+        ("a name and a model", CONFIG.replace("{model: model.yaml}", "{name: pendulum, model: model.yaml}"), &["scene", "`name`", "`model`", "not both"]),
+        ("parameters for a model", CONFIG.replace("{model: model.yaml}", "{model: model.yaml, params: {length: 2}}"), &["scene.params.length", "declares no parameters"]),
+        ("neither a name nor a model", CONFIG.replace("{model: model.yaml}", "{params: {length: 2}}"), &["scene", "`name`", "`model`"]),
+    ];
+    for (i, (what, config, needles)) in cases.iter().enumerate() {
+        let (code, stderr, report) = run(&format!("config{i}"), config, MODEL);
+        assert_eq!(code, 2, "{what}: exit {code}, stderr {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{what}: not one line: {stderr}");
+        for n in *needles {
+            assert!(stderr.contains(n), "{what}: `{n}` missing from: {stderr}");
+        }
+        assert!(!report, "{what}: a report was written");
+        println!("{what}: {}", stderr.trim_end());
+    }
+}
