@@ -103,6 +103,15 @@ enum Command {
         /// The YAML experiment file.
         config: PathBuf,
     },
+    /// Draw a model file's mechanism at its assembled initial state (bodies, joints, springs,
+    /// world anchors, labels) as SVG and PNG.
+    Draw {
+        /// The YAML model file.
+        model: PathBuf,
+        /// Directory for `<model>.svg` and `<model>.png`.
+        #[arg(long, default_value = "reports/models")]
+        out: PathBuf,
+    },
 }
 
 fn list() -> String {
@@ -452,20 +461,22 @@ fn finish(
     match written {
         Ok(dir) => {
             let count = |l: &str| results.iter().filter(|r| r.summary.status.label() == l).count();
+            let left = count("left branch");
             eprintln!(
-                "{}: {} cells ({} ok, {} diverged, {} failed, {} not applicable) -> {}",
+                "{}: {} cells ({} ok, {} diverged, {}{} failed, {} not applicable) -> {}",
                 exp.name,
                 cells.len(),
                 count("ok"),
                 count("diverged"),
+                if left > 0 { format!("{left} left the branch, ") } else { String::new() },
                 count("failed"),
                 count("n/a"),
                 dir.join("report.md").display()
             );
-            let bad = count("diverged") + count("failed");
+            let bad = count("diverged") + left + count("failed");
             if bad > 0 && (count("ok") == 0 || strict) {
                 eprintln!(
-                    "{}: exit {EXIT_CELLS_FAILED}: {bad} cell(s) failed or diverged{}",
+                    "{}: exit {EXIT_CELLS_FAILED}: {bad} cell(s) failed, diverged or left the branch{}",
                     exp.name,
                     if count("ok") == 0 { " and none ran to the end" } else { " (--strict)" }
                 );
@@ -608,6 +619,28 @@ fn main() -> ExitCode {
         Command::List => {
             print!("{}", list());
             ExitCode::SUCCESS
+        }
+        Command::Draw { model, out } => {
+            let file = model.display().to_string();
+            let m = match tinkertoy::scene::model_file::load(&file) {
+                Ok(m) => m,
+                Err(e) => return bad_input(&e.to_string()),
+            };
+            if let Err(e) = std::fs::create_dir_all(&out) {
+                return bad_input(&format!(
+                    "--out `{}`: cannot create the directory: {}",
+                    out.display(),
+                    experiment::config::io_reason(&e)
+                ));
+            }
+            let stem = out.join(&m.scene.name);
+            match tinkertoy::report::drawing::draw(&m, &stem) {
+                Ok(()) => {
+                    eprintln!("{}: wrote {}.svg and {}.png", m.scene.name, stem.display(), stem.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => bad_input(&format!("cannot write the picture under `{}`: {e}", out.display())),
+            }
         }
     }
 }

@@ -117,6 +117,7 @@ fn linear_scene(pin: bool) -> Scene {
         reference: None,
         energy_scale: EnergyScale { joules: 1.0, definition: "1 J".into() },
         parametrization: None,
+        branch: Vec::new(),
         outputs: Vec::new(),
     }
 }
@@ -308,6 +309,7 @@ fn a_tikhonov_term_lets_force_and_lagrangian_run_a_redundant_constraint() {
             reference: None,
             energy_scale: EnergyScale { joules: 9.81, definition: "m g L".into() },
             parametrization: None,
+            branch: Vec::new(),
             outputs: vec![],
         }
     };

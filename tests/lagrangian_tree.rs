@@ -254,6 +254,7 @@ fn floating_mechanisms_become_free_roots() {
         reference: None,
         energy_scale: EnergyScale { joules: 10.0, definition: "10 J".into() },
         parametrization: None,
+        branch: Vec::new(),
         outputs: vec![],
     };
     let lg = cell(&sc, "lagrangian", 1.0);
@@ -411,6 +412,7 @@ fn scene_of(system: tinkertoy::system::System, q0: Vec<f64>, v0: Vec<f64>) -> Sc
         reference: None,
         energy_scale: tinkertoy::scene::EnergyScale { joules: 10.0, definition: "10 J".into() },
         parametrization: None,
+        branch: Vec::new(),
         outputs: vec![],
     }
 }

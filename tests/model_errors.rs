@@ -136,3 +136,26 @@ fn configs_that_name_a_model_badly_are_one_line_too() {
         println!("{what}: {}", stderr.trim_end());
     }
 }
+
+#[test]
+fn draw_writes_a_picture_of_a_model_and_refuses_a_bad_one() {
+    let dir = temp_dir("draw");
+    std::fs::write(dir.join("model.yaml"), MODEL).unwrap();
+    let out = dir.join("pictures");
+    let ok = Command::new(BIN).arg("draw").arg(dir.join("model.yaml")).arg("--out").arg(&out).output().unwrap();
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let svg = std::fs::read_to_string(out.join("two_bars.svg")).unwrap();
+    // Both bodies named, both joints drawn, the spring drawn as a path, the world anchors hatched.
+    for needle in [">upper<", ">lower<", ">revolute<", "<path d=\"M", "stroke=\"#444\""] {
+        assert!(svg.contains(needle), "`{needle}` missing from the SVG");
+    }
+    let png = std::fs::read(out.join("two_bars.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+
+    std::fs::write(dir.join("bad.yaml"), broken("kind: rigid2", "kind: rigid4")).unwrap();
+    let bad = Command::new(BIN).arg("draw").arg(dir.join("bad.yaml")).arg("--out").arg(&out).output().unwrap();
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1);
+    assert!(stderr.contains("bad.yaml:6:25") && stderr.contains("rigid4"), "{stderr}");
+}

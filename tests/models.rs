@@ -170,3 +170,77 @@ fn models_conserve_energy_in_a_tight_cell() {
         assert!(r.summary.max_energy_error <= 1e-8, "{}: {:.2e}", m.scene.name, r.summary.max_energy_error);
     }
 }
+
+/// B0 of IFToMM A02 from its one-degree-of-freedom equation (experiments/data/iftomm_a02_n<N>.csv,
+/// written by `cargo run --release --example make_references`): (t, B0x, B0y).
+fn a02_reference(n: usize) -> Vec<(f64, f64, f64)> {
+    let path = format!("{}/experiments/data/iftomm_a02_n{n}.csv", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with('t'))
+        .map(|l| {
+            let v: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
+            (v[0], v[1], v[2])
+        })
+        .collect()
+}
+
+/// Runs IFToMM A02 with N windows for 20 s in one cell; returns the status label, the largest
+/// distance of B0 from the reference [m] over the 0.05 s reference times reached, and the time
+/// the run ended early (if it did).
+fn a02_cell(
+    n: usize,
+    formulation: &str,
+    params: &[(&str, f64)],
+    integrator: Option<&str>,
+    control: Control,
+) -> (String, f64, Option<f64>) {
+    let m = model(&format!("iftomm_a02_n{n}"));
+    let reference = a02_reference(n);
+    let times: Vec<f64> = reference.iter().map(|r| r.0).collect();
+    let p: Vec<(&str, tinkertoy::params::Scalar)> =
+        params.iter().map(|(k, v)| (*k, tinkertoy::params::Scalar::Num(*v))).collect();
+    // envelope LDLᵀ: J W Jᵀ of the N-four-bar is banded (the windows in a row).
+    let spec = CellSpec::named(formulation, &p, "envelope_ldlt", &[], integrator, control, 20.0)
+        .unwrap()
+        .sampled(0.05)
+        .bounded(m.length_scale)
+        .observing(&m.scene, &["B0x", "B0y"])
+        .unwrap()
+        .probing(&times);
+    let r = run(&m.scene, &spec);
+    let worst = r.probes.iter().zip(&reference).map(|(p, (_, x, y))| (p[0] - x).hypot(p[1] - y)).fold(0.0, f64::max);
+    let end = match &r.summary.status {
+        tinkertoy::experiment::Status::LeftBranch { t, .. } | tinkertoy::experiment::Status::Failed { t, .. } => {
+            Some(*t)
+        }
+        _ => None,
+    };
+    (r.summary.status.label().to_string(), worst, end)
+}
+
+#[test]
+fn iftomm_a02_is_held_on_its_branch_through_every_flat_configuration() {
+    // The IFToMM high-precision criterion: B0 within 1e-3 m of the reference over the whole run
+    // (20 s: the cranks pass a flat configuration every ~0.7 s, 28 times). Baumgarte feedback
+    // (omega = 20) with RK4 at h = 1e-3 s meets it for N = 2 and for N = 40.
+    for n in [2, 40] {
+        let (status, worst, _) = a02_cell(n, "force", &[("omega", 20.0)], Some("rk4"), Control::Fixed { h: 1e-3 });
+        println!("N = {n}: force (omega = 20) + rk4, h = 1e-3: {status}, B0 within {worst:.2e} m");
+        assert_eq!(status, "ok");
+        assert!(worst <= 1e-3, "N = {n}: {worst:.2e} m");
+    }
+}
+
+#[test]
+fn iftomm_a02_cells_that_leave_the_branch_say_so_with_the_time() {
+    // Adaptive Dop853 without feedback follows the constraints to 1e-9 but crosses onto another
+    // branch at the first flat configurations (a coupler turns): that run must end as `left
+    // branch` with its time, never as `ok`.
+    let (status, _, end) = a02_cell(2, "force", &[], Some("dop853"), Control::Adaptive { rtol: 1e-9, atol: 1e-9 });
+    println!("N = 2: force + dop853 at 1e-9: {status} at t = {end:?} s");
+    assert_eq!(status, "left branch");
+    let t = end.unwrap();
+    assert!(t > 0.0 && t < 20.0);
+}

@@ -154,7 +154,7 @@ proptest! {
         system.add_body(Body::particle2(1.0)).unwrap();
         system.add_force(Force::Gravity { g: [0.0, -9.81, 0.0] }).unwrap();
         system.add_constraint(Box::new(Line::new(0, 2, [0.0; 3], [1.0, 0.3, 0.0]))).unwrap();
-        let scene = Scene { name: "line".into(), system, q0: vec![-0.03, 0.1], v0: vec![0.0, 0.0], reference: None, energy_scale: EnergyScale { joules: 1.0, definition: "1 J".into() }, parametrization: None, outputs: Vec::new() };
+        let scene = Scene { name: "line".into(), system, q0: vec![-0.03, 0.1], v0: vec![0.0, 0.0], reference: None, energy_scale: EnergyScale { joules: 1.0, definition: "1 J".into() }, parametrization: None, branch: Vec::new(), outputs: Vec::new() };
         let f = tinkertoy::formulation::registry::find("force").unwrap();
         let params = f.params.with("f", &[("ks", Scalar::Num(w * w)), ("kd", Scalar::Num(2.0 * w))]).unwrap();
         let s = solvers::find("dense_lu").unwrap();

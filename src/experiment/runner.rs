@@ -81,6 +81,14 @@ pub enum Status {
         /// What was seen.
         reason: String,
     },
+    /// The state left the scene's assembly branch (a branch invariant failed at a sample): the
+    /// run went on a different motion of the mechanism, with the constraints still satisfied.
+    LeftBranch {
+        /// Time \[s\] of the first sample off the branch.
+        t: f64,
+        /// Which invariant, and its value.
+        reason: String,
+    },
     /// A numerical failure: singular matrix, solver not converged, step-size underflow.
     Failed {
         /// Time \[s\] of the failing step.
@@ -101,11 +109,12 @@ impl Status {
         matches!(self, Status::Ok)
     }
 
-    /// Short label: `ok`, `diverged`, `failed`, `n/a`.
+    /// Short label: `ok`, `diverged`, `left branch`, `failed`, `n/a`.
     pub fn label(&self) -> &'static str {
         match self {
             Status::Ok => "ok",
             Status::Diverged { .. } => "diverged",
+            Status::LeftBranch { .. } => "left branch",
             Status::Failed { .. } => "failed",
             Status::NotApplicable { .. } => "n/a",
         }
@@ -535,6 +544,10 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
                 t: stop_t,
                 reason: format!("constraint drift |C|inf = {drift:.3e} exceeds the bound {:.3e}", cell.drift_bound),
             };
+            break;
+        }
+        if let Some(reason) = scene.branch.iter().find_map(|b| b.violated(&scene.system, &probe.q)) {
+            status = Status::LeftBranch { t: stop_t, reason };
             break;
         }
     }

@@ -168,12 +168,18 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
         );
     }
     let count = |l: &str| rows.iter().filter(|r| r.result.summary.status.label() == l).count();
+    let left = count("left branch");
     let _ = writeln!(
         out,
-        "- {} cells: {} ok, {} diverged, {} failed, {} not applicable\n",
+        "- {} cells: {} ok, {} diverged, {}{} failed, {} not applicable\n",
         rows.len(),
         count("ok"),
         count("diverged"),
+        if left > 0 {
+            format!("{left} left the assembly branch (a branch invariant of the model failed), ")
+        } else {
+            String::new()
+        },
         count("failed"),
         count("n/a")
     );

@@ -4,6 +4,7 @@
 mod aggregate;
 pub mod answer;
 mod data;
+pub mod drawing;
 mod figures;
 mod markdown;
 pub mod plot;
@@ -121,7 +122,9 @@ impl Row<'_> {
     pub fn status_time_reason(&self) -> (Option<f64>, String) {
         match &self.result.summary.status {
             Status::Ok => (None, String::new()),
-            Status::Diverged { t, reason } | Status::Failed { t, reason } => (Some(*t), reason.clone()),
+            Status::Diverged { t, reason } | Status::LeftBranch { t, reason } | Status::Failed { t, reason } => {
+                (Some(*t), reason.clone())
+            }
             Status::NotApplicable { reason } => (None, reason.clone()),
         }
     }

@@ -453,7 +453,7 @@ fn fontdb() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
 
 /// Rasterises an SVG document to PNG with resvg (proper glyph advances and side bearings,
 /// anti-aliased), using only the embedded font.
-fn rasterise(svg: &str, png: &Path) -> DrawResult {
+pub(crate) fn rasterise(svg: &str, png: &Path) -> DrawResult {
     let opt = resvg::usvg::Options { fontdb: fontdb(), ..Default::default() };
     let tree = resvg::usvg::Tree::from_str(svg, &opt)?;
     let size = tree.size().to_int_size();

@@ -72,6 +72,7 @@ pub fn build(p: &BeadParams) -> Result<Scene, SceneError> {
         },
         energy_scale: EnergyScale { joules: m * g * r, definition: "m g R".into() },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![r]))),
+        branch: Vec::new(),
         outputs: vec![Output::new(
             "theta",
             "rad",

@@ -112,6 +112,7 @@ pub fn build(p: &BounceParams) -> Result<Scene, SceneError> {
             definition: "n m g x height of the top of the column".into(),
         },
         parametrization: None,
+        branch: Vec::new(),
         outputs: Vec::new(),
     })
 }

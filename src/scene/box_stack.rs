@@ -84,6 +84,7 @@ pub fn build(p: &BoxStackParams) -> Result<Scene, SceneError> {
             definition: "sum of m g x height of each cube centre".into(),
         },
         parametrization: None,
+        branch: Vec::new(),
         outputs: Vec::new(),
     })
 }

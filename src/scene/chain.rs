@@ -87,6 +87,7 @@ pub fn build(p: &ChainParams) -> Result<Scene, SceneError> {
             definition: "sum of m_i g * depth of each mass hanging straight down = m g l (N(N-1)/2 + (r-1)(N-1)), r = end_ratio".into(),
         },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], true, vec![link; n - 1]))),
+        branch: Vec::new(),
         outputs: vec![
             Output::new("end_x", "m", "x of the free end (last mass)", Quantity::Coord { body: n - 1, index: 0 }),
             Output::new("end_y", "m", "y of the free end (last mass)", Quantity::Coord { body: n - 1, index: 1 }),

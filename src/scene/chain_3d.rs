@@ -101,6 +101,7 @@ pub fn build(p: &Chain3dParams) -> Result<Scene, SceneError> {
             definition: "sum of m_i g x depth of each link centre when hanging straight down (m g L (n^2/2 + (r-1)(n-1/2)), r = end_ratio)".into(),
         },
         parametrization: None,
+        branch: Vec::new(),
         outputs: {
             let end = crate::model::BodyPoint { body: n - 1, local: [0.5 * len, 0.0, 0.0] };
             ["end_x", "end_y", "end_z"]

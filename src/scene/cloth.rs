@@ -120,6 +120,7 @@ pub fn build(p: &ClothParams) -> Result<Scene, SceneError> {
             definition: "total mass * g * (H-1) * spacing".into(),
         },
         parametrization: None,
+        branch: Vec::new(),
         outputs: Vec::new(),
     })
 }

@@ -81,6 +81,7 @@ pub fn build(p: &DoorParams) -> Result<Scene, SceneError> {
         reference: None,
         energy_scale: EnergyScale { joules: m * g.max(1e-300) * 0.5 * w, definition: "m g width / 2".into() },
         parametrization: None,
+        branch: Vec::new(),
         outputs: Vec::new(),
     })
 }

@@ -83,6 +83,7 @@ pub fn build(p: &DoublePendulumParams) -> Result<Scene, SceneError> {
         reference: None,
         energy_scale: EnergyScale { joules: g * (m1 * l1 + m2 * (l1 + l2)), definition: "g (m1 L1 + m2 (L1 + L2))".into() },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![l1, l2]))),
+        branch: Vec::new(),
         outputs: vec![
             Output::new("theta1", "rad", "angle of rod 1 from the downward vertical", Quantity::Swing { from: None, to: crate::model::BodyPoint::center(a) }),
             Output::new("theta2", "rad", "angle of rod 2 from the downward vertical (absolute)", Quantity::Swing { from: Some(crate::model::BodyPoint::center(a)), to: crate::model::BodyPoint::center(b) }),

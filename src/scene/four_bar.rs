@@ -124,6 +124,7 @@ pub fn build(p: &FourBarParams) -> Result<Scene, SceneError> {
             definition: "total bar mass * g * total bar length + 2 pi |torque|".into(),
         },
         parametrization: None,
+        branch: Vec::new(),
         outputs: vec![
             Output::new("crank_angle", "rad", "angle of the crank from the x axis", Quantity::Coord { body: crank, index: 2 }),
             Output::new("coupler_angle", "rad", "angle of the coupler from the x axis", Quantity::Coord { body: coupler, index: 2 }),

@@ -52,6 +52,7 @@ impl SceneParams for InclineParams {
             // The energy turned into motion in the first second: m g (½ g sin α · 1 s²) sin α.
             energy_scale: EnergyScale { joules: 0.5 * m * g * g * a.sin() * a.sin(), definition: "m g^2 sin^2(alpha) (1 s)^2 / 2".into() },
             parametrization: None,
+            branch: Vec::new(),
             outputs: vec![
             Output::new("x", "m", "bead x", Quantity::Coord { body: bead, index: 0 }),
             Output::new("y", "m", "bead y", Quantity::Coord { body: bead, index: 1 }),

@@ -29,7 +29,7 @@ registry! {
 }
 
 use crate::system::{ModelError, System};
-pub use output::{Output, Quantity};
+pub use output::{Invariant, Output, Quantity};
 pub use parametrization::{AngleChain, Parametrization};
 
 /// A known answer a scene can be checked against.
@@ -112,6 +112,10 @@ pub struct Scene {
     pub parametrization: Option<Box<dyn Parametrization>>,
     /// The outputs the scene names (generic body addresses come on top: [`Scene::output`]).
     pub outputs: Vec<Output>,
+    /// Invariants that identify the assembly branch the run must stay on (a mechanism whose
+    /// constraints admit several assemblies, e.g. through singular configurations): a run whose
+    /// state leaves one at a sample ends as `left branch`, not `ok`.
+    pub branch: Vec<Invariant>,
 }
 
 /// A scene that cannot be built from the given parameters.

@@ -103,6 +103,31 @@ impl Output {
     }
 }
 
+/// A branch invariant: an output that stays within \[min, max\] on the mechanism's assembly
+/// branch (e.g. a coupler's angle near 0 on a parallelogram's branch).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Invariant {
+    /// The quantity watched.
+    pub output: Output,
+    /// Lower bound (the output's unit).
+    pub min: f64,
+    /// Upper bound (the output's unit).
+    pub max: f64,
+}
+
+impl Invariant {
+    /// Why the state `q` is off the branch, or None when it is on it.
+    pub fn violated(&self, system: &System, q: &[f64]) -> Option<String> {
+        let x = self.output.value(system, q);
+        (!(x >= self.min && x <= self.max)).then(|| {
+            format!(
+                "left the assembly branch: {} = {x:.6e} {} outside [{}, {}]",
+                self.output.name, self.output.unit, self.min, self.max
+            )
+        })
+    }
+}
+
 /// The coordinate names of a body kind's slice of q, with their units.
 fn coordinates(kind: BodyKind) -> &'static [(&'static str, &'static str)] {
     match kind {

@@ -92,6 +92,7 @@ pub fn build(p: &PendulumParams) -> Result<Scene, SceneError> {
         reference: (w0 == 0.0).then_some(Reference::Pendulum { length: l, gravity: g, theta0: t0 }),
         energy_scale: EnergyScale { joules: m * g * l, definition: "m g L".into() },
         parametrization: Some(Box::new(AngleChain::new(0, [0.0, 0.0], false, vec![l]))),
+        branch: Vec::new(),
         outputs: vec![
             Output::new("theta", "rad", "angle of the rod from the downward vertical", Quantity::Swing { from: None, to: crate::model::BodyPoint::center(bob) }),
             Output::new("x", "m", "bob x", Quantity::Coord { body: bob, index: 0 }),

@@ -116,6 +116,7 @@ pub fn build(p: &PistonParams) -> Result<Scene, SceneError> {
             definition: "1/2 I_crank omega0^2 + (m_crank + m_piston) g r".into(),
         },
         parametrization: None,
+        branch: Vec::new(),
         outputs: vec![Output::new("piston_x", "m", "x of the piston", Quantity::Coord { body: piston, index: 0 })],
     })
 }

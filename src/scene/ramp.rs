@@ -85,6 +85,7 @@ pub fn build(p: &RampParams) -> Result<Scene, SceneError> {
         reference: None,
         energy_scale: EnergyScale { joules: m * g * a.sin(), definition: "m g sin(angle) x 1 m of slope".into() },
         parametrization: None,
+        branch: Vec::new(),
         outputs: Vec::new(),
     })
 }

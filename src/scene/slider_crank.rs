@@ -116,6 +116,7 @@ pub fn build(p: &SliderCrankParams) -> Result<Scene, SceneError> {
             definition: "2 pi |torque| + (wheel + rod + slider mass) g r: work of one crank turn plus the potential swing".into(),
         },
         parametrization: None,
+        branch: Vec::new(),
         outputs: vec![
             Output::new("crank_angle", "rad", "angle of the wheel (crank)", Quantity::Coord { body: wheel, index: 2 }),
             Output::new("slider_x", "m", "x of the slider block", Quantity::Coord { body: block, index: 0 }),

@@ -105,6 +105,7 @@ pub fn build(p: &TorqueFreeParams) -> Result<Scene, SceneError> {
         reference: None,
         energy_scale: EnergyScale { joules: energy, definition: "the initial kinetic energy 1/2 Omega . I Omega".into() },
         parametrization: None,
+        branch: Vec::new(),
         outputs: Vec::new(),
     })
 }

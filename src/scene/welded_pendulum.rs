@@ -84,6 +84,7 @@ pub fn build(p: &WeldedPendulumParams) -> Result<Scene, SceneError> {
         reference: None,
         energy_scale: EnergyScale { joules: 2.0 * m * g.max(1e-300) * len, definition: "2 m g length".into() },
         parametrization: None,
+        branch: Vec::new(),
         outputs: Vec::new(),
     })
 }

@@ -459,6 +459,7 @@ fn line_scene() -> Scene {
         reference: None,
         energy_scale: EnergyScale { joules: 1.0, definition: "1 J".into() },
         parametrization: None,
+        branch: Vec::new(),
         outputs: Vec::new(),
     }
 }

@@ -222,6 +222,7 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         })?;
     }
 
+    let mut marks = Vec::with_capacity(raw.joints.len());
     for (i, j) in raw.joints.iter().enumerate() {
         let here = |m: String| ConfigError {
             file: file.into(),
@@ -270,6 +271,7 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         };
         let c = (entry.from_spec)(&spec).map_err(&here)?;
         system.add_constraint(c).map_err(|e| here(e.to_string()))?;
+        marks.push(mark(&j.kind.value, &spec));
     }
 
     let mut scene = Scene {
@@ -281,6 +283,7 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         energy_scale: EnergyScale { joules, definition: es.definition.trim().to_string() },
         parametrization: None,
         outputs: Vec::new(),
+        branch: Vec::new(),
     };
     for (i, o) in raw.outputs.iter().enumerate() {
         let here = |s: &Spanned<String>, m: String| ConfigError {
@@ -302,6 +305,21 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         let describes = o.value.describes.clone().unwrap_or_else(|| o.value.value.value.clone());
         let unit = quantity.1;
         scene.outputs.push(Output::new(&on.value, unit, &describes, quantity.0));
+    }
+    for (i, b) in raw.branch.iter().enumerate() {
+        let here = |m: String| ConfigError {
+            file: file.into(),
+            location: at(&b.value.value),
+            message: format!("branch[{i}]: {m}"),
+        };
+        let (quantity, unit) = output(&scene, &b.value.value.value, &lookup).map_err(&here)?;
+        let (min, max) = (b.value.min, b.value.max);
+        if !(min.is_finite() && max.is_finite() && min < max) {
+            return Err(here(format!("`min` = {min} and `max` = {max}; expected finite bounds with min < max")));
+        }
+        let text = b.value.value.value.trim();
+        let output = Output::new(text, unit, &format!("branch invariant {text}"), quantity);
+        scene.branch.push(crate::scene::Invariant { output, min, max });
     }
     let (keep, keep_v) = match &raw.assemble {
         Some(a) => {
@@ -325,6 +343,14 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         location: at(&raw.model),
         message: m,
     })?;
+    if let Some(reason) = scene.branch.iter().find_map(|b| b.violated(&scene.system, &scene.q0)) {
+        let at_branch = raw.branch.first().map_or(at(&raw.model), |b| at(&b.value.value));
+        return Err(ConfigError {
+            file: file.into(),
+            location: at_branch,
+            message: format!("the assembled state {reason}; the declared poses are on another branch"),
+        });
+    }
     Ok(Model {
         file: file.to_string(),
         summary: raw.summary.trim().to_string(),
@@ -333,7 +359,26 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         assembly,
         scene,
         body_names,
+        joints: marks,
     })
+}
+
+/// Where a joint built from `spec` sits: its anchors where the type has them (a pin at its
+/// point, a circle at its centre, a body on a line at itself).
+fn mark(kind: &str, spec: &JointSpec) -> super::JointMark {
+    let mut anchors = Vec::new();
+    if let Some(a) = &spec.a {
+        anchors.push((Some(a.body), spec.anchor_a(kind).unwrap_or([0.0; 3])));
+    }
+    match &spec.b {
+        Some(b) => anchors.push((Some(b.body), spec.anchor_b(kind).unwrap_or([0.0; 3]))),
+        None => {
+            if let Some(p) = spec.center.or(spec.at).or(spec.local_b) {
+                anchors.push((None, p));
+            }
+        }
+    }
+    super::JointMark { kind: kind.to_string(), anchors }
 }
 
 /// A rigid-3D body's declared orientation.

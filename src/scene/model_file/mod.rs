@@ -80,6 +80,21 @@ pub struct RawModel {
     /// How the declared state is made consistent.
     #[serde(default)]
     pub assemble: Option<Spanned<RawAssemble>>,
+    /// Invariants that identify the assembly branch: a run leaving one is reported as such.
+    #[serde(default)]
+    pub branch: Vec<Spanned<RawInvariant>>,
+}
+
+/// One entry of `branch:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawInvariant {
+    /// A sum of body addresses, as in `outputs:`.
+    pub value: Spanned<String>,
+    /// Lower bound (the value's unit).
+    pub min: f64,
+    /// Upper bound (the value's unit).
+    pub max: f64,
 }
 
 /// `energy_scale:`.
@@ -268,6 +283,18 @@ pub struct Model {
     pub scene: super::Scene,
     /// The body names, in index order.
     pub body_names: Vec<String>,
+    /// Where each joint sits, for pictures.
+    pub joints: Vec<JointMark>,
+}
+
+/// Where a joint sits, for pictures: its type and its anchor on each side (a body and a point in
+/// its frame, or a world point).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointMark {
+    /// The constraint type.
+    pub kind: String,
+    /// Anchors: (body, point in its frame \[m\]) or (None, world point \[m\]).
+    pub anchors: Vec<(Option<usize>, [f64; 3])>,
 }
 
 /// The largest model, in bodies, joints, forces and outputs (each): a model is written by hand
