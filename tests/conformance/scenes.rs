@@ -53,3 +53,35 @@ fn every_scene_declares_the_size_it_builds() {
         }
     }
 }
+
+/// Every scene's applied forces are minus the gradient of its potential at q0 (v = 0: the
+/// dampers and the gyroscopic term vanish there). The derivative along velocity coordinate i is
+/// taken through the system's retraction, q ⊕ ±δ eᵢ (the exponential map for orientations), so it
+/// is the generalized force in the same coordinates as Q. Central differences with δ = 1e-6 · s
+/// (s: the largest coordinate, at least 1): truncation δ²/6 · |U'''| and rounding ε |U| / δ are
+/// both far below 1e-6 of the largest force.
+#[test]
+fn every_scene_force_is_minus_the_gradient_of_its_potential() {
+    for entry in SCENES {
+        let scene = entry.build_small().unwrap();
+        let sys = &scene.system;
+        let (q, n) = (&scene.q0, sys.ndof());
+        let mut f = vec![0.0; n];
+        sys.applied_forces(q, &vec![0.0; n], &mut f);
+        let s = q.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        let delta = 1e-6 * s;
+        let largest = f.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let u0 = sys.potential_energy(q).abs();
+        let tol = 1e-6 * largest + 1e3 * f64::EPSILON * (u0 + 1.0) / delta;
+        let mut e = vec![0.0; n];
+        for i in 0..n {
+            e.fill(0.0);
+            e[i] = 1.0;
+            let (mut qp, mut qm) = (q.clone(), q.clone());
+            sys.advance(&mut qp, &e, delta);
+            sys.advance(&mut qm, &e, -delta);
+            let grad = (sys.potential_energy(&qp) - sys.potential_energy(&qm)) / (2.0 * delta);
+            assert!((f[i] + grad).abs() <= tol, "{}: coordinate {i}: Q = {} but -dU = {}", entry.name, f[i], -grad);
+        }
+    }
+}
