@@ -6,6 +6,7 @@
 //! other change. Expected failures of a method (explicit Euler's energy growth, Baumgarte feedback
 //! beyond its stability bound) are checked as laws and reported as "behaves as predicted".
 
+mod benchmarks;
 mod cases;
 mod laws;
 
@@ -181,6 +182,8 @@ pub fn run_all(sel: &Selection) -> Vec<Check> {
     cases::rigid3d(sel, &mut out);
     laws::energy_laws(sel, &mut out);
     laws::baumgarte(sel, &mut out);
+    benchmarks::test_set(sel, &mut out);
+    benchmarks::iftomm(sel, &mut out);
     out
 }
 
