@@ -52,35 +52,34 @@ pub fn test_set(sel: &Selection, out: &mut Vec<Check>) {
             .fold(0.0f64, f64::max);
         -worst.log10()
     };
+    let Some(s) = direct(sel) else { return };
     let case = "Andrews' squeezer (Test Set, scd at t = 0.03 s)";
     let note = "significant correct digits: -log10 of the largest relative error of the 7 angles against the published solution";
     for f in &sel.formulations {
-        for s in direct(sel) {
-            for i in of_kind(sel, |k| matches!(k, IntegratorKind::Adaptive { .. })) {
-                let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
-                let Some(r) = run_cell(&model.scene, f, s, i, control, 0.03, 0.03) else { continue };
-                let d = scd(&r);
-                out.push(Check {
-                    case: case.into(),
-                    cell: cell_name(f, s, i, control),
-                    measured: d,
-                    tolerance: ">= 8".into(),
-                    outcome: if d >= 8.0 { Outcome::Pass } else { Outcome::Fail },
-                    note: note.into(),
-                });
-            }
-            if let Some(i) = own_stepping(sel, f) {
-                let control = Control::Fixed { h: 1e-5 };
-                let Some(r) = run_cell(&model.scene, f, s, i, control, 0.03, 0.03) else { continue };
-                out.push(Check {
-                    case: case.into(),
-                    cell: cell_name(f, s, i, control),
-                    measured: scd(&r),
-                    tolerance: "reported".into(),
-                    outcome: Outcome::Info,
-                    note: format!("{note}; a stepping cell at h = 1e-5 s ({})", r.summary.status.label()),
-                });
-            }
+        for i in of_kind(sel, |k| matches!(k, IntegratorKind::Adaptive { .. })) {
+            let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
+            let Some(r) = run_cell(&model.scene, f, s, i, control, 0.03, 0.03) else { continue };
+            let d = scd(&r);
+            out.push(Check {
+                case: case.into(),
+                cell: cell_name(f, s, i, control),
+                measured: d,
+                tolerance: ">= 8".into(),
+                outcome: if d >= 8.0 { Outcome::Pass } else { Outcome::Fail },
+                note: note.into(),
+            });
+        }
+        if let Some(i) = own_stepping(sel, f) {
+            let control = Control::Fixed { h: 1e-5 };
+            let Some(r) = run_cell(&model.scene, f, s, i, control, 0.03, 0.03) else { continue };
+            out.push(Check {
+                case: case.into(),
+                cell: cell_name(f, s, i, control),
+                measured: scd(&r),
+                tolerance: "reported".into(),
+                outcome: Outcome::Info,
+                note: format!("{note}; a stepping cell at h = 1e-5 s ({})", r.summary.status.label()),
+            });
         }
     }
 }
@@ -92,47 +91,46 @@ pub fn iftomm(sel: &Selection, out: &mut Vec<Check>) {
     let model = model_file::from_text("models/iftomm_a02_n2.yaml", A02).expect("the shipped model loads");
     let reference = rows(A02_REFERENCE);
     let (bx, by) = (&model.scene.outputs[0], &model.scene.outputs[1]);
+    let Some(s) = direct(sel) else { return };
     let rk4 = sel.integrators.iter().copied().filter(|i| i.name == "rk4");
     let control = Control::Fixed { h: 1e-3 };
     for f in &sel.formulations {
-        for s in direct(sel) {
-            let cells: Vec<Option<&'static crate::integrator::registry::IntegratorEntry>> =
-                rk4.clone().map(Some).chain(own_stepping(sel, f)).collect();
-            for i in cells {
-                let Some(r) = run_cell(&model.scene, f, s, i, control, 20.0, 0.05) else { continue };
-                let mut worst = 0.0f64;
-                for row in &reference {
-                    match r.samples.iter().find(|x| (x.t - row[0]).abs() < 1e-9) {
-                        Some(x) => {
-                            let d = (bx.value(&model.scene.system, &x.q) - row[1])
-                                .hypot(by.value(&model.scene.system, &x.q) - row[2]);
-                            worst = worst.max(d);
-                        }
-                        None => worst = f64::NAN,
+        let cells: Vec<Option<&'static crate::integrator::registry::IntegratorEntry>> =
+            rk4.clone().map(Some).chain(own_stepping(sel, f)).collect();
+        for i in cells {
+            let Some(r) = run_cell(&model.scene, f, s, i, control, 20.0, 0.05) else { continue };
+            let mut worst = 0.0f64;
+            for row in &reference {
+                match r.samples.iter().find(|x| (x.t - row[0]).abs() < 1e-9) {
+                    Some(x) => {
+                        let d = (bx.value(&model.scene.system, &x.q) - row[1])
+                            .hypot(by.value(&model.scene.system, &x.q) - row[2]);
+                        worst = worst.max(d);
                     }
+                    None => worst = f64::NAN,
                 }
-                let verdict = match &r.summary.status {
-                    crate::experiment::Status::Ok if worst <= 1e-3 => "meets the 1e-3 m criterion".to_string(),
-                    crate::experiment::Status::Ok => "misses the 1e-3 m criterion".to_string(),
-                    crate::experiment::Status::Diverged { t, .. }
-                    | crate::experiment::Status::LeftBranch { t, .. }
-                    | crate::experiment::Status::Failed { t, .. } => {
-                        format!("{} at t = {t:.3} s", r.summary.status.label())
-                    }
-                    st => st.label().to_string(),
-                };
-                out.push(Check {
-                    case: "IFToMM A02 N-four-bar, N = 2 (B0 over 20 s)".into(),
-                    cell: cell_name(f, s, i, control),
-                    measured: worst,
-                    tolerance: "reported".into(),
-                    outcome: Outcome::Info,
-                    note: format!(
-                        "largest distance of B0 from the reference [m]; {verdict}; wall time {:.3} s",
-                        r.summary.counters.wall_seconds
-                    ),
-                });
             }
+            let verdict = match &r.summary.status {
+                crate::experiment::Status::Ok if worst <= 1e-3 => "meets the 1e-3 m criterion".to_string(),
+                crate::experiment::Status::Ok => "misses the 1e-3 m criterion".to_string(),
+                crate::experiment::Status::Diverged { t, .. }
+                | crate::experiment::Status::LeftBranch { t, .. }
+                | crate::experiment::Status::Failed { t, .. } => {
+                    format!("{} at t = {t:.3} s", r.summary.status.label())
+                }
+                st => st.label().to_string(),
+            };
+            out.push(Check {
+                case: "IFToMM A02 N-four-bar, N = 2 (B0 over 20 s)".into(),
+                cell: cell_name(f, s, i, control),
+                measured: worst,
+                tolerance: "reported".into(),
+                outcome: Outcome::Info,
+                note: format!(
+                    "largest distance of B0 from the reference [m]; {verdict}; wall time {:.3} s",
+                    r.summary.counters.wall_seconds
+                ),
+            });
         }
     }
 }
