@@ -133,21 +133,27 @@ impl Constraint for Prismatic {
 
 /// The registry entry of `prismatic`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: rigid-2D `b` slides along `axis` (world, at the declared poses) through
-/// `at` on `a` (or the world), keeping its angle relative to `a`.
+/// `at` on `a`, keeping its angle relative to `a`; with one body (`b` the world) that body slides
+/// on the world line through `at` (or the world point `local_b`), keeping its angle.
 fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     s.only("prismatic", &["at", "local_a", "local_b", "axis"])?;
     let axis = s.axis("prismatic")?;
-    let b = s.body_b("prismatic", &[BodyKind::Rigid2])?.ok_or("`prismatic` needs a body as `b` (the slider); `a` carries the axis")?;
-    let lb = s.anchor_b("prismatic")?;
-    let point = JointSpec::world_of(Some(b), lb);
-    Ok(match &s.a {
-        Some(a) => {
-            s.body_a("prismatic", &[BodyKind::Rigid2])?;
+    let a = s.body_a("prismatic", &[BodyKind::Rigid2])?;
+    Ok(match s.body_b("prismatic", &[BodyKind::Rigid2])? {
+        Some(b) => {
+            let lb = s.anchor_b("prismatic")?;
+            let point = JointSpec::world_of(Some(b), lb);
             let la = if s.local_a.is_some() { s.anchor_a("prismatic")? } else { a.local(point) };
             let d = a.local_direction(axis);
             Box::new(Prismatic::new(a.body, [la[0], la[1]], [d[0], d[1]], b.body, [lb[0], lb[1]], b.angle() - a.angle()))
         }
-        None => Box::new(Prismatic::to_world([point[0], point[1]], [axis[0], axis[1]], b.body, [lb[0], lb[1]], b.angle())),
+        None => {
+            // The slider is `a`; the line passes through `at`, or the world point `local_b`, or
+            // the slider's anchor where it is declared.
+            let la = if s.local_a.is_some() || s.at.is_some() { s.anchor_a("prismatic")? } else { [0.0; 3] };
+            let point = s.at.or(s.local_b).unwrap_or_else(|| a.world(la));
+            Box::new(Prismatic::to_world([point[0], point[1]], [axis[0], axis[1]], a.body, [la[0], la[1]], a.angle()))
+        }
     })
 }
 

@@ -247,10 +247,10 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
             Some(b) if b.value != "world" => Some(lookup("b", &b.value).map_err(&here)?),
             _ => None,
         };
-        let (a, b) = match (a, b) {
+        let (a, b, swapped) = match (a, b) {
             (None, None) => return Err(here("`a` and `b` are both the world; a joint needs a body".into())),
-            (None, Some(b)) => (Some(b), None), // the world first: swap, so `a` is the body
-            (a, b) => (a, b),
+            (None, Some(b)) => (Some(b), None, true), // the world first: swap, so `a` is the body
+            (a, b) => (a, b, false),
         };
         if a.is_some() && a == b {
             return Err(here(format!("`a` and `b` are the same body `{}`", j.a.value)));
@@ -262,8 +262,11 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
             a: sa,
             b: b.map(|i| side(&system, &q0, i)),
             at: v("at", &j.at).map_err(&here)?,
-            local_a: v("local_a", &j.local_a).map_err(&here)?,
-            local_b: v("local_b", &j.local_b).map_err(&here)?,
+            // The sides swapped, so are their anchors.
+            local_a: v(if swapped { "local_b" } else { "local_a" }, if swapped { &j.local_b } else { &j.local_a })
+                .map_err(&here)?,
+            local_b: v(if swapped { "local_a" } else { "local_b" }, if swapped { &j.local_a } else { &j.local_b })
+                .map_err(&here)?,
             axis: v("axis", &j.axis).map_err(&here)?,
             center: v("center", &j.center).map_err(&here)?,
             length: j.length,
