@@ -104,16 +104,22 @@ fn every_malformed_model_is_one_clear_line_with_exit_2() {
     ];
     assert!(cases.len() >= 20);
     for (i, (what, model, needles)) in cases.iter().enumerate() {
-        let (code, stderr, report) = run(&format!("case{i}"), CONFIG, model);
-        assert_eq!(code, 2, "{what}: exit {code}, stderr {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{what}: not one line: {stderr}");
+        let stderr = refused(what, run(&format!("case{i}"), CONFIG, model), needles);
         assert!(stderr.contains("model.yaml"), "{what}: the file is not named: {stderr}");
-        for n in *needles {
-            assert!(stderr.contains(n), "{what}: `{n}` missing from: {stderr}");
-        }
-        assert!(!report, "{what}: a report was written");
-        println!("{what}: {}", stderr.trim_end());
     }
+}
+
+/// Asserts that a run was refused as bad input — exit 2, one line holding every needle, no
+/// report — and returns the line.
+fn refused(what: &str, (code, stderr, report): (i32, String, bool), needles: &[&str]) -> String {
+    assert_eq!(code, 2, "{what}: exit {code}, stderr {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{what}: not one line: {stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{what}: `{n}` missing from: {stderr}");
+    }
+    assert!(!report, "{what}: a report was written");
+    println!("{what}: {}", stderr.trim_end());
+    stderr
 }
 
 #[test]
@@ -126,14 +132,7 @@ fn configs_that_name_a_model_badly_are_one_line_too() {
         ("neither a name nor a model", CONFIG.replace("{model: model.yaml}", "{params: {length: 2}}"), &["scene", "`name`", "`model`"]),
     ];
     for (i, (what, config, needles)) in cases.iter().enumerate() {
-        let (code, stderr, report) = run(&format!("config{i}"), config, MODEL);
-        assert_eq!(code, 2, "{what}: exit {code}, stderr {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{what}: not one line: {stderr}");
-        for n in *needles {
-            assert!(stderr.contains(n), "{what}: `{n}` missing from: {stderr}");
-        }
-        assert!(!report, "{what}: a report was written");
-        println!("{what}: {}", stderr.trim_end());
+        refused(what, run(&format!("config{i}"), config, MODEL), needles);
     }
 }
 
