@@ -81,7 +81,7 @@ pub enum Status {
         /// What was seen.
         reason: String,
     },
-    /// The state left the scene's assembly branch (a branch invariant failed at a sample): the
+    /// The state left the scene's assembly branch (a branch invariant failed after a step): the
     /// run went on a different motion of the mechanism, with the constraints still satisfied.
     LeftBranch {
         /// Time \[s\] of the first sample off the branch.
@@ -502,6 +502,22 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
                     g_prev[i] = g1;
                 }
                 unmeasured += event_start.elapsed().as_secs_f64();
+            }
+            // The branch invariants, at every step (a run may leave a branch and come back
+            // between samples), not counted in the wall time.
+            if !scene.branch.is_empty() {
+                let branch_start = Instant::now();
+                if let Driver::Stepper { .. } = driver {
+                    probe.q.copy_from_slice(&q);
+                }
+                probe.load(&driver, None);
+                let off = scene.branch.iter().find_map(|b| b.violated(sys, &probe.q));
+                unmeasured += branch_start.elapsed().as_secs_f64();
+                if let Some(reason) = off {
+                    status = Status::LeftBranch { t, reason };
+                    wall += start.elapsed().as_secs_f64() - unmeasured;
+                    break 'outer;
+                }
             }
         }
         wall += start.elapsed().as_secs_f64() - unmeasured;

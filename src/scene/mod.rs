@@ -114,7 +114,7 @@ pub struct Scene {
     pub outputs: Vec<Output>,
     /// Invariants that identify the assembly branch the run must stay on (a mechanism whose
     /// constraints admit several assemblies, e.g. through singular configurations): a run whose
-    /// state leaves one at a sample ends as `left branch`, not `ok`.
+    /// state leaves one after any step ends as `left branch`, not `ok`.
     pub branch: Vec<Invariant>,
 }
 
