@@ -9,9 +9,9 @@
 //!   C₂..₄ = e₂ᵃ·e₃ᵇ, e₃ᵃ·e₁ᵇ, e₁ᵃ·e₂ᵇ                              \[1\]  (orientation lock)
 //!
 //! Geometric stiffness K_g = −Σ λ_r ∇²C_r over (x_a, δ_a, x_b, δ_b) in the body-frame chart. For
-//! f = t·d with t = R_a t₀, ∂t/∂δ_a = −R_a[t₀]×, ∂d/∂δ_a = R_a[u_a]×, ∂d/∂δ_b = −R_b[u_b]×, ∂d/∂x = ∓I:
-//!   H_{δa δa} = Ĥ(t₀, R_aᵀd) − Ĥ(u_a, R_aᵀt) + M + Mᵀ,  M = [t₀]×[u_a]×,   H_{δb δb} = Ĥ(u_b, R_bᵀt),
-//!   H_{δa xa} = −[t₀]× R_aᵀ,  H_{δa xb} = [t₀]× R_aᵀ,  H_{δa δb} = −[t₀]× R_aᵀR_b [u_b]×
+//! f = t·d with t = R_a t₀, ∂t/∂δ_a = −R_a\[t₀\]×, ∂d/∂δ_a = R_a\[u_a\]×, ∂d/∂δ_b = −R_b\[u_b\]×, ∂d/∂x = ∓I:
+//!   H_{δa δa} = Ĥ(t₀, R_aᵀd) − Ĥ(u_a, R_aᵀt) + M + Mᵀ,  M = \[t₀\]×\[u_a\]×,   H_{δb δb} = Ĥ(u_b, R_bᵀt),
+//!   H_{δa xa} = −\[t₀\]× R_aᵀ,  H_{δa xb} = \[t₀\]× R_aᵀ,  H_{δa δb} = −\[t₀\]× R_aᵀR_b \[u_b\]×
 //! (Ĥ(u, β) = `joint3::rot_hessian`), plus the dot rows' blocks; the 12 × 12 (6 × 6 with the world)
 //! symmetric K_g is factored by its eigenpairs.
 

@@ -229,7 +229,7 @@ pub(crate) fn spanning_tree(
 }
 
 impl Tree {
-    /// The spanning tree of `system`'s constraint graph ([`spanning_tree`]) with planar joints, or
+    /// The spanning tree of `system`'s constraint graph (`spanning_tree`) with planar joints, or
     /// why the mechanism has none here (a body in space, or a joint whose carried side cannot
     /// hold it).
     pub fn new(system: &System) -> Result<Tree, TreeError> {

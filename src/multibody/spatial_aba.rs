@@ -2,14 +2,14 @@
 //! in 6D spatial vectors at the world origin, v̂ = (ω, v_O), f̂ = (n_O, f).
 //!
 //! For a body with mass m, centre of mass c and world inertia I_c = R diag(I) Rᵀ:
-//!   Î = [[I_c + m [c]×[c]×ᵀ, m [c]×], [m [c]×ᵀ, m 1]]                           (eq. 2.63)
+//!   Î = \[\[I_c + m \[c\]×\[c\]×ᵀ, m \[c\]×\], \[m \[c\]×ᵀ, m 1\]\]                (eq. 2.63)
 //! The passes are those of the planar tree ([`super::aba`]) with joints of up to three
 //! coordinates (S is 6 × 3 with unused columns zero and D padded with ones on the diagonal, which
 //! leaves the used block's inverse unchanged) and a free rigid root solved as a floating base,
 //! â = −(Î^A)⁻¹ p̂^A (§9.3). The gyroscopic term comes with the spatial algebra: p̂ = v̂ ×* Î v̂
 //! carries ω × I_c ω. The system's generalized forces, written for the body-frame velocity
 //! coordinates, carry it as the applied force −Ω × I Ω when the scene has it; so the tree takes
-//! the applied torque plus Ω × I Ω ([`Articulated3::spatial_force`]), and follows the scene's
+//! the applied torque plus Ω × I Ω (`Articulated3::spatial_force`), and follows the scene's
 //! model with or without the gyroscopic term.
 
 use super::aba::Degenerate;
