@@ -96,11 +96,11 @@ enum Command {
     /// Print every registered constraint, scene, formulation, linear solver, stabilizer and
     /// integrator with its parameters, units and defaults.
     List,
-    /// Describe each scene variant of a config without running it: size, consistency of the
-    /// initial state, rank of J at q0 (degrees of freedom, redundant rows named) and the joint
-    /// coordinates `lagrangian` gives it.
+    /// Describe each scene variant of a config, or a model file, without running it: size,
+    /// consistency of the initial state, rank of J at q0 (degrees of freedom, redundant rows
+    /// named) and the joint coordinates `lagrangian` gives it; for a model also what assembly did.
     Check {
-        /// The YAML experiment file.
+        /// The YAML experiment file, or a model file (one whose first key is `model:`).
         config: PathBuf,
     },
     /// Draw a model file's mechanism at its assembled initial state (bodies, joints, springs,
@@ -174,6 +174,18 @@ fn list() -> String {
         out.push_str(&format!("  {:<16} {} [{kind}]\n", i.name, i.summary));
     }
     out
+}
+
+/// Whether `file` is a model file: its first key (the first line that is neither blank nor a
+/// comment) is `model:`. Anything unreadable is left to the config loader to report.
+fn is_model_file(file: &str) -> bool {
+    let Ok(text) = experiment::config::read_text(file, "the file", "a model or config is a few kB") else {
+        return false;
+    };
+    text.lines()
+        .map(str::trim_end)
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .is_some_and(|l| l.starts_with("model:"))
 }
 
 /// The model files in `models/` under the current directory (the shipped ones when run from the
@@ -601,6 +613,25 @@ fn main() -> ExitCode {
         }
         Command::Check { config } => {
             let file = config.display().to_string();
+            if is_model_file(&file) {
+                return match tinkertoy::scene::model_file::load(&file) {
+                    Ok(m) => {
+                        print!("{}", experiment::check::describe(&m.scene.name, &m.scene));
+                        println!("  {}", m.assembly);
+                        if !m.scene.branch.is_empty() {
+                            let names: Vec<String> = m
+                                .scene
+                                .branch
+                                .iter()
+                                .map(|b| format!("{} in [{}, {}]", b.output.name, b.min, b.max))
+                                .collect();
+                            println!("  branch invariants (hold at q0): {}", names.join("; "));
+                        }
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => bad_input(&e.to_string()),
+                };
+            }
             match experiment::load_with(&file, &[]) {
                 Ok(exp) => {
                     for v in &exp.variants {

@@ -158,3 +158,27 @@ fn draw_writes_a_picture_of_a_model_and_refuses_a_bad_one() {
     assert_eq!(stderr.lines().count(), 1);
     assert!(stderr.contains("bad.yaml:6:25") && stderr.contains("rigid4"), "{stderr}");
 }
+
+#[test]
+fn check_describes_a_model_file_with_its_redundant_rows_and_assembly() {
+    // The world pivot written twice (an over-constrained model, as Bricard's or a parallelogram
+    // with a redundant bar are) and the upper bar declared 2 cm off: assembly still converges
+    // (its Tikhonov term takes the redundant rows), and `check` names the redundancy.
+    let dir = temp_dir("check");
+    // (Body-frame anchors: a world point `at` would be read at the shifted pose, and two pivots
+    // read from different poses disagree — which assembly reports as joints that cannot be met.)
+    let pivot = "{type: revolute, a: upper, b: world, local_a: [-0.5, 0], local_b: [0, 0]}";
+    let model = broken("position: [0.5, 0]", "position: [0.52, 0.01]").replacen(
+        "{type: revolute, a: upper, b: world, at: [0, 0]}",
+        &format!("{pivot}\n  - {pivot}"),
+        1,
+    );
+    std::fs::write(dir.join("model.yaml"), &model).unwrap();
+    let out = Command::new(BIN).arg("check").arg(dir.join("model.yaml")).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    println!("{stdout}");
+    assert!(stdout.contains("rank of J at q0: 4 of 6 rows; 2 degrees of freedom"), "{stdout}");
+    assert!(stdout.contains("redundant"), "{stdout}");
+    assert!(stdout.contains("assembly moved positions by at most 2."), "{stdout}");
+}
