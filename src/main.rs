@@ -103,6 +103,26 @@ enum Command {
         /// The YAML experiment file, or a model file (one whose first key is `model:`).
         config: PathBuf,
     },
+    /// Animate recorded cells of a model's experiment side by side: the positions a run wrote to
+    /// `states.csv` (`record: [q]`), drawn as `draw` does, written as an animated PNG.
+    Animate {
+        /// The YAML model file the experiment ran.
+        model: PathBuf,
+        /// The experiment's report directory (holding `states.csv` and `summary.csv`).
+        report: PathBuf,
+        /// Cells to show, e.g. `0,3,7` (default: every recorded cell, at most 6).
+        #[arg(long, value_delimiter = ',')]
+        cells: Vec<usize>,
+        /// Number of frames, evenly spaced over the run.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(2..=1000))]
+        frames: u16,
+        /// Frames per second.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=100))]
+        fps: u16,
+        /// Directory for `<model>_animation.png`.
+        #[arg(long, default_value = "reports/models")]
+        out: PathBuf,
+    },
     /// Draw a model file's mechanism at its assembled initial state (bodies, joints, springs,
     /// world anchors, labels) as SVG and PNG.
     Draw {
@@ -650,6 +670,39 @@ fn main() -> ExitCode {
         Command::List => {
             print!("{}", list());
             ExitCode::SUCCESS
+        }
+        Command::Animate { model, report, cells, frames, fps, out } => {
+            let file = model.display().to_string();
+            let m = match tinkertoy::scene::model_file::load(&file) {
+                Ok(m) => m,
+                Err(e) => return bad_input(&e.to_string()),
+            };
+            let tracks = match tinkertoy::report::drawing::tracks_from_report(&report, &cells, m.scene.q0.len()) {
+                Ok(t) => t,
+                Err(e) => return bad_input(&e),
+            };
+            if let Err(e) = std::fs::create_dir_all(&out) {
+                return bad_input(&format!(
+                    "--out `{}`: cannot create the directory: {}",
+                    out.display(),
+                    experiment::config::io_reason(&e)
+                ));
+            }
+            let svgs = tinkertoy::report::drawing::animation_svgs(&m, &tracks, frames as usize);
+            let stem = out.join(format!("{}_animation", m.scene.name));
+            match tinkertoy::report::drawing::write_apng(&svgs, fps, &stem) {
+                Ok(()) => {
+                    eprintln!(
+                        "{}: wrote {}.png ({} frames, {} cells)",
+                        m.scene.name,
+                        stem.display(),
+                        svgs.len(),
+                        tracks.len()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => bad_input(&format!("cannot write the animation under `{}`: {e}", out.display())),
+            }
         }
         Command::Draw { model, out } => {
             let file = model.display().to_string();

@@ -182,3 +182,43 @@ fn check_describes_a_model_file_with_its_redundant_rows_and_assembly() {
     assert!(stdout.contains("redundant"), "{stdout}");
     assert!(stdout.contains("assembly moved positions by at most 2."), "{stdout}");
 }
+
+#[test]
+fn animate_writes_an_animated_png_of_recorded_cells_and_refuses_what_it_cannot_draw() {
+    let dir = temp_dir("animate");
+    std::fs::write(dir.join("model.yaml"), MODEL).unwrap();
+    let recorded = CONFIG.replace("formulations: [{name: force}]", "formulations: [{name: force}, {name: lagrangian}]")
+        + "record: [q]\ntiming: {repeats: 0}\n";
+    std::fs::write(dir.join("config.yaml"), recorded).unwrap();
+    let reports = dir.join("reports");
+    let run =
+        Command::new(BIN).arg("run").arg(dir.join("config.yaml")).arg("--reports").arg(&reports).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = reports.join("models");
+    let animate = |extra: &[&str]| {
+        Command::new(BIN).arg("animate").arg(dir.join("model.yaml")).arg(&report).args(extra).output().unwrap()
+    };
+    let out = dir.join("pictures");
+    let ok = animate(&["--frames", "7", "--out", out.to_str().unwrap()]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let png = std::fs::read(out.join("two_bars_animation.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // An animated PNG: the animation control chunk says 7 frames, and there are 7 frame controls.
+    let at = png.windows(4).position(|w| w == b"acTL").expect("an acTL chunk");
+    assert_eq!(u32::from_be_bytes(png[at + 4..at + 8].try_into().unwrap()), 7);
+    assert_eq!(png.windows(4).filter(|w| *w == b"fcTL").count(), 7);
+
+    // A cell that was not recorded, and a directory without states: one line, exit 2.
+    for (extra, needle) in [(vec!["--cells", "5"], "cell 5 has no recorded positions"), (vec![], "")] {
+        let (o, needle) = if needle.is_empty() {
+            let o = Command::new(BIN).arg("animate").arg(dir.join("model.yaml")).arg(&dir).output().unwrap();
+            (o, "cannot read")
+        } else {
+            (animate(&extra), needle)
+        };
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(needle), "{stderr}");
+    }
+}

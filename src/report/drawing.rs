@@ -58,100 +58,99 @@ fn hull(mut p: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
     h
 }
 
-/// The SVG picture of `model` at its assembled initial state.
-pub fn mechanism_svg(model: &Model) -> String {
-    let scene = &model.scene;
-    let system = &scene.system;
-    let q = &scene.q0;
+/// What is drawn of a mechanism at one state: each body's points (its centre of mass first),
+/// the world anchors, the joint rings with their types, the springs' ends.
+struct Geometry<'m> {
+    bodies: Vec<Vec<[f64; 2]>>,
+    ground: Vec<[f64; 2]>,
+    rings: Vec<([f64; 2], &'m str)>,
+    springs: Vec<([f64; 2], [f64; 2])>,
+}
+
+fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
+    let system = &model.scene.system;
     let n = system.bodies().len();
-    // The points of each body: its centre of mass, its joint anchors and spring ends.
-    let mut points: Vec<Vec<[f64; 2]>> = (0..n).map(|b| vec![world(model, q, Some(b), [0.0; 3])]).collect();
-    let mut ground: Vec<[f64; 2]> = Vec::new();
-    let mut rings: Vec<([f64; 2], &str)> = Vec::new();
+    let mut g = Geometry {
+        bodies: (0..n).map(|b| vec![world(model, q, Some(b), [0.0; 3])]).collect(),
+        ground: Vec::new(),
+        rings: Vec::new(),
+        springs: Vec::new(),
+    };
     for j in &model.joints {
         for (body, local) in &j.anchors {
             let p = world(model, q, *body, *local);
             match body {
-                Some(b) => points[*b].push(p),
-                None => ground.push(p),
+                Some(b) => g.bodies[*b].push(p),
+                None => g.ground.push(p),
             }
-            rings.push((p, &j.kind));
+            g.rings.push((p, &j.kind));
         }
     }
-    let mut springs: Vec<([f64; 2], [f64; 2])> = Vec::new();
     for f in system.forces() {
         if let Force::SpringDamper { a, b, .. } = f {
             let pa = world(model, q, Some(a.body), a.local);
-            points[a.body].push(pa);
+            g.bodies[a.body].push(pa);
             let pb = match b {
                 End::Body(b) => {
                     let p = world(model, q, Some(b.body), b.local);
-                    points[b.body].push(p);
+                    g.bodies[b.body].push(p);
                     p
                 }
                 End::World(x) => {
                     let p = [x[0], x[1]];
-                    ground.push(p);
+                    g.ground.push(p);
                     p
                 }
             };
-            springs.push((pa, pb));
+            g.springs.push((pa, pb));
         }
     }
-    // World → pixels: the bounding box fitted into WIDTH, y up.
-    let all = points.iter().flatten().chain(&ground);
-    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
-    for p in all {
-        for d in 0..2 {
-            lo[d] = lo[d].min(p[d]);
-            hi[d] = hi[d].max(p[d]);
-        }
-    }
-    let span = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1e-9);
-    let scale = (WIDTH - 2.0 * MARGIN) / span;
-    let height = ((hi[1] - lo[1]) * scale + 2.0 * MARGIN + 40.0).max(200.0);
-    let px = |p: [f64; 2]| [MARGIN + (p[0] - lo[0]) * scale, height - MARGIN - (p[1] - lo[1]) * scale];
-    let unit = span / 50.0 * scale; // a fiftieth of the mechanism, in pixels
+    g
+}
 
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}" font-family="sans-serif">"#
-    );
-    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let spatial = system.bodies().iter().any(|b| b.kind.dim() == 3);
-    let title = format!(
-        "{} at t = 0 (assembled){}; {} bodies, {} joints",
-        escape(&scene.name),
-        if spatial { ", projected on the x-y plane" } else { "" },
-        n,
-        model.joints.len(),
-    );
-    let _ = writeln!(svg, r#"<text x="{MARGIN}" y="28" font-size="16">{title}</text>"#);
-    // Scale bar: the round length (1, 2 or 5 × 10^k m) nearest a fifth of the mechanism.
-    let target = span / 5.0;
-    let decade = 10f64.powf(target.log10().floor());
-    let bar = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * decade)
-        .min_by(|a, b| (a - target).abs().total_cmp(&(b - target).abs()))
-        .unwrap_or(decade);
-    let (bx, by) = (WIDTH - MARGIN - bar * scale, 28.0);
-    let _ = writeln!(
-        svg,
-        r#"<line x1="{bx:.1}" y1="{by}" x2="{:.1}" y2="{by}" stroke="black" stroke-width="2"/>"#,
-        bx + bar * scale
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{:.1}" y="{}" font-size="12" text-anchor="middle">{} m</text>"#,
-        bx + bar * scale / 2.0,
-        by - 6.0,
-        crate::params::fmt_num(bar)
-    );
+/// The world box (lower, upper corner) holding every point of `geometries`.
+fn bounds<'a>(geometries: impl Iterator<Item = &'a Geometry<'a>>) -> ([f64; 2], [f64; 2]) {
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for g in geometries {
+        for p in g.bodies.iter().flatten().chain(&g.ground) {
+            for d in 0..2 {
+                lo[d] = lo[d].min(p[d]);
+                hi[d] = hi[d].max(p[d]);
+            }
+        }
+    }
+    (lo, hi)
+}
+
+/// A panel: the world box `(lo, hi)` fitted into `width` px at horizontal offset `x0`, y up.
+struct Panel {
+    lo: [f64; 2],
+    scale: f64,
+    x0: f64,
+    height: f64,
+    unit: f64,
+}
+
+impl Panel {
+    fn new((lo, hi): ([f64; 2], [f64; 2]), width: f64, x0: f64) -> Self {
+        let span = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1e-9);
+        let scale = (width - 2.0 * MARGIN) / span;
+        let height = ((hi[1] - lo[1]) * scale + 2.0 * MARGIN + 40.0).max(200.0);
+        Panel { lo, scale, x0, height, unit: span / 50.0 * scale }
+    }
+
+    fn px(&self, p: [f64; 2]) -> [f64; 2] {
+        [self.x0 + MARGIN + (p[0] - self.lo[0]) * self.scale, self.height - MARGIN - (p[1] - self.lo[1]) * self.scale]
+    }
+}
+
+/// SVG elements drawing `g` in `panel`.
+fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
+    let unit = panel.unit;
+    let labelled_bodies = g.bodies.len() <= LABELLED;
     // Ground anchors: a short hatched bar under each.
-    for g in &ground {
-        let [x, y] = px(*g);
+    for p in &g.ground {
+        let [x, y] = panel.px(*p);
         let w = unit.max(6.0);
         let _ = writeln!(
             svg,
@@ -179,8 +178,8 @@ pub fn mechanism_svg(model: &Model) -> String {
         );
     }
     // Springs: a zigzag of 12 teeth.
-    for (a, b) in &springs {
-        let (pa, pb) = (px(*a), px(*b));
+    for (a, b) in &g.springs {
+        let (pa, pb) = (panel.px(*a), panel.px(*b));
         let (dx, dy) = (pb[0] - pa[0], pb[1] - pa[1]);
         let len = dx.hypot(dy).max(1e-9);
         let (nx, ny) = (-dy / len, dx / len);
@@ -195,19 +194,20 @@ pub fn mechanism_svg(model: &Model) -> String {
         let _ = writeln!(svg, r##"<path d="{path}" fill="none" stroke="#555" stroke-width="1.5"/>"##);
     }
     // Bodies.
-    for (b, pts) in points.iter().enumerate() {
+    let system = &model.scene.system;
+    for (b, pts) in g.bodies.iter().enumerate() {
         let colour = COLOURS[b % COLOURS.len()];
         let kind = system.bodies()[b].kind;
         let h = hull(pts.clone());
         if matches!(kind, BodyKind::Particle2 | BodyKind::Particle3) || h.len() == 1 {
-            let [x, y] = px(pts[0]);
+            let [x, y] = panel.px(pts[0]);
             let _ = writeln!(
                 svg,
                 r#"<circle cx="{x:.1}" cy="{y:.1}" r="{:.1}" fill="{colour}"/>"#,
                 (unit * 0.8).clamp(4.0, 12.0)
             );
         } else {
-            let d: Vec<String> = h.iter().map(|p| px(*p)).map(|[x, y]| format!("{x:.1},{y:.1}")).collect();
+            let d: Vec<String> = h.iter().map(|p| panel.px(*p)).map(|[x, y]| format!("{x:.1},{y:.1}")).collect();
             let w = (unit * 0.6).clamp(3.0, 10.0);
             let _ = writeln!(
                 svg,
@@ -215,9 +215,9 @@ pub fn mechanism_svg(model: &Model) -> String {
                 d.join(" ")
             );
         }
-        let [x, y] = px(pts[0]);
+        let [x, y] = panel.px(pts[0]);
         let _ = writeln!(svg, r#"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="black"/>"#);
-        if n <= LABELLED {
+        if labelled_bodies {
             let _ = writeln!(
                 svg,
                 r#"<text x="{:.1}" y="{:.1}" font-size="13" fill="{colour}">{}</text>"#,
@@ -229,8 +229,8 @@ pub fn mechanism_svg(model: &Model) -> String {
     }
     // Joints: rings, each type labelled once per place.
     let mut labelled: Vec<[f64; 2]> = Vec::new();
-    for (p, kind) in &rings {
-        let [x, y] = px(*p);
+    for (p, kind) in &g.rings {
+        let [x, y] = panel.px(*p);
         let _ =
             writeln!(svg, r##"<circle cx="{x:.1}" cy="{y:.1}" r="5" fill="white" stroke="#222" stroke-width="1.5"/>"##);
         if model.joints.len() <= LABELLED && !labelled.iter().any(|l| (l[0] - x).hypot(l[1] - y) < 8.0) {
@@ -244,8 +244,149 @@ pub fn mechanism_svg(model: &Model) -> String {
             );
         }
     }
+}
+
+/// A scale bar of the round length (1, 2 or 5 × 10^k m) nearest a fifth of `span` [m], ending at
+/// `right` px.
+fn scale_bar(svg: &mut String, panel: &Panel, span: f64, right: f64) {
+    let target = span / 5.0;
+    let decade = 10f64.powf(target.log10().floor());
+    let bar = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * decade)
+        .min_by(|a, b| (a - target).abs().total_cmp(&(b - target).abs()))
+        .unwrap_or(decade);
+    let (bx, by) = (right - bar * panel.scale, 28.0);
+    let _ = writeln!(
+        svg,
+        r#"<line x1="{bx:.1}" y1="{by}" x2="{:.1}" y2="{by}" stroke="black" stroke-width="2"/>"#,
+        bx + bar * panel.scale
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{}" font-size="12" text-anchor="middle">{} m</text>"#,
+        bx + bar * panel.scale / 2.0,
+        by - 6.0,
+        crate::params::fmt_num(bar)
+    );
+}
+
+fn header(width: f64, height: f64) -> String {
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    )
+}
+
+/// The SVG picture of `model` at its assembled initial state.
+pub fn mechanism_svg(model: &Model) -> String {
+    let scene = &model.scene;
+    let g = geometry(model, &scene.q0);
+    let (lo, hi) = bounds(std::iter::once(&g));
+    let panel = Panel::new((lo, hi), WIDTH, 0.0);
+    let mut svg = header(WIDTH, panel.height);
+    let spatial = scene.system.bodies().iter().any(|b| b.kind.dim() == 3);
+    let title = format!(
+        "{} at t = 0 (assembled){}; {} bodies, {} joints",
+        escape(&scene.name),
+        if spatial { ", projected on the x-y plane" } else { "" },
+        scene.system.bodies().len(),
+        model.joints.len(),
+    );
+    let _ = writeln!(svg, r#"<text x="{MARGIN}" y="28" font-size="16">{title}</text>"#);
+    scale_bar(&mut svg, &panel, (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1e-9), WIDTH - MARGIN);
+    draw_geometry(&mut svg, model, &g, &panel);
     svg.push_str("</svg>\n");
     svg
+}
+
+/// One recorded cell to animate: its label and its states (t, q).
+pub struct Track {
+    /// What the panel is titled with.
+    pub label: String,
+    /// (t \[s\], q) in time order.
+    pub states: Vec<(f64, Vec<f64>)>,
+}
+
+/// Width of one panel of an animation \[px\].
+const PANEL: f64 = 480.0;
+
+/// The frames of an animation of `tracks` side by side, at most `frames` of them evenly spaced
+/// in time over the longest track (a track that ended earlier holds its last state, marked as
+/// ended), all panels on the same scale.
+pub fn animation_svgs(model: &Model, tracks: &[Track], frames: usize) -> Vec<String> {
+    let geoms: Vec<Vec<Geometry>> =
+        tracks.iter().map(|t| t.states.iter().map(|(_, q)| geometry(model, q)).collect()).collect();
+    let (lo, hi) = bounds(geoms.iter().flatten());
+    let width = PANEL * tracks.len().max(1) as f64;
+    let t_end = tracks.iter().filter_map(|t| t.states.last().map(|s| s.0)).fold(0.0f64, f64::max);
+    let frames = frames.max(2);
+    let mut out = Vec::with_capacity(frames);
+    for k in 0..frames {
+        let t = t_end * k as f64 / (frames - 1) as f64;
+        let mut svg = String::new();
+        let mut height = 0.0f64;
+        let mut body = String::new();
+        for (i, (track, g)) in tracks.iter().zip(&geoms).enumerate() {
+            let panel = Panel::new((lo, hi), PANEL, i as f64 * PANEL);
+            height = height.max(panel.height);
+            // The last state at or before t (the track's end when it ended earlier).
+            let j = track.states.partition_point(|s| s.0 <= t + 1e-12).saturating_sub(1);
+            let ended = track.states.last().is_some_and(|s| s.0 < t - 1e-12);
+            let _ = writeln!(
+                body,
+                r#"<text x="{:.1}" y="24" font-size="13">{}</text>"#,
+                panel.x0 + 12.0,
+                escape(&track.label)
+            );
+            let note = if ended {
+                format!("t = {:.3} s (ended)", track.states[j].0)
+            } else {
+                format!("t = {:.3} s", track.states[j].0)
+            };
+            let _ = writeln!(
+                body,
+                r#"<text x="{:.1}" y="44" font-size="12" fill="{}">{note}</text>"#,
+                panel.x0 + 12.0,
+                if ended { "#b00" } else { "#444" }
+            );
+            if let Some(gj) = g.get(j) {
+                draw_geometry(&mut body, model, gj, &panel);
+            }
+            if i > 0 {
+                let _ = writeln!(body, r##"<line x1="{0:.1}" y1="0" x2="{0:.1}" y2="2000" stroke="#ccc"/>"##, panel.x0);
+            }
+        }
+        svg.push_str(&header(width, height));
+        svg.push_str(&body);
+        svg.push_str("</svg>\n");
+        out.push(svg);
+    }
+    out
+}
+
+/// Writes `<stem>.png`, an animated PNG (APNG: every frame in full colour, played by browsers
+/// and by GitHub's Markdown) of `svgs` at `fps` frames per second, looping.
+pub fn write_apng(svgs: &[String], fps: u16, stem: &Path) -> Result<(), String> {
+    let pixmaps: Vec<resvg::tiny_skia::Pixmap> =
+        svgs.iter().map(|s| super::plot::pixmap(s).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+    let (w, h) = pixmaps.first().map(|p| (p.width(), p.height())).ok_or("no frames")?;
+    let file =
+        std::fs::File::create(stem.with_extension("png")).map_err(|e| crate::experiment::config::io_reason(&e))?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.set_animated(pixmaps.len() as u32, 0).map_err(|e| e.to_string())?;
+    enc.set_frame_delay(1, fps.max(1)).map_err(|e| e.to_string())?;
+    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
+    for p in &pixmaps {
+        if (p.width(), p.height()) != (w, h) {
+            return Err("frames of different sizes".into());
+        }
+        // tiny-skia keeps premultiplied alpha; the frames are opaque (white background), so the
+        // bytes are the colours.
+        writer.write_image_data(p.data()).map_err(|e| e.to_string())?;
+    }
+    writer.finish().map_err(|e| e.to_string())
 }
 
 /// Text safe inside SVG.
@@ -258,4 +399,88 @@ pub fn draw(model: &Model, stem: &Path) -> Result<(), String> {
     let svg = mechanism_svg(model);
     std::fs::write(stem.with_extension("svg"), &svg).map_err(|e| crate::experiment::config::io_reason(&e))?;
     super::plot::rasterise(&svg, &stem.with_extension("png")).map_err(|e| e.to_string())
+}
+
+/// The most panels an animation puts side by side.
+pub const MAX_TRACKS: usize = 6;
+
+/// The recorded positions of `cells` (all recorded cells when empty, at most [`MAX_TRACKS`]) from
+/// a report directory's `states.csv` (a run with `record: [q]`), labelled from its `summary.csv`;
+/// `nq` is the model's number of position coordinates.
+pub fn tracks_from_report(dir: &Path, cells: &[usize], nq: usize) -> Result<Vec<Track>, String> {
+    let read = |name: &str| {
+        csv::Reader::from_path(dir.join(name)).map_err(|e| {
+            let reason = match e.into_kind() {
+                csv::ErrorKind::Io(io) => crate::experiment::config::io_reason(&io),
+                other => format!("{other:?}"),
+            };
+            format!("cannot read `{}`: {reason}", dir.join(name).display())
+        })
+    };
+    // Labels: formulation · solver · integrator · h or tol, and how the run ended.
+    let mut labels = std::collections::BTreeMap::new();
+    let mut summary = read("summary.csv")?;
+    let head = summary.headers().map_err(|e| e.to_string())?.clone();
+    let col = |n: &str| head.iter().position(|h| h == n).ok_or(format!("summary.csv has no column `{n}`"));
+    let (c, f, s, i, h, tol, st) = (
+        col("cell")?,
+        col("formulation")?,
+        col("solver")?,
+        col("integrator")?,
+        col("h")?,
+        col("tolerance")?,
+        col("status")?,
+    );
+    for r in summary.records() {
+        let r = r.map_err(|e| e.to_string())?;
+        let step = if r[h].is_empty() { format!("tol={}", &r[tol]) } else { format!("h={}", &r[h]) };
+        let id: usize = r[c].parse().map_err(|_| format!("summary.csv: bad cell `{}`", &r[c]))?;
+        labels.insert(id, format!("#{id} {} · {} · {} · {step} ({})", &r[f], &r[s], &r[i], &r[st]));
+    }
+    // States: rows (cell, t, q[k], value), in time order per cell.
+    let mut states: std::collections::BTreeMap<usize, Vec<(f64, Vec<f64>)>> = std::collections::BTreeMap::new();
+    let mut reader = read("states.csv")?;
+    for r in reader.records() {
+        let r = r.map_err(|e| e.to_string())?;
+        let Some(k) = r.get(2).and_then(|n| n.strip_prefix("q[")).and_then(|n| n.strip_suffix(']')) else { continue };
+        let (Ok(id), Ok(t), Ok(k), Ok(x)) =
+            (r[0].parse::<usize>(), r[1].parse::<f64>(), k.parse::<usize>(), r[3].parse::<f64>())
+        else {
+            return Err(format!("states.csv: unreadable row {:?}", r.iter().collect::<Vec<_>>()));
+        };
+        if !cells.is_empty() && !cells.contains(&id) {
+            continue;
+        }
+        if k >= nq {
+            return Err(format!(
+                "states.csv: q[{k}] but the model has {nq} position coordinates; is this the model's report?"
+            ));
+        }
+        let track = states.entry(id).or_default();
+        if track.last().is_none_or(|s| s.0 != t) {
+            track.push((t, vec![f64::NAN; nq]));
+        }
+        if let Some(last) = track.last_mut() {
+            last.1[k] = x;
+        }
+    }
+    if let Some(missing) = cells.iter().find(|c| !states.contains_key(c)) {
+        return Err(format!("cell {missing} has no recorded positions in `{}`", dir.join("states.csv").display()));
+    }
+    if states.is_empty() {
+        return Err(format!(
+            "`{}` holds no recorded positions; run the experiment with `record: [q]`",
+            dir.join("states.csv").display()
+        ));
+    }
+    if states.len() > MAX_TRACKS {
+        return Err(format!(
+            "{} cells have recorded positions; choose at most {MAX_TRACKS} with --cells",
+            states.len()
+        ));
+    }
+    Ok(states
+        .into_iter()
+        .map(|(id, s)| Track { label: labels.remove(&id).unwrap_or_else(|| format!("#{id}")), states: s })
+        .collect())
 }

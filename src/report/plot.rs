@@ -454,14 +454,19 @@ fn fontdb() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
 /// Rasterises an SVG document to PNG with resvg (proper glyph advances and side bearings,
 /// anti-aliased), using only the embedded font.
 pub(crate) fn rasterise(svg: &str, png: &Path) -> DrawResult {
+    std::fs::write(png, pixmap(svg)?.encode_png()?)?;
+    Ok(())
+}
+
+/// An SVG document rendered on white by resvg with the embedded font.
+pub(crate) fn pixmap(svg: &str) -> Result<resvg::tiny_skia::Pixmap, Box<dyn std::error::Error>> {
     let opt = resvg::usvg::Options { fontdb: fontdb(), ..Default::default() };
     let tree = resvg::usvg::Tree::from_str(svg, &opt)?;
     let size = tree.size().to_int_size();
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("figure has an empty size")?;
     pixmap.fill(resvg::tiny_skia::Color::WHITE);
     resvg::render(&tree, resvg::tiny_skia::Transform::default(), &mut pixmap.as_mut());
-    std::fs::write(png, pixmap.encode_png()?)?;
-    Ok(())
+    Ok(pixmap)
 }
 
 /// Renders `fig` to `<stem>.svg` (plotters) and `<stem>.png` (that SVG rasterised by resvg).
