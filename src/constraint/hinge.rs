@@ -7,7 +7,6 @@
 //!   C₃    = e₁ᵃ · e₂ᵇ,  C₄ = e₁ᵃ · e₃ᵇ                 \[1\]   (axis ⟂ to b's e₂, e₃)
 //!   dot rows: Ċ = (a × b)·(ω_a − ω_b), J̇v = ((ω_a × a) × b + a × (ω_b × b))·(ω_a − ω_b)
 
-use crate::model::BodyKind;
 use super::spec::JointSpec;
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{
@@ -96,11 +95,8 @@ impl Constraint for Hinge {
 /// The registry entry of `hinge`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: rigid-3D `a` and `b` (or the world) hinged about `axis` through `at`.
 fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
-    s.only("hinge", &["at", "axis"])?;
-    let a = s.body_a("hinge", &[BodyKind::Rigid3])?;
-    let b = s.body_b("hinge", &[BodyKind::Rigid3])?;
-    let at = s.at.ok_or("`hinge` needs field `at` (a world point on the axis)")?;
-    Ok(Box::new(Hinge::at(Some(a.pose3()), b.map(|b| b.pose3()), at, s.axis("hinge")?)))
+    let (a, b, at, axis) = s.on_axis("hinge")?;
+    Ok(Box::new(Hinge::at(Some(a), b, at, axis)))
 }
 
 pub const ENTRY: ConstraintEntry = ConstraintEntry {

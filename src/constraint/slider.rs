@@ -15,7 +15,6 @@
 //! (Ĥ(u, β) = `joint3::rot_hessian`), plus the dot rows' blocks; the 12 × 12 (6 × 6 with the world)
 //! symmetric K_g is factored by its eigenpairs.
 
-use crate::model::BodyKind;
 use super::spec::JointSpec;
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, Side, dot_hessian, frame_with_axis, orientation_rows, rot_hessian, skew};
@@ -177,11 +176,8 @@ impl Constraint for Slider {
 /// A `joints:` entry: rigid-3D `b` (or the world) slides on `a` along `axis` through `at`, no
 /// relative rotation.
 fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
-    s.only("slider", &["at", "axis"])?;
-    let a = s.body_a("slider", &[BodyKind::Rigid3])?;
-    let b = s.body_b("slider", &[BodyKind::Rigid3])?;
-    let at = s.at.ok_or("`slider` needs field `at` (a world point on the axis)")?;
-    Ok(Box::new(Slider::at(Some(a.pose3()), b.map(|b| b.pose3()), at, s.axis("slider")?)))
+    let (a, b, at, axis) = s.on_axis("slider")?;
+    Ok(Box::new(Slider::at(Some(a), b, at, axis)))
 }
 
 pub const ENTRY: ConstraintEntry = ConstraintEntry {

@@ -12,6 +12,13 @@ use crate::model::BodyKind;
 use crate::model::rotation::{rotation_matrix, vec3};
 use nalgebra::Vector3;
 
+/// A rigid-3D side's pose: (body, position \[m\], quaternion (w, x, y, z)).
+pub type Pose3 = (usize, [f64; 3], [f64; 4]);
+
+/// A spatial joint placed on an axis: side `a`'s pose, side `b`'s (None: the world), a world point
+/// on the axis \[m\] and the axis direction.
+pub type OnAxis = (Pose3, Option<Pose3>, [f64; 3], [f64; 3]);
+
 /// One side of a joint: a body with its declared pose.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SideSpec {
@@ -62,7 +69,7 @@ impl SideSpec {
     }
 
     /// (body, position, quaternion) of a rigid-3D side, as the 3D joints' `at` constructors take it.
-    pub fn pose3(&self) -> (usize, [f64; 3], [f64; 4]) {
+    pub fn pose3(&self) -> Pose3 {
         match self.kind {
             BodyKind::Rigid3 => {
                 (self.body, [self.q[0], self.q[1], self.q[2]], [self.q[3], self.q[4], self.q[5], self.q[6]])
@@ -170,6 +177,17 @@ impl JointSpec {
             return Err(format!("field `axis` of `{kind}` is the zero vector; expected a nonzero direction"));
         }
         Ok(a)
+    }
+
+    /// The sides, point and axis of a spatial joint placed by `at` and `axis` (hinge, slider):
+    /// rigid-3D `a`, rigid-3D `b` or the world, both poses as the joints' `at` constructors take
+    /// them; fails naming a missing field or one that does not apply.
+    pub fn on_axis(&self, kind: &str) -> Result<OnAxis, String> {
+        self.only(kind, &["at", "axis"])?;
+        let a = self.body_a(kind, &[BodyKind::Rigid3])?;
+        let b = self.body_b(kind, &[BodyKind::Rigid3])?;
+        let at = self.at.ok_or_else(|| format!("`{kind}` needs field `at` (a world point on the axis)"))?;
+        Ok((a.pose3(), b.map(SideSpec::pose3), at, self.axis(kind)?))
     }
 
     /// A length field, or `default` (a distance at the declared poses); positive either way.
