@@ -190,13 +190,17 @@ impl JointSpec {
         Ok((a.pose3(), b.map(SideSpec::pose3), at, self.axis(kind)?))
     }
 
-    /// A length field, or `default` (a distance at the declared poses); positive either way.
+    /// A length field, or `default` (a distance at the declared poses); positive and at most
+    /// 1e100 m either way (the model's bound on every number).
     pub fn positive(&self, kind: &str, field: &str, given: Option<f64>, default: f64) -> Result<f64, String> {
         let v = given.unwrap_or(default);
-        if v > 0.0 && v.is_finite() {
+        if v > 0.0 && v <= 1e100 {
             Ok(v)
         } else if given.is_some() {
-            Err(format!("field `{field}` of `{kind}` = {v}; expected a positive length"))
+            Err(format!(
+                "field `{field}` of `{kind}` = {}; expected a positive length of at most 1e100 m",
+                crate::params::fmt_num(v)
+            ))
         } else {
             Err(format!("`{kind}`: the declared poses give {field} {v}; give field `{field}` (a positive length)"))
         }

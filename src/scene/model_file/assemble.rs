@@ -116,11 +116,11 @@ pub fn assemble(scene: &mut Scene, keep: &[usize], keep_v: &[usize], length_scal
         let mu = 1e-12 * diag.iter().fold(0.0f64, |a, &d| a.max(d)).max(f64::MIN_POSITIVE);
         let op = Operator::Normal { jac, w, pattern: &pattern, reg: Reg::Uniform(mu) };
         if !prepared {
-            solver.prepare(&op).map_err(|e| e.to_string())?;
+            solver.prepare(&op).map_err(|e| format!("the model cannot be assembled: {e}"))?;
             prepared = true;
         }
         y.fill(0.0);
-        solver.solve(&op, rhs, y).map(|_| ()).map_err(|e| e.to_string())
+        solver.solve(&op, rhs, y).map(|_| ()).map_err(|e| format!("the model cannot be assembled: {e}"))
     };
 
     // Stop at a few ulps of the mechanism's size, or where ‖C‖∞ stops decreasing (the rounding floor).

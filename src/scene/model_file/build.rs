@@ -6,7 +6,7 @@ use crate::constraint::registry as constraints;
 use crate::constraint::spec::{JointSpec, SideSpec};
 use crate::experiment::config::{ConfigError, at};
 use crate::model::{Body, BodyKind, BodyPoint, End, Force};
-use crate::params::short;
+use crate::params::{fmt_num, short};
 use crate::scene::{EnergyScale, Output, Quantity, Scene};
 use crate::system::System;
 use nalgebra::{UnitQuaternion, Vector3};
@@ -24,25 +24,70 @@ const KINDS: &[(&str, BodyKind)] = &[
 /// The force types a model names.
 const FORCES: &str = "gravity, spring, constant, torque, gyroscopic";
 
-/// `n` finite numbers from `v` as a 3-vector (z = 0 when n = 2), or why not.
+/// The largest magnitude of any number in a model: products of two stay finite (1e200), so no
+/// force or energy overflows from the input alone.
+pub const LARGEST: f64 = 1e100;
+/// The smallest mass or moment of inertia: its reciprocal (in W = M⁻¹) stays finite.
+pub const SMALLEST: f64 = 1e-100;
+/// How far from the origin, in length scales, a position or point may lie: the rounding of a
+/// coordinate x is |x| ε, and assembly must reach 1e-9 · length_scale, so |x| ≤ 1e-9 / ε ≈ 4.5e6
+/// length scales (angles likewise, in radians).
+pub const REACH: f64 = 1e6;
+
+/// `n` finite numbers of magnitude at most [`LARGEST`] from `v` as a 3-vector (z = 0 when n = 2),
+/// or why not.
 fn vector(field: &str, v: &Floats, n: usize) -> Result<[f64; 3], String> {
     if v.0.len() != n {
         return Err(format!("field `{field}` has {} numbers; expected {n}", v.0.len()));
     }
-    if let Some(x) = v.0.iter().find(|x| !x.is_finite()) {
-        return Err(format!("field `{field}` holds {x}; expected finite numbers"));
+    if let Some(x) = v.0.iter().find(|x| !(x.abs() <= LARGEST)) {
+        return Err(format!(
+            "field `{field}` holds {}; expected finite numbers of magnitude at most {LARGEST:e}",
+            fmt_num(*x)
+        ));
     }
     let mut out = [0.0; 3];
     out[..n].copy_from_slice(&v.0);
     Ok(out)
 }
 
-fn finite(field: &str, x: f64) -> Result<f64, String> {
-    if x.is_finite() { Ok(x) } else { Err(format!("field `{field}` = {x}; expected a finite number")) }
+/// A point `p` \[m\] within [`REACH`] length scales of the origin, or why not.
+fn placed(field: &str, p: [f64; 3], length_scale: f64) -> Result<[f64; 3], String> {
+    let reach = REACH * length_scale;
+    match p.iter().find(|x| x.abs() > reach) {
+        Some(x) => Err(format!(
+            "field `{field}` holds {}; a mechanism of length_scale {} must lie within {reach:e} m of the origin (1e6 length scales: farther out, rounding alone exceeds the assembly tolerance)",
+            fmt_num(*x),
+            fmt_num(length_scale)
+        )),
+        None => Ok(p),
+    }
 }
 
+fn finite(field: &str, x: f64) -> Result<f64, String> {
+    if x.abs() <= LARGEST {
+        Ok(x)
+    } else {
+        Err(format!("field `{field}` = {}; expected a finite number of magnitude at most {LARGEST:e}", fmt_num(x)))
+    }
+}
+
+/// A positive mass, inertia or scale in [[`SMALLEST`], [`LARGEST`]].
 fn positive(field: &str, x: f64) -> Result<f64, String> {
-    if x.is_finite() && x > 0.0 { Ok(x) } else { Err(format!("field `{field}` = {x}; expected a positive number")) }
+    if (SMALLEST..=LARGEST).contains(&x) {
+        Ok(x)
+    } else {
+        Err(format!("field `{field}` = {}; expected a positive number in [{SMALLEST:e}, {LARGEST:e}]", fmt_num(x)))
+    }
+}
+
+/// A finite non-negative number at most [`LARGEST`] (stiffness, damping, rest length).
+fn non_negative(field: &str, x: f64, unit: &str) -> Result<f64, String> {
+    if (0.0..=LARGEST).contains(&x) {
+        Ok(x)
+    } else {
+        Err(format!("field `{field}` = {}; expected a number in [0, {LARGEST:e}] [{unit}]", fmt_num(x)))
+    }
 }
 
 fn is_name(s: &str) -> bool {
@@ -150,7 +195,9 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
             (_, None) => return Err(here(format!("a {} body needs field `inertia` [kg m^2]", kw.value))),
         };
         let dim = kind.dim();
-        let x = vector("position", &b.position.value, dim).map_err(&here)?;
+        let x = vector("position", &b.position.value, dim)
+            .and_then(|x| placed("position", x, length_scale))
+            .map_err(&here)?;
         let vel = match &b.velocity {
             Some(v) => vector("velocity", &v.value, dim).map_err(&here)?,
             None => [0.0; 3],
@@ -169,6 +216,12 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
                     return Err(here("a rigid2 body takes `angle` [rad], not `orientation`".into()));
                 }
                 let theta = b.angle.as_ref().map_or(Ok(0.0), |a| finite("angle", a.value)).map_err(&here)?;
+                if theta.abs() > REACH {
+                    return Err(here(format!(
+                        "field `angle` = {}; expected at most {REACH:e} rad in magnitude (farther out, rounding alone exceeds the assembly tolerance)",
+                        fmt_num(theta)
+                    )));
+                }
                 let w = match &b.angular_velocity {
                     Some(w) => vector("angular_velocity", &w.value, 1).map_err(&here)?[0],
                     None => 0.0,
@@ -214,7 +267,7 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
 
     for (i, f) in raw.forces.iter().enumerate() {
         let here = |m: String| ConfigError { file: file.into(), location: at(f), message: format!("forces[{i}]: {m}") };
-        let force = force(&f.value, &system, &q0, &lookup, &side).map_err(here)?;
+        let force = force(&f.value, &system, &q0, length_scale, &lookup, &side).map_err(here)?;
         system.add_force(force).map_err(|e| ConfigError {
             file: file.into(),
             location: at(f),
@@ -257,7 +310,9 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         }
         let sa = a.map(|i| side(&system, &q0, i));
         let dim = sa.as_ref().map_or(2, |s| s.kind.dim());
-        let v = |field: &str, x: &Option<Floats>| x.as_ref().map(|x| vector(field, x, dim)).transpose();
+        let v = |field: &str, x: &Option<Floats>| {
+            x.as_ref().map(|x| vector(field, x, dim).and_then(|p| placed(field, p, length_scale))).transpose()
+        };
         let spec = JointSpec {
             a: sa,
             b: b.map(|i| side(&system, &q0, i)),
@@ -267,7 +322,7 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
                 .map_err(&here)?,
             local_b: v(if swapped { "local_a" } else { "local_b" }, if swapped { &j.local_a } else { &j.local_b })
                 .map_err(&here)?,
-            axis: v("axis", &j.axis).map_err(&here)?,
+            axis: j.axis.as_ref().map(|x| vector("axis", x, dim)).transpose().map_err(&here)?,
             center: v("center", &j.center).map_err(&here)?,
             length: j.length,
             radius: j.radius,
@@ -388,8 +443,10 @@ fn mark(kind: &str, spec: &JointSpec) -> super::JointMark {
 fn orientation(o: &super::RawOrientation) -> Result<UnitQuaternion<f64>, String> {
     match (&o.quaternion, &o.axis, o.angle) {
         (Some(q), None, None) => {
-            if q.0.len() != 4 || q.0.iter().any(|x| !x.is_finite()) {
-                return Err("field `orientation.quaternion` needs 4 finite numbers (w, x, y, z)".into());
+            if q.0.len() != 4 || q.0.iter().any(|x| !(x.abs() <= LARGEST)) {
+                return Err(format!(
+                    "field `orientation.quaternion` needs 4 finite numbers (w, x, y, z) of magnitude at most {LARGEST:e}"
+                ));
             }
             let n = q.0.iter().map(|x| x * x).sum::<f64>().sqrt();
             if n == 0.0 {
@@ -399,8 +456,11 @@ fn orientation(o: &super::RawOrientation) -> Result<UnitQuaternion<f64>, String>
         }
         (None, Some(a), Some(angle)) => {
             let axis = Vector3::from(vector("orientation.axis", a, 3)?);
-            if axis.norm() == 0.0 || !angle.is_finite() {
-                return Err("field `orientation`: `axis` must be nonzero and `angle` finite".into());
+            if axis.norm() == 0.0 || !(angle.abs() <= REACH) {
+                return Err(format!(
+                    "field `orientation`: `axis` must be nonzero and `angle` = {} at most {REACH:e} rad in magnitude",
+                    fmt_num(angle)
+                ));
             }
             Ok(UnitQuaternion::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle))
         }
@@ -427,7 +487,14 @@ fn body_point(field: &str, p: &RawPoint, system: &System, lookup: &Lookup) -> Re
     Ok(BodyPoint { body, local })
 }
 
-fn force(f: &super::RawForce, system: &System, q0: &[f64], lookup: &Lookup, side: &SideOf) -> Result<Force, String> {
+fn force(
+    f: &super::RawForce,
+    system: &System,
+    q0: &[f64],
+    length_scale: f64,
+    lookup: &Lookup,
+    side: &SideOf,
+) -> Result<Force, String> {
     let kind = f.kind.value.as_str();
     let given: Vec<&str> = [
         ("g", f.g.is_some()),
@@ -473,7 +540,7 @@ fn force(f: &super::RawForce, system: &System, q0: &[f64], lookup: &Lookup, side
             let pa = sa.world(a.local);
             let (b, pb) = match (&rb.world, &rb.body, &rb.point) {
                 (Some(w), None, None) => {
-                    let w = vector("b.world", w, sa.kind.dim())?;
+                    let w = placed("b.world", vector("b.world", w, sa.kind.dim())?, length_scale)?;
                     (End::World(w), w)
                 }
                 (None, Some(_), _) => {
@@ -485,18 +552,13 @@ fn force(f: &super::RawForce, system: &System, q0: &[f64], lookup: &Lookup, side
                 }
                 _ => return Err("field `b` takes `body` (and `point`) or `world`, not both".into()),
             };
-            let stiffness = f.stiffness.ok_or_else(|| need("stiffness"))?;
-            if !(stiffness.is_finite() && stiffness >= 0.0) {
-                return Err(format!("field `stiffness` = {stiffness}; expected a finite number >= 0 [N/m]"));
-            }
-            let damping = f.damping.unwrap_or(0.0);
-            if !(damping.is_finite() && damping >= 0.0) {
-                return Err(format!("field `damping` = {damping}; expected a finite number >= 0 [N s/m]"));
-            }
-            let rest = f.rest_length.unwrap_or_else(|| crate::constraint::spec::distance(pa, pb));
-            if !(rest.is_finite() && rest >= 0.0) {
-                return Err(format!("field `rest_length` = {rest}; expected a finite length >= 0 [m]"));
-            }
+            let stiffness = non_negative("stiffness", f.stiffness.ok_or_else(|| need("stiffness"))?, "N/m")?;
+            let damping = non_negative("damping", f.damping.unwrap_or(0.0), "N s/m")?;
+            let rest = non_negative(
+                "rest_length",
+                f.rest_length.unwrap_or_else(|| crate::constraint::spec::distance(pa, pb)),
+                "m",
+            )?;
             Force::SpringDamper { a, b, stiffness, damping, rest_length: rest }
         }
         "constant" => {
