@@ -68,6 +68,7 @@ macro_rules! registry {
     };
 }
 
+pub mod commands;
 pub mod constraint;
 pub mod contact;
 pub mod experiment;

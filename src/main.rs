@@ -4,15 +4,13 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tinkertoy::constraint::registry::CONSTRAINTS;
+use tinkertoy::commands;
 use tinkertoy::experiment;
-use tinkertoy::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind, SolverUse};
-use tinkertoy::integrator::registry::{INTEGRATORS, IntegratorKind};
+use tinkertoy::formulation::registry::FORMULATIONS;
+use tinkertoy::integrator::registry::INTEGRATORS;
 use tinkertoy::linsolve::registry::SOLVERS;
 use tinkertoy::params;
 use tinkertoy::report::{self, provenance::Provenance};
-use tinkertoy::scene::registry::{SCENES, SceneEntry};
-use tinkertoy::stabilization::registry::STABILIZERS;
 use tinkertoy::validate;
 
 /// A research testbed for constrained dynamics.
@@ -134,117 +132,15 @@ enum Command {
     },
 }
 
-fn list() -> String {
-    let mut out = String::from("Constraints\n");
-    for c in CONSTRAINTS {
-        out.push_str(&format!("  {:<16} {}\n    params: {}\n", c.name, c.summary, c.params));
-    }
-    // (name, summary, parameters) of every registry that declares parameter tables.
-    type Rows = Vec<(&'static str, String, params::ParamTable, String)>;
-    let formulation = |e: &FormulationEntry| {
-        let kind = match e.kind {
-            FormulationKind::Ode => "an ODE: pairs with integrators",
-            FormulationKind::Stepper => "its own time stepper: pairs with steps",
-        };
-        let solver = match e.solver {
-            SolverUse::Any => String::new(),
-            SolverUse::Own(s) => format!("; its own solver: {s}"),
-        };
-        (e.name, format!("{} [{kind}{solver}]", e.summary), e.params, String::new())
-    };
-    // A scene's named outputs (at its default parameters) for `record`, `reference` and `events`.
-    let outputs = |e: &SceneEntry| match e.build_default(&[]) {
-        Ok(s) if !s.outputs.is_empty() => {
-            let named: Vec<String> =
-                s.outputs.iter().map(|o| format!("{} [{}] {}", o.name, o.unit, o.describes)).collect();
-            format!("    outputs: {}\n", named.join("; "))
+/// Exit status 0 with `line` on stderr, or 2 with the reason.
+fn reported(result: Result<String, String>) -> ExitCode {
+    match result {
+        Ok(line) => {
+            eprintln!("{line}");
+            ExitCode::SUCCESS
         }
-        _ => String::new(),
-    };
-    let sections: [(&str, Rows); 4] = [
-        ("Scenes", SCENES.iter().map(|e| (e.name, e.summary.to_string(), e.params, outputs(e))).collect()),
-        ("Formulations", FORMULATIONS.iter().map(formulation).collect()),
-        ("Linear solvers", SOLVERS.iter().map(|e| (e.name, e.summary.to_string(), e.params, String::new())).collect()),
-        (
-            "Post-step stabilizers",
-            STABILIZERS.iter().map(|e| (e.name, e.summary.to_string(), e.params, String::new())).collect(),
-        ),
-    ];
-    for (title, rows) in sections {
-        out.push_str(&format!("\n{title}\n"));
-        for (name, summary, specs, extra) in rows {
-            out.push_str(&format!("  {name:<16} {summary}\n"));
-            out.push_str(&params::describe(&(specs.specs)()));
-            out.push_str(&extra);
-        }
-        if title == "Scenes" {
-            out.push_str(&format!(
-                "  Any scene's outputs also include {}\n",
-                tinkertoy::scene::output::GENERIC_OUTPUTS
-            ));
-        }
+        Err(e) => bad_input(&e),
     }
-    out.push_str(&models_section());
-    out.push_str("\nIntegrators\n");
-    for i in INTEGRATORS {
-        let kind = match i.kind() {
-            IntegratorKind::Fixed { order } => format!("fixed step h, order {order}"),
-            IntegratorKind::Adaptive { order } => format!("adaptive (tolerance), order {order}"),
-        };
-        out.push_str(&format!("  {:<16} {} [{kind}]\n", i.name, i.summary));
-    }
-    out
-}
-
-/// Whether `file` is a model file: its first key (the first line that is neither blank nor a
-/// comment) is `model:`. Anything unreadable is left to the config loader to report.
-fn is_model_file(file: &str) -> bool {
-    let Ok(text) = experiment::config::read_text(file, "the file", "a model or config is a few kB") else {
-        return false;
-    };
-    text.lines()
-        .map(str::trim_end)
-        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .is_some_and(|l| l.starts_with("model:"))
-}
-
-/// The model files in `models/` under the current directory (the shipped ones when run from the
-/// repository), each loaded and assembled, with its outputs.
-fn models_section() -> String {
-    let mut out = String::from("\nModels (files in models/; an experiment uses one as `scene: {model: <path>}`)\n");
-    let mut files: Vec<PathBuf> = std::fs::read_dir("models")
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "yaml")).collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    if files.is_empty() {
-        out.push_str("  (no models/ directory here)\n");
-    }
-    for f in files {
-        let path = f.to_string_lossy();
-        match tinkertoy::scene::model_file::load(&path) {
-            Ok(m) => {
-                let s = &m.scene.system;
-                out.push_str(&format!(
-                    "  {:<16} {}\n    file: {path}; {} bodies, {} joints, {} rows, {} dof\n",
-                    m.scene.name,
-                    m.summary,
-                    s.bodies().len(),
-                    s.constraints().len(),
-                    s.nrows(),
-                    s.ndof()
-                ));
-                let named: Vec<String> =
-                    m.scene.outputs.iter().map(|o| format!("{} [{}] {}", o.name, o.unit, o.describes)).collect();
-                if !named.is_empty() {
-                    out.push_str(&format!("    outputs: {}\n", named.join("; ")));
-                }
-            }
-            Err(e) => out.push_str(&format!("  {path}: {}\n", experiment::config::one_line(&e.to_string()))),
-        }
-    }
-    out
 }
 
 /// Exit status of `run` when the report was written but cells failed: every applicable cell
@@ -633,23 +529,13 @@ fn main() -> ExitCode {
         }
         Command::Check { config } => {
             let file = config.display().to_string();
-            if is_model_file(&file) {
-                return match tinkertoy::scene::model_file::load(&file) {
-                    Ok(m) => {
-                        print!("{}", experiment::check::describe(&m.scene.name, &m.scene));
-                        println!("  {}", m.assembly);
-                        if !m.scene.branch.is_empty() {
-                            let names: Vec<String> = m
-                                .scene
-                                .branch
-                                .iter()
-                                .map(|b| format!("{} in [{}, {}]", b.output.name, b.min, b.max))
-                                .collect();
-                            println!("  branch invariants (hold at q0): {}", names.join("; "));
-                        }
+            if commands::is_model_file(&file) {
+                return match commands::check_model(&file) {
+                    Ok(text) => {
+                        print!("{text}");
                         ExitCode::SUCCESS
                     }
-                    Err(e) => bad_input(&e.to_string()),
+                    Err(e) => bad_input(&e),
                 };
             }
             match experiment::load_with(&file, &[]) {
@@ -668,63 +554,12 @@ fn main() -> ExitCode {
             }
         }
         Command::List => {
-            print!("{}", list());
+            print!("{}", commands::list());
             ExitCode::SUCCESS
         }
         Command::Animate { model, report, cells, frames, fps, out } => {
-            let file = model.display().to_string();
-            let m = match tinkertoy::scene::model_file::load(&file) {
-                Ok(m) => m,
-                Err(e) => return bad_input(&e.to_string()),
-            };
-            let tracks = match tinkertoy::report::drawing::tracks_from_report(&report, &cells, m.scene.q0.len()) {
-                Ok(t) => t,
-                Err(e) => return bad_input(&e),
-            };
-            if let Err(e) = std::fs::create_dir_all(&out) {
-                return bad_input(&format!(
-                    "--out `{}`: cannot create the directory: {}",
-                    out.display(),
-                    experiment::config::io_reason(&e)
-                ));
-            }
-            let svgs = tinkertoy::report::drawing::animation_svgs(&m, &tracks, frames as usize);
-            let stem = out.join(format!("{}_animation", m.scene.name));
-            match tinkertoy::report::drawing::write_apng(&svgs, fps, &stem) {
-                Ok(()) => {
-                    eprintln!(
-                        "{}: wrote {}.png ({} frames, {} cells)",
-                        m.scene.name,
-                        stem.display(),
-                        svgs.len(),
-                        tracks.len()
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => bad_input(&format!("cannot write the animation under `{}`: {e}", out.display())),
-            }
+            reported(commands::animate(&model, &report, &cells, frames as usize, fps, &out))
         }
-        Command::Draw { model, out } => {
-            let file = model.display().to_string();
-            let m = match tinkertoy::scene::model_file::load(&file) {
-                Ok(m) => m,
-                Err(e) => return bad_input(&e.to_string()),
-            };
-            if let Err(e) = std::fs::create_dir_all(&out) {
-                return bad_input(&format!(
-                    "--out `{}`: cannot create the directory: {}",
-                    out.display(),
-                    experiment::config::io_reason(&e)
-                ));
-            }
-            let stem = out.join(&m.scene.name);
-            match tinkertoy::report::drawing::draw(&m, &stem) {
-                Ok(()) => {
-                    eprintln!("{}: wrote {}.svg and {}.png", m.scene.name, stem.display(), stem.display());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => bad_input(&format!("cannot write the picture under `{}`: {e}", out.display())),
-            }
-        }
+        Command::Draw { model, out } => reported(commands::draw(&model, &out)),
     }
 }

@@ -1,0 +1,177 @@
+//! The commands around mechanisms that `main` dispatches: `list`, and `check`, `draw` and
+//! `animate` on model files. Each returns the text to print, or the one-line reason the input is
+//! refused (printed by `main` with exit status 2).
+
+use crate::constraint::registry::CONSTRAINTS;
+use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind, SolverUse};
+use crate::integrator::registry::{INTEGRATORS, IntegratorKind};
+use crate::linsolve::registry::SOLVERS;
+use crate::params;
+use crate::scene::model_file;
+use crate::scene::registry::{SCENES, SceneEntry};
+use crate::stabilization::registry::STABILIZERS;
+use std::path::{Path, PathBuf};
+
+/// The text of `tinkertoy list`: every registered constraint, scene, formulation, linear solver,
+/// stabilizer and integrator with its parameters, units and defaults, and the model files in
+/// `models/`.
+pub fn list() -> String {
+    let mut out = String::from("Constraints\n");
+    for c in CONSTRAINTS {
+        out.push_str(&format!("  {:<16} {}\n    params: {}\n", c.name, c.summary, c.params));
+    }
+    // (name, summary, parameters) of every registry that declares parameter tables.
+    type Rows = Vec<(&'static str, String, params::ParamTable, String)>;
+    let formulation = |e: &FormulationEntry| {
+        let kind = match e.kind {
+            FormulationKind::Ode => "an ODE: pairs with integrators",
+            FormulationKind::Stepper => "its own time stepper: pairs with steps",
+        };
+        let solver = match e.solver {
+            SolverUse::Any => String::new(),
+            SolverUse::Own(s) => format!("; its own solver: {s}"),
+        };
+        (e.name, format!("{} [{kind}{solver}]", e.summary), e.params, String::new())
+    };
+    // A scene's named outputs (at its default parameters) for `record`, `reference` and `events`.
+    let outputs = |e: &SceneEntry| match e.build_default(&[]) {
+        Ok(s) if !s.outputs.is_empty() => {
+            let named: Vec<String> =
+                s.outputs.iter().map(|o| format!("{} [{}] {}", o.name, o.unit, o.describes)).collect();
+            format!("    outputs: {}\n", named.join("; "))
+        }
+        _ => String::new(),
+    };
+    let sections: [(&str, Rows); 4] = [
+        ("Scenes", SCENES.iter().map(|e| (e.name, e.summary.to_string(), e.params, outputs(e))).collect()),
+        ("Formulations", FORMULATIONS.iter().map(formulation).collect()),
+        ("Linear solvers", SOLVERS.iter().map(|e| (e.name, e.summary.to_string(), e.params, String::new())).collect()),
+        (
+            "Post-step stabilizers",
+            STABILIZERS.iter().map(|e| (e.name, e.summary.to_string(), e.params, String::new())).collect(),
+        ),
+    ];
+    for (title, rows) in sections {
+        out.push_str(&format!("\n{title}\n"));
+        for (name, summary, specs, extra) in rows {
+            out.push_str(&format!("  {name:<16} {summary}\n"));
+            out.push_str(&params::describe(&(specs.specs)()));
+            out.push_str(&extra);
+        }
+        if title == "Scenes" {
+            out.push_str(&format!("  Any scene's outputs also include {}\n", crate::scene::output::GENERIC_OUTPUTS));
+        }
+    }
+    out.push_str(&models_section());
+    out.push_str("\nIntegrators\n");
+    for i in INTEGRATORS {
+        let kind = match i.kind() {
+            IntegratorKind::Fixed { order } => format!("fixed step h, order {order}"),
+            IntegratorKind::Adaptive { order } => format!("adaptive (tolerance), order {order}"),
+        };
+        out.push_str(&format!("  {:<16} {} [{kind}]\n", i.name, i.summary));
+    }
+    out
+}
+
+/// Whether `file` is a model file: its first key (the first line that is neither blank nor a
+/// comment) is `model:`. Anything unreadable is left to the config loader to report.
+pub fn is_model_file(file: &str) -> bool {
+    let Ok(text) = crate::experiment::config::read_text(file, "the file", "a model or config is a few kB") else {
+        return false;
+    };
+    text.lines()
+        .map(str::trim_end)
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .is_some_and(|l| l.starts_with("model:"))
+}
+
+/// The model files in `models/` under the current directory (the shipped ones when run from the
+/// repository), each loaded and assembled, with its outputs.
+fn models_section() -> String {
+    let mut out = String::from("\nModels (files in models/; an experiment uses one as `scene: {model: <path>}`)\n");
+    let mut files: Vec<PathBuf> = std::fs::read_dir("models")
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "yaml")).collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    if files.is_empty() {
+        out.push_str("  (no models/ directory here)\n");
+    }
+    for f in files {
+        let path = f.to_string_lossy();
+        match crate::scene::model_file::load(&path) {
+            Ok(m) => {
+                let s = &m.scene.system;
+                out.push_str(&format!(
+                    "  {:<16} {}\n    file: {path}; {} bodies, {} joints, {} rows, {} dof\n",
+                    m.scene.name,
+                    m.summary,
+                    s.bodies().len(),
+                    s.constraints().len(),
+                    s.nrows(),
+                    s.ndof()
+                ));
+                let named: Vec<String> =
+                    m.scene.outputs.iter().map(|o| format!("{} [{}] {}", o.name, o.unit, o.describes)).collect();
+                if !named.is_empty() {
+                    out.push_str(&format!("    outputs: {}\n", named.join("; ")));
+                }
+            }
+            Err(e) => out.push_str(&format!("  {path}: {}\n", crate::experiment::config::one_line(&e.to_string()))),
+        }
+    }
+    out
+}
+
+/// `check <model.yaml>`: the scene's description (size, consistency, rank, joint coordinates),
+/// what assembly did and the branch invariants.
+pub fn check_model(file: &str) -> Result<String, String> {
+    let m = model_file::load(file).map_err(|e| e.to_string())?;
+    let mut out = crate::experiment::check::describe(&m.scene.name, &m.scene);
+    out.push_str(&format!("  {}\n", m.assembly));
+    if !m.scene.branch.is_empty() {
+        let names: Vec<String> =
+            m.scene.branch.iter().map(|b| format!("{} in [{}, {}]", b.output.name, b.min, b.max)).collect();
+        out.push_str(&format!("  branch invariants (hold at q0): {}\n", names.join("; ")));
+    }
+    Ok(out)
+}
+
+/// Creates `out` or says why it cannot.
+fn out_dir(out: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(out).map_err(|e| {
+        format!("--out `{}`: cannot create the directory: {}", out.display(), crate::experiment::config::io_reason(&e))
+    })
+}
+
+/// `draw <model.yaml>`: writes `<out>/<model>.svg` and `.png`; returns the line to report.
+pub fn draw(model: &Path, out: &Path) -> Result<String, String> {
+    let m = model_file::load(&model.display().to_string()).map_err(|e| e.to_string())?;
+    out_dir(out)?;
+    let stem = out.join(&m.scene.name);
+    crate::report::drawing::draw(&m, &stem)
+        .map_err(|e| format!("cannot write the picture under `{}`: {e}", out.display()))?;
+    Ok(format!("{}: wrote {}.svg and {}.png", m.scene.name, stem.display(), stem.display()))
+}
+
+/// `animate <model.yaml> <report dir>`: writes `<out>/<model>_animation.png`; returns the line to
+/// report.
+pub fn animate(
+    model: &Path,
+    report: &Path,
+    cells: &[usize],
+    frames: usize,
+    fps: u16,
+    out: &Path,
+) -> Result<String, String> {
+    let m = model_file::load(&model.display().to_string()).map_err(|e| e.to_string())?;
+    let tracks = crate::report::drawing::tracks_from_report(report, cells, m.scene.q0.len())?;
+    out_dir(out)?;
+    let svgs = crate::report::drawing::animation_svgs(&m, &tracks, frames);
+    let stem: PathBuf = out.join(format!("{}_animation", m.scene.name));
+    crate::report::drawing::write_apng(&svgs, fps, &stem)
+        .map_err(|e| format!("cannot write the animation under `{}`: {e}", out.display()))?;
+    Ok(format!("{}: wrote {}.png ({} frames, {} cells)", m.scene.name, stem.display(), svgs.len(), tracks.len()))
+}
