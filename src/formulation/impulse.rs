@@ -31,11 +31,14 @@ pub struct ImpulseOptions {
     /// substeps per step
     #[schemars(range(min = 1, max = 100_000))]
     pub substeps: usize,
+    /// Tikhonov term added to the diagonal of J W Jᵀ (0: none); makes redundant rows solvable by direct solvers, at a velocity residual of reg · |λ|
+    #[schemars(range(min = 0, max = 1e100), extend("unit" = "units of J W Jᵀ"))]
+    pub reg: f64,
 }
 
 impl Default for ImpulseOptions {
     fn default() -> Self {
-        ImpulseOptions { beta: 0.2, warm_start: true, substeps: 1 }
+        ImpulseOptions { beta: 0.2, warm_start: true, substeps: 1, reg: 0.0 }
     }
 }
 
@@ -63,7 +66,9 @@ pub struct Impulse<'a> {
 impl<'a> Impulse<'a> {
     /// Sets up the stepper for `scene` (its initial state is used by the runner).
     pub fn new(scene: &'a Scene, opts: ImpulseOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        Ok(Impulse { core: StepperCore::new(scene, solver)?, opts })
+        let mut core = StepperCore::new(scene, solver)?;
+        core.ns.reg = opts.reg;
+        Ok(Impulse { core, opts })
     }
 }
 

@@ -109,11 +109,14 @@ pub struct MidpointOptions {
     /// GMRES iterations per Newton step on the exact matrix, preconditioned by the solver on its symmetric part (0: that part alone)
     #[schemars(range(min = 0, max = 200))]
     pub krylov: usize,
+    /// Tikhonov term added to the constraint rows' diagonal of the Newton matrix (0: none); makes redundant rows solvable; Newton still iterates to tol
+    #[schemars(range(min = 0, max = 1e100), extend("unit" = "units of J W Jᵀ"))]
+    pub reg: f64,
 }
 
 impl Default for MidpointOptions {
     fn default() -> Self {
-        MidpointOptions { tol: 1e-10, max_iter: 50, splits: 0, krylov: 20 }
+        MidpointOptions { tol: 1e-10, max_iter: 50, splits: 0, krylov: 20, reg: 0.0 }
     }
 }
 
@@ -161,6 +164,8 @@ pub struct Midpoint<'a> {
 /// Workspace of one step (rows in the layout of
 /// [`crate::system::System::jacobian_layout_with_stiffness_rows`] unless said otherwise).
 struct Work {
+    /// The Tikhonov term on the constraint rows (the option `reg`).
+    reg: f64,
     /// qₙ (length nq).
     q_n: Vec<f64>,
     /// vₙ (length n).
@@ -226,6 +231,7 @@ impl<'a> Midpoint<'a> {
         // the system's constraint rows, in the stiffness layout's order
         let row_map: Vec<usize> = (0..m).filter(|&r| !stiffness_row[r]).collect();
         let work = Work {
+            reg: opts.reg,
             q_n: vec![0.0; nq],
             v_n: vec![0.0; n],
             q_m: vec![0.0; nq],
@@ -302,11 +308,12 @@ impl<'a> Midpoint<'a> {
 
     /// The Newton step (Δq, ΔΛ) at the last evaluation, into `dq` and `dlambda`.
     fn newton_direction(&mut self) -> Result<(), SolveError> {
+        let reg = self.work.reg;
         let (work, core) = (&mut self.work, &mut self.core);
         let w = core.ns.system.inv_mass();
         for ((r, s), &stiff) in core.ns.reg_rows.iter_mut().zip(&work.s).zip(&work.stiffness_row) {
             // ½ K_g: the stiffness row's diagonal is 2/s (with |s| in the symmetric part)
-            *r = if stiff { stiffness_diagonal(s.abs()) } else { 0.0 };
+            *r = if stiff { stiffness_diagonal(s.abs()) } else { reg };
         }
         // b = B u − [C; 0]  (C = 0 on stiffness rows), B = [J(q_m); Gᵀ] (the symmetric part's)
         core.ns.jac.mul(&work.u, &mut core.ns.rhs);
@@ -340,7 +347,7 @@ impl<'a> Midpoint<'a> {
     }
 }
 
-/// y = A x with the exact Newton matrix A = B_end W B_mᵀ + diag(0, 2S⁻¹), B_m = [J(q_m); Gᵀ]
+/// y = A x with the exact Newton matrix A = B_end W B_mᵀ + diag(reg I, 2S⁻¹), B_m = [J(q_m); Gᵀ]
 /// (the core's Jacobian) and B_end the same with J(q) on the constraint rows.
 fn apply_exact(core: &StepperCore<'_>, work: &Work, kr: &mut Krylov, x: &[f64], y: &mut [f64]) {
     let w = core.ns.system.inv_mass();
@@ -356,6 +363,8 @@ fn apply_exact(core: &StepperCore<'_>, work: &Work, kr: &mut Krylov, x: &[f64], 
     for (((yi, xi), s), &stiff) in y.iter_mut().zip(x).zip(&work.s).zip(&work.stiffness_row) {
         if stiff {
             *yi += stiffness_diagonal(*s) * xi;
+        } else if work.reg != 0.0 {
+            *yi += work.reg * xi;
         }
     }
 }

@@ -38,11 +38,14 @@ pub struct RattleOptions {
     /// Newton iterations per step before the run fails
     #[schemars(range(min = 1, max = 100_000))]
     pub max_iter: usize,
+    /// Tikhonov term added to the diagonal of J W Jᵀ in the Newton and projection solves (0: none); it makes redundant rows solvable; the position Newton still iterates to |C| <= tol, the velocity projection is left with J v = reg · μ
+    #[schemars(range(min = 0, max = 1e100), extend("unit" = "units of J W Jᵀ"))]
+    pub reg: f64,
 }
 
 impl Default for RattleOptions {
     fn default() -> Self {
-        RattleOptions { tol: 1e-10, max_iter: 50 }
+        RattleOptions { tol: 1e-10, max_iter: 50, reg: 0.0 }
     }
 }
 
@@ -75,8 +78,10 @@ impl<'a> Rattle<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: RattleOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
         let (nq, n) = (scene.system.nq(), scene.system.ndof());
+        let mut core = StepperCore::new(scene, solver)?;
+        core.ns.reg = opts.reg;
         Ok(Rattle {
-            core: StepperCore::new(scene, solver)?,
+            core,
             opts,
             factored_at: vec![f64::NAN; nq],
             has_factor: false,
