@@ -176,6 +176,87 @@ fn parse_shard(text: &str) -> Result<(usize, usize), String> {
 }
 
 fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf, opts: Options) -> ExitCode {
+    let file = config.display().to_string();
+    if experiment::config::read_config(&file).is_ok_and(|t| experiment::suite::is_suite(&t)) {
+        return run_suite(&file, threads, reports, opts);
+    }
+    run_one(config, threads, reports, opts, None)
+}
+
+/// `run` on a suite file: every member is loaded (and so checked) before any computing, then run
+/// into `<reports>/<suite>/<member>/` as `run` would, and the suite's report is written over them.
+/// The exit status is the worst of the members'.
+fn run_suite(file: &str, threads: Option<usize>, reports: PathBuf, opts: Options) -> ExitCode {
+    if opts.shard.is_some() || opts.cells.is_some() {
+        return bad_input(
+            "--shard and --cells select cells of one experiment; run a member file of the suite to use them",
+        );
+    }
+    let suite = match experiment::suite::load(file) {
+        Ok(s) => s,
+        Err(e) => return bad_input(&e.to_string()),
+    };
+    let mut names: Vec<String> = Vec::new();
+    for m in &suite.members {
+        let f = m.display().to_string();
+        if experiment::config::read_config(&f).is_ok_and(|t| experiment::suite::is_suite(&t)) {
+            return bad_input(&format!("{file}: member `{f}` is itself a suite; a suite lists experiment files"));
+        }
+        match experiment::load_with(&f, &[]) {
+            Ok(e) if names.contains(&e.name) => {
+                return bad_input(&format!(
+                    "{file}: two members are named `{}`; each member's `name` names its report directory",
+                    e.name
+                ));
+            }
+            Ok(e) => names.push(e.name),
+            Err(e) => return bad_input(&e.to_string()),
+        }
+    }
+    let dir = reports.join(&suite.name);
+    let mut entries = Vec::new();
+    let mut failed_cells = false;
+    for m in &suite.members {
+        let member = Options {
+            strict: opts.strict,
+            limits: opts.limits.clone(),
+            dry_run: opts.dry_run,
+            shard: None,
+            resume: opts.resume,
+            cells: None,
+        };
+        let code = run_one(m.clone(), threads, dir.clone(), member, Some(&mut entries));
+        if code == ExitCode::from(EXIT_CELLS_FAILED) {
+            failed_cells = true;
+        } else if code != ExitCode::SUCCESS {
+            return code;
+        }
+    }
+    if opts.dry_run {
+        return ExitCode::SUCCESS;
+    }
+    let prov = Provenance::collect(&suite.text, threads.unwrap_or(1));
+    match report::suite::write(&suite, file, &entries, &prov, &dir) {
+        Ok(path) => {
+            eprintln!("{}: {} experiments -> {}", suite.name, suite.members.len(), path.display());
+            if failed_cells { ExitCode::from(EXIT_CELLS_FAILED) } else { ExitCode::SUCCESS }
+        }
+        Err(e) => {
+            eprintln!("error: writing the report of suite {}: {}", suite.name, experiment::grid::io_reason(&e));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `run` on one experiment file; with `entry`, the experiment's section of a suite report is
+/// pushed there.
+fn run_one(
+    config: PathBuf,
+    threads: Option<usize>,
+    reports: PathBuf,
+    opts: Options,
+    entry: Option<&mut Vec<String>>,
+) -> ExitCode {
     let Options { strict, limits, dry_run, shard, resume, cells: selection } = opts;
     report::publish::install_signal_cleanup();
     let file = config.display().to_string();
@@ -369,6 +450,9 @@ fn run(config: PathBuf, threads: Option<usize>, reports: PathBuf, opts: Options)
                 ExitCode::from(1)
             }
         };
+    }
+    if let Some(entries) = entry {
+        entries.push(report::suite::entry(&exp, &kept, &results, &timings, &exp.name));
     }
     finish(&exp, &kept, &results, &timings, &prov, publisher, strict)
 }

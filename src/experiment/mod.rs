@@ -15,6 +15,7 @@ mod pairing;
 pub mod runner;
 pub mod source;
 pub mod store;
+pub mod suite;
 pub mod timing;
 
 pub use budget::{CellMemory, Limits};

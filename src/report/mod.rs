@@ -11,6 +11,7 @@ pub mod plot;
 pub mod provenance;
 pub mod publish;
 mod sections;
+pub mod suite;
 
 use crate::experiment::grid::Variant;
 use crate::experiment::{Cell, Experiment, Metric, RunResult, Status, Timing};
