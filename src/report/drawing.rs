@@ -4,8 +4,9 @@
 //! Each body is drawn through the points where something acts on it (joint anchors, spring ends)
 //! and its centre of mass: a thick bar when those points are collinear, else the outline of their
 //! convex hull; a particle is a dot. Joints are small rings labelled with their type, world anchors
-//! carry a ground hatch, springs are zigzags; names and joint types are written up to 30 of each. Bodies in space are projected on the x–y plane (the
-//! title says so).
+//! carry a ground hatch, springs are zigzags; names and joint types are written up to 30 of each. Mechanisms in space are drawn in cabinet
+//! projection (x and y true to scale, z receding at 45° down-left at half length; the title says
+//! so), so that a body along z is a line rather than a point.
 
 use crate::model::{BodyKind, BodyPoint, End, Force};
 use crate::scene::model_file::Model;
@@ -23,15 +24,21 @@ const LABELLED: usize = 30;
 /// Body colours (the report's palette order).
 const COLOURS: [&str; 8] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"];
 
+/// Cabinet projection of a world point onto the picture plane \[m\]: x and y kept, z receding
+/// at 45° at half length (planar mechanisms have z = 0 and are drawn as they are).
+fn project(p: [f64; 3]) -> [f64; 2] {
+    let k = 0.5 * std::f64::consts::FRAC_1_SQRT_2;
+    [p[0] - k * p[2], p[1] - k * p[2]]
+}
+
 fn world(model: &Model, q: &[f64], body: Option<usize>, local: [f64; 3]) -> [f64; 2] {
     match body {
         Some(b) => {
             let s = &model.scene.system;
             let (kind, o) = (s.bodies()[b].kind, s.q_offsets()[b]);
-            let p = BodyPoint { body: b, local }.world(kind, &q[o..o + kind.nq()]);
-            [p[0], p[1]]
+            project(BodyPoint { body: b, local }.world(kind, &q[o..o + kind.nq()]))
         }
-        None => [local[0], local[1]],
+        None => project(local),
     }
 }
 
@@ -97,7 +104,7 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
                     p
                 }
                 End::World(x) => {
-                    let p = [x[0], x[1]];
+                    let p = project(*x);
                     g.ground.push(p);
                     p
                 }
@@ -256,7 +263,8 @@ fn scale_bar(svg: &mut String, panel: &Panel, span: f64, right: f64) {
         .map(|m| m * decade)
         .min_by(|a, b| (a - target).abs().total_cmp(&(b - target).abs()))
         .unwrap_or(decade);
-    let (bx, by) = (right - bar * panel.scale, 28.0);
+    // Below the title line, above the mechanism's margin.
+    let (bx, by) = (right - bar * panel.scale, 50.0);
     let _ = writeln!(
         svg,
         r#"<line x1="{bx:.1}" y1="{by}" x2="{:.1}" y2="{by}" stroke="black" stroke-width="2"/>"#,
@@ -286,13 +294,16 @@ pub fn mechanism_svg(model: &Model) -> String {
     let mut svg = header(WIDTH, panel.height);
     let spatial = scene.system.bodies().iter().any(|b| b.kind.dim() == 3);
     let title = format!(
-        "{} at t = 0 (assembled){}; {} bodies, {} joints",
+        "{} at t = 0 (assembled); {} bodies, {} joints",
         escape(&scene.name),
-        if spatial { ", projected on the x-y plane" } else { "" },
         scene.system.bodies().len(),
         model.joints.len(),
     );
     let _ = writeln!(svg, r#"<text x="{MARGIN}" y="28" font-size="16">{title}</text>"#);
+    if spatial {
+        let note = "cabinet projection: x and y to scale, z receding at 45° at half length";
+        let _ = writeln!(svg, r#"<text x="{MARGIN}" y="48" font-size="12">{note}</text>"#);
+    }
     scale_bar(&mut svg, &panel, (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1e-9), WIDTH - MARGIN);
     draw_geometry(&mut svg, model, &g, &panel);
     svg.push_str("</svg>\n");
