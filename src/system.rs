@@ -54,7 +54,7 @@ impl System {
     /// Adds a body and returns its index.
     pub fn add_body(&mut self, body: Body) -> Result<usize, ModelError> {
         let index = self.bodies.len();
-        if !(body.mass.is_finite() && body.mass > 0.0) {
+        if body.kind != BodyKind::Clock && !(body.mass.is_finite() && body.mass > 0.0) {
             return Err(ModelError::BadInertia { body: index, what: "mass", value: body.mass });
         }
         let moments: &[f64] = match body.kind {
@@ -72,7 +72,8 @@ impl System {
         self.q_offsets.push(self.nq);
         self.nq += body.kind.nq();
         self.mass.extend_from_slice(&diag[..dof]);
-        self.inv_mass.extend(diag[..dof].iter().map(|m| 1.0 / m));
+        // The clock is kinematic: W = 0 there (no force moves it), not 1/0.
+        self.inv_mass.extend(diag[..dof].iter().map(|&m| if body.kind == BodyKind::Clock { 0.0 } else { 1.0 / m }));
         self.bodies.push(body);
         Ok(index)
     }

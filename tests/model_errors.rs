@@ -107,6 +107,12 @@ fn every_malformed_model_is_one_clear_line_with_exit_2() {
         ("a stiffness of 1e308", broken("stiffness: 10}", "stiffness: 1e308}"), &["stiffness", "1e308", "[0, 1e100]"]),
         ("an infinite rest length", broken("stiffness: 10}", "stiffness: 10, rest_length: .inf}"), &["rest_length", "inf", "[0, 1e100]"]),
         ("a model name with a control character", broken("model: two_bars", "model: \"two\\u0007bars\""), &["field `model`", "two\\u{7}bars", "letters, digits"]),
+        ("a drive of no coordinate", broken("outputs:", "drives: [{coordinate: upper.w, rate: 1}]\noutputs:"), &["drives[0]", "`upper.w`", "no coordinate", "x|y|z|angle"]),
+        ("a drive of an unknown body", broken("outputs:", "drives: [{coordinate: middle.x}]\noutputs:"), &["drives[0]", "field `coordinate` = `middle`", "upper, lower"]),
+        ("a drive without a coordinate", broken("outputs:", "drives: [{rate: 1}]\noutputs:"), &["model.yaml:14:", "missing field `coordinate`"]),
+        ("a drive with an unknown field", broken("outputs:", "drives: [{coordinate: upper.angle, speed: 1}]\noutputs:"), &["field `speed`: unknown field `speed`", "coordinate, start, rate, amplitude, omega, phase"]),
+        ("a drive at NaN rad/s", broken("outputs:", "drives: [{coordinate: upper.angle, rate: .nan}]\noutputs:"), &["drives[0]", "`rate`", "NaN", "finite"]),
+        ("a drive starting 1e300 m out", broken("outputs:", "drives: [{coordinate: lower.x, start: 1e300}]\noutputs:"), &["drives[0]", "`start`", "1e300", "at most 2e6 m"]),
     ];
     assert!(cases.len() >= 20);
     for (i, (what, model, needles)) in cases.iter().enumerate() {

@@ -343,7 +343,8 @@ fn the_readme_model_example_loads() {
     let start = section.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
     let block = &section[start..start + section[start..].find("```").unwrap()];
     let m = model_file::from_text("README.md", block).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!((m.scene.system.bodies().len(), m.scene.system.constraints().len()), (2, 2));
+    // Two bodies and the clock its drive adds; two joints and the drive.
+    assert_eq!((m.scene.system.bodies().len(), m.scene.system.constraints().len()), (3, 3));
     assert_eq!(m.scene.outputs[0].name, "bend");
 }
 

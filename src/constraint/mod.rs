@@ -5,10 +5,12 @@
 //! (at most [`MAX_LOCAL_DOF`] numbers). The local Jacobian is a dense `rows × local_dof` matrix stored
 //! row-major; its column slice for one body is Witkin's (constraint, body) block (Witkin 1997, §4.2).
 //! Besides C and J each constraint provides the velocity-product term J̇v used at the acceleration
-//! level (Witkin eq. 11).
+//! level (Witkin eq. 11). Driving constraints C(q, t) are written in the same form by taking time as
+//! the coordinate of a clock body ([`drive`]).
 
 use crate::model::BodyKind;
 
+pub mod drive;
 pub mod joint3;
 pub mod pair;
 pub mod registry;

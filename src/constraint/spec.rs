@@ -39,7 +39,7 @@ impl SideSpec {
     /// The body-frame coordinates \[m\] of the world point `p` \[m\] at the declared pose.
     pub fn local(&self, p: [f64; 3]) -> [f64; 3] {
         match self.kind {
-            BodyKind::Particle2 | BodyKind::Particle3 => [0.0; 3],
+            BodyKind::Particle2 | BodyKind::Particle3 | BodyKind::Clock => [0.0; 3],
             BodyKind::Rigid2 => {
                 let (s, c) = self.q[2].sin_cos();
                 let d = [p[0] - self.q[0], p[1] - self.q[1]];

@@ -18,11 +18,18 @@ pub const MAX_RANK_ROWS: usize = 2000;
 /// The largest J (rows × coordinates) whose rank `check` computes: 8 · 4·10⁶ B = 32 MB.
 pub const MAX_RANK_ENTRIES: usize = 4_000_000;
 
-/// The rank of J at `q` and the redundant rows: (rank, rows past the rank in pivot order).
+/// The rank of J at `q` and the redundant rows: (rank, rows past the rank in pivot order). Only
+/// coordinates that move count (W > 0): a driven scene's clock column is time, which no
+/// constraint force moves, so a drive of a coordinate a joint already fixes is redundant.
 pub fn rank(scene: &Scene, q: &[f64]) -> (usize, Vec<usize>) {
     let (m, n) = (scene.system.nrows(), scene.system.ndof());
     // Jᵀ (n × m): one column per row of J.
-    let jt = dense_jacobian(scene, q).transpose();
+    let mut jt = dense_jacobian(scene, q).transpose();
+    for (i, &w) in scene.system.inv_mass().iter().enumerate() {
+        if w == 0.0 {
+            jt.row_mut(i).fill(0.0);
+        }
+    }
     let qr = jt.col_piv_qr();
     let r = qr.r();
     let mut order = DMatrix::from_fn(1, m, |_, j| j as f64);
@@ -84,7 +91,8 @@ pub fn describe(label: &str, scene: &Scene) -> String {
         ));
     } else {
         let (k, redundant) = rank(scene, &scene.q0);
-        let dof = n - k;
+        // The clock's coordinate is time, not a degree of freedom.
+        let dof = scene.system.inv_mass().iter().filter(|&&w| w > 0.0).count() - k;
         out.push_str(&format!(
             "  rank of J at q0: {k} of {m} rows; {dof} degree{} of freedom",
             if dof == 1 { "" } else { "s" }

@@ -262,7 +262,9 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Resul
         }
         message = plain_words(&message);
         let src = location.and_then(|(line, _)| text.lines().nth((line as usize).saturating_sub(1)));
-        let key = location.zip(src).and_then(|((_, col), line)| key_before(line, col as usize));
+        // An unknown field is located at itself (in a flow map the key before it is another one).
+        let unknown = message.strip_prefix("unknown field `").and_then(|r| r.split('`').next()).map(str::to_string);
+        let key = unknown.or_else(|| location.zip(src).and_then(|((_, col), line)| key_before(line, col as usize)));
         // The value read off the line, when the message does not quote it.
         let value = location.zip(src).map(|((_, col), line)| {
             let rest: String = line.chars().skip((col as usize).saturating_sub(1)).collect();

@@ -393,9 +393,15 @@ impl LinearSolver for TreeLdlt {
     }
 
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
-        let Operator::Normal { jac, .. } = op else {
+        let Operator::Normal { jac, w, .. } = op else {
             return Err(SolveError::NotApplicable { solver: NAME, reason: NOT_SPARSE });
         };
+        if w.contains(&0.0) {
+            return Err(SolveError::NotApplicable {
+                solver: NAME,
+                reason: "a body has no mass (the clock of a driven scene), and the saddle-point pivots need M; use envelope_ldlt or sparse_cholesky",
+            });
+        }
         if jac.blocks().any(|b| b.rows > 12) {
             return Err(SolveError::NotApplicable { solver: NAME, reason: "a constraint block has more than 12 rows" });
         }

@@ -33,12 +33,17 @@ pub enum BodyKind {
     /// A rigid body in space: q = (x, y, z, Q) with Q a unit quaternion, v = (ẋ, ẏ, ż, Ω) with Ω
     /// the angular velocity in the body (principal-axis) frame.
     Rigid3,
+    /// The clock of a driven mechanism (docs/design.md §5.1): q = (s) \[s\], v = (ṡ) = (1); its
+    /// mass and inverse mass are 0, so no force moves it and s = t to rounding. Model files add
+    /// it when they have `drives:`; it has no position in space.
+    Clock,
 }
 
 impl BodyKind {
     /// Number of velocity coordinates (degrees of freedom) the body owns: its length in v, M, J.
     pub const fn dof(self) -> usize {
         match self {
+            BodyKind::Clock => 1,
             BodyKind::Particle2 => 2,
             BodyKind::Particle3 | BodyKind::Rigid2 => 3,
             BodyKind::Rigid3 => 6,
@@ -58,6 +63,7 @@ impl BodyKind {
         match self {
             BodyKind::Particle2 | BodyKind::Rigid2 => 2,
             BodyKind::Particle3 | BodyKind::Rigid3 => 3,
+            BodyKind::Clock => 0,
         }
     }
 
@@ -104,6 +110,7 @@ impl BodyKind {
             BodyKind::Particle3 => "particle-3D",
             BodyKind::Rigid2 => "rigid-2D",
             BodyKind::Rigid3 => "rigid-3D",
+            BodyKind::Clock => "clock",
         }
     }
 }
@@ -113,7 +120,7 @@ impl BodyKind {
 pub struct Body {
     /// What coordinates the body owns.
     pub kind: BodyKind,
-    /// Mass \[kg\]; must be positive and finite.
+    /// Mass \[kg\]; must be positive and finite (0 for the clock only).
     pub mass: f64,
     /// Principal moments of inertia about the centre of mass (I₁, I₂, I₃) \[kg·m²\] in the body
     /// frame: all three for rigid-3D, I₃ (about z) for rigid-2D, unused for particles.
@@ -161,6 +168,11 @@ impl Body {
         r * nalgebra::Matrix3::from_diagonal(&nalgebra::Vector3::from(self.inertia)) * r.transpose()
     }
 
+    /// The clock of a driven mechanism: no mass, no inertia ([`BodyKind::Clock`]).
+    pub fn clock() -> Self {
+        Body { kind: BodyKind::Clock, mass: 0.0, inertia: [0.0; 3] }
+    }
+
     /// A uniform slender bar of `mass` \[kg\] and `length` \[m\] (I = m L² / 12).
     pub fn bar(mass: f64, length: f64) -> Self {
         Body::rigid2(mass, mass * length * length / 12.0)
@@ -179,6 +191,7 @@ impl Body {
                 out[..3].fill(self.mass);
                 out[3..6].copy_from_slice(&self.inertia);
             }
+            BodyKind::Clock => out[0] = 0.0,
         }
     }
 }

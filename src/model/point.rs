@@ -63,6 +63,7 @@ impl BodyPoint {
                 let r = rotation::rotation_matrix(&q[3..7]) * rotation::vec3(&self.local);
                 [q[0] + r[0], q[1] + r[1], q[2] + r[2]]
             }
+            BodyKind::Clock => [0.0; 3], // no position in space
         }
     }
 
@@ -80,6 +81,7 @@ impl BodyPoint {
                 let r = rotation::rotation_matrix(&q[3..7]) * w;
                 [v[0] + r[0], v[1] + r[1], v[2] + r[2]]
             }
+            BodyKind::Clock => [0.0; 3],
         }
     }
 

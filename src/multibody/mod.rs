@@ -70,10 +70,22 @@ pub trait TreeDynamics: Send {
 /// The joint tree of `system` with its workspace: planar for planar bodies, spatial for bodies
 /// in space; or why it has none.
 pub fn build(system: &System) -> Result<Box<dyn TreeDynamics + '_>, TreeError> {
+    no_clock(system)?;
     if in_space(system) {
         Ok(Box::new(Articulated3::new(system, Tree3::new(system)?)))
     } else {
         Ok(Box::new(Articulated::new(system, Tree::new(system)?)))
+    }
+}
+
+/// Driving constraints take time as the coordinate of a clock body, which joint coordinates do
+/// not carry.
+fn no_clock(system: &System) -> Result<(), TreeError> {
+    match system.bodies().iter().any(|b| b.kind == crate::model::BodyKind::Clock) {
+        true => Err(TreeError(
+            "the scene has driving constraints (`drives:`), whose time coordinate the joint-coordinate tree does not carry; use a Cartesian formulation (force, rattle, midpoint, …)".into(),
+        )),
+        false => Ok(()),
     }
 }
 
@@ -85,6 +97,7 @@ pub fn in_space(system: &System) -> bool {
 /// The bytes of the tree workspace and the loop-closure rows of `system`'s joint tree (for the
 /// memory budget), or why it has none.
 pub fn footprint(system: &System) -> Result<(u64, usize), TreeError> {
+    no_clock(system)?;
     let n = system.ndof();
     if in_space(system) {
         let t = Tree3::new(system)?;

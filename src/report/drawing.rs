@@ -24,21 +24,44 @@ const LABELLED: usize = 30;
 /// Body colours (the report's palette order).
 const COLOURS: [&str; 8] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"];
 
-/// Cabinet projection of a world point onto the picture plane \[m\]: x and y kept, z receding
-/// at 45° at half length (planar mechanisms have z = 0 and are drawn as they are).
-fn project(p: [f64; 3]) -> [f64; 2] {
+/// The picture's axes as world axis indices: (across, up, receding). Up is the axis gravity acts
+/// along (y when there is no gravity, and always in the plane); across is the first other one.
+fn view_axes(model: &Model) -> [usize; 3] {
+    let up = model
+        .scene
+        .system
+        .forces()
+        .iter()
+        .find_map(|f| match f {
+            Force::Gravity { g } if g[2].abs() > g[0].abs().max(g[1].abs()) => Some(2),
+            Force::Gravity { g } if g[0].abs() > g[1].abs().max(g[2].abs()) => Some(0),
+            _ => None,
+        })
+        .unwrap_or(1);
+    match up {
+        0 => [1, 0, 2],
+        2 => [0, 2, 1],
+        _ => [0, 1, 2],
+    }
+}
+
+/// Cabinet projection of a world point onto the picture plane \[m\]: the across and up axes
+/// kept, the receding one drawn at 45° at half length (planar mechanisms have z = 0 and are drawn
+/// as they are).
+fn project(p: [f64; 3], axes: [usize; 3]) -> [f64; 2] {
     let k = 0.5 * std::f64::consts::FRAC_1_SQRT_2;
-    [p[0] - k * p[2], p[1] - k * p[2]]
+    [p[axes[0]] - k * p[axes[2]], p[axes[1]] - k * p[axes[2]]]
 }
 
 fn world(model: &Model, q: &[f64], body: Option<usize>, local: [f64; 3]) -> [f64; 2] {
+    let axes = view_axes(model);
     match body {
         Some(b) => {
             let s = &model.scene.system;
             let (kind, o) = (s.bodies()[b].kind, s.q_offsets()[b]);
-            project(BodyPoint { body: b, local }.world(kind, &q[o..o + kind.nq()]))
+            project(BodyPoint { body: b, local }.world(kind, &q[o..o + kind.nq()]), axes)
         }
-        None => project(local),
+        None => project(local, axes),
     }
 }
 
@@ -72,18 +95,28 @@ struct Geometry<'m> {
     ground: Vec<[f64; 2]>,
     rings: Vec<([f64; 2], &'m str)>,
     springs: Vec<([f64; 2], [f64; 2])>,
+    /// Rods of distance joints, between their two anchors.
+    rods: Vec<([f64; 2], [f64; 2])>,
 }
 
 fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
     let system = &model.scene.system;
     let n = system.bodies().len();
     let mut g = Geometry {
-        bodies: (0..n).map(|b| vec![world(model, q, Some(b), [0.0; 3])]).collect(),
+        // The clock of a driven model has no place in space: nothing is drawn of it.
+        bodies: (0..n)
+            .map(|b| match system.bodies()[b].kind {
+                BodyKind::Clock => Vec::new(),
+                _ => vec![world(model, q, Some(b), [0.0; 3])],
+            })
+            .collect(),
         ground: Vec::new(),
         rings: Vec::new(),
         springs: Vec::new(),
+        rods: Vec::new(),
     };
     for j in &model.joints {
+        let mut ends = Vec::new();
         for (body, local) in &j.anchors {
             let p = world(model, q, *body, *local);
             match body {
@@ -91,6 +124,10 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
                 None => g.ground.push(p),
             }
             g.rings.push((p, &j.kind));
+            ends.push(p);
+        }
+        if matches!(j.kind.as_str(), "distance" | "rigid_distance") && ends.len() == 2 {
+            g.rods.push((ends[0], ends[1]));
         }
     }
     for f in system.forces() {
@@ -104,7 +141,7 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
                     p
                 }
                 End::World(x) => {
-                    let p = project(*x);
+                    let p = project(*x, view_axes(model));
                     g.ground.push(p);
                     p
                 }
@@ -200,9 +237,21 @@ fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
         let _ = write!(path, " L {:.1} {:.1}", pb[0], pb[1]);
         let _ = writeln!(svg, r##"<path d="{path}" fill="none" stroke="#555" stroke-width="1.5"/>"##);
     }
+    // Rods of distance joints: a thin line.
+    for (a, b) in &g.rods {
+        let (pa, pb) = (panel.px(*a), panel.px(*b));
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#555" stroke-width="2"/>"##,
+            pa[0], pa[1], pb[0], pb[1]
+        );
+    }
     // Bodies.
     let system = &model.scene.system;
     for (b, pts) in g.bodies.iter().enumerate() {
+        if pts.is_empty() {
+            continue; // the clock
+        }
         let colour = COLOURS[b % COLOURS.len()];
         let kind = system.bodies()[b].kind;
         let h = hull(pts.clone());
@@ -293,15 +342,19 @@ pub fn mechanism_svg(model: &Model) -> String {
     let panel = Panel::new((lo, hi), WIDTH, 0.0);
     let mut svg = header(WIDTH, panel.height);
     let spatial = scene.system.bodies().iter().any(|b| b.kind.dim() == 3);
+    // The clock of a driven model is not a body one sees; its drives are counted instead.
+    let bodies = scene.system.bodies().iter().filter(|b| b.kind != BodyKind::Clock).count();
+    let drives = scene.system.constraints().iter().filter(|c| c.kind() == "drive").count();
     let title = format!(
-        "{} at t = 0 (assembled); {} bodies, {} joints",
+        "{} at t = 0 (assembled); {bodies} bodies, {} joints{}",
         escape(&scene.name),
-        scene.system.bodies().len(),
         model.joints.len(),
+        if drives > 0 { format!(", {drives} driven coordinates") } else { String::new() },
     );
     let _ = writeln!(svg, r#"<text x="{MARGIN}" y="28" font-size="16">{title}</text>"#);
     if spatial {
-        let note = "cabinet projection: x and y to scale, z receding at 45° at half length";
+        let [a, u, r] = view_axes(model).map(|i| ["x", "y", "z"][i]);
+        let note = format!("cabinet projection: {a} across and {u} up to scale, {r} receding at 45° at half length");
         let _ = writeln!(svg, r#"<text x="{MARGIN}" y="48" font-size="12">{note}</text>"#);
     }
     scale_bar(&mut svg, &panel, (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1e-9), WIDTH - MARGIN);

@@ -190,6 +190,15 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
         scale.definition,
         fmt_num(scale.joules)
     );
+    let system = &exp.variants[0].scene.system;
+    let drives = system.constraints().iter().filter(|c| c.kind() == "drive").count();
+    if drives > 0 {
+        let _ = writeln!(
+            out,
+            "The mechanism is driven ({drives} coordinate{} prescribed in time by `drives:`): the drives do work, so the energy changes by that work and its \"error\" measures the work, not the integration. Judge such cells by a reference or by the drift.\n",
+            if drives == 1 { "" } else { "s" }
+        );
+    }
 
     let ran: Vec<&Row> = rows.iter().filter(|r| r.result.summary.status.label() != "n/a").collect();
     let mut by_acc = ran.clone();

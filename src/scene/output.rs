@@ -135,6 +135,7 @@ fn coordinates(kind: BodyKind) -> &'static [(&'static str, &'static str)] {
         BodyKind::Particle3 => &[("x", "m"), ("y", "m"), ("z", "m")],
         BodyKind::Rigid2 => &[("x", "m"), ("y", "m"), ("angle", "rad")],
         BodyKind::Rigid3 => &[("x", "m"), ("y", "m"), ("z", "m"), ("qw", "1"), ("qx", "1"), ("qy", "1"), ("qz", "1")],
+        BodyKind::Clock => &[("t", "s")],
     }
 }
 

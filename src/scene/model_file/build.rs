@@ -343,6 +343,15 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         outputs: Vec::new(),
         branch: Vec::new(),
     };
+    for (i, d) in raw.drives.iter().enumerate() {
+        let here = |m: String| ConfigError {
+            file: file.into(),
+            location: at(&d.value.coordinate),
+            message: format!("drives[{i}]: {m}"),
+        };
+        let qi = coordinate(&scene, "coordinate", &d.value.coordinate.value, &lookup).map_err(&here)?;
+        super::drives::add(&mut scene, qi, &d.value, length_scale).map_err(&here)?;
+    }
     for (i, o) in raw.outputs.iter().enumerate() {
         let here = |s: &Spanned<String>, m: String| ConfigError {
             file: file.into(),
@@ -384,7 +393,7 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
             let resolve = |list: &[Spanned<String>], field: &str| -> Result<Vec<usize>, ConfigError> {
                 list.iter()
                     .map(|s| {
-                        coordinate(&scene, &s.value, &lookup).map_err(|m| ConfigError {
+                        coordinate(&scene, field, &s.value, &lookup).map_err(|m| ConfigError {
                             file: file.into(),
                             location: at(s),
                             message: format!("field `assemble.{field}`: {m}"),
@@ -583,14 +592,15 @@ fn force(
 }
 
 /// `NAME.rest` → the generic address `body<i>.rest`.
-fn generic(address: &str, lookup: &Lookup) -> Result<String, String> {
+/// `NAME.rest` as `body<i>.rest`; an unknown NAME is reported as the value of `field`.
+fn generic(field: &str, address: &str, lookup: &Lookup) -> Result<String, String> {
     let (body, rest) = address.trim().split_once('.').ok_or_else(|| {
         format!(
             "`{}` is no body address; expected NAME.x|y|z|angle|qw|qx|qy|qz or NAME.point(px, py[, pz]).x|y|z",
             short(address)
         )
     })?;
-    let i = lookup("value", body.trim())?;
+    let i = lookup(field, body.trim())?;
     Ok(format!("body{i}.{}", rest.trim()))
 }
 
@@ -620,7 +630,7 @@ fn output(scene: &Scene, value: &str, lookup: &Lookup) -> Result<(Quantity, &'st
         if term.trim().is_empty() {
             return Err(format!("`{}` has an empty term; expected body addresses joined by + or -", short(value)));
         }
-        let o = scene.output(&generic(term, lookup)?).map_err(|_| {
+        let o = scene.output(&generic("value", term, lookup)?).map_err(|_| {
             format!(
                 "`{}` is no body address; expected NAME.x|y|z|angle|qw|qx|qy|qz or NAME.point(px, py[, pz]).x|y|z",
                 short(term.trim())
@@ -641,9 +651,9 @@ fn output(scene: &Scene, value: &str, lookup: &Lookup) -> Result<(Quantity, &'st
 }
 
 /// The index in q of a coordinate address `NAME.coord` (for `assemble.keep`).
-fn coordinate(scene: &Scene, address: &str, lookup: &Lookup) -> Result<usize, String> {
+fn coordinate(scene: &Scene, field: &str, address: &str, lookup: &Lookup) -> Result<usize, String> {
     let o = scene
-        .output(&generic(address, lookup)?)
+        .output(&generic(field, address, lookup)?)
         .map_err(|_| format!("`{}` is no coordinate; expected NAME.x|y|z|angle|qw|qx|qy|qz", short(address)))?;
     match o.quantity {
         Quantity::Coord { body, index } => Ok(scene.system.q_offsets()[body] + index),

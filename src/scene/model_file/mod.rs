@@ -7,6 +7,7 @@
 
 pub mod assemble;
 mod build;
+mod drives;
 
 use crate::experiment::config::{ConfigError, at, parse_as, read_text};
 use serde::Deserialize;
@@ -74,6 +75,9 @@ pub struct RawModel {
     /// Joints: registered constraints between named bodies.
     #[serde(default)]
     pub joints: Vec<Spanned<RawJoint>>,
+    /// Driving constraints: body coordinates prescribed as functions of time.
+    #[serde(default)]
+    pub drives: Vec<Spanned<RawDrive>>,
     /// Named outputs.
     #[serde(default)]
     pub outputs: Vec<Spanned<RawOutput>>,
@@ -95,6 +99,30 @@ pub struct RawInvariant {
     pub min: f64,
     /// Upper bound (the value's unit).
     pub max: f64,
+}
+
+/// One entry of `drives:`: the coordinate follows f(t) = start + rate t + amplitude (sin(omega t
+/// + phase) − sin phase) ([`crate::constraint::drive`]).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDrive {
+    /// The driven coordinate, `NAME.x|y|z|angle` (a position, or a planar body's angle).
+    pub coordinate: Spanned<String>,
+    /// f(0) \[m or rad\]; default: the coordinate's declared value.
+    #[serde(default)]
+    pub start: Option<f64>,
+    /// Constant rate \[m/s or rad/s\] (default 0).
+    #[serde(default)]
+    pub rate: f64,
+    /// Amplitude of the harmonic part \[m or rad\] (default 0).
+    #[serde(default)]
+    pub amplitude: f64,
+    /// Its angular frequency \[rad/s\] (default 0).
+    #[serde(default)]
+    pub omega: f64,
+    /// Its phase \[rad\] (default 0).
+    #[serde(default)]
+    pub phase: f64,
 }
 
 /// `energy_scale:`.

@@ -1,0 +1,54 @@
+//! `drives:` of a model file: driving constraints ([`crate::constraint::drive`]). The first drive
+//! adds the scene's clock body (s = 0, ṡ = 1 at t = 0), after every declared body so that their
+//! indices are unchanged; every drive is then one `drive` row on its body and the clock, built
+//! before assembly, so the declared state is projected onto C(q, t₀) = 0 like any other joint.
+
+use super::RawDrive;
+use super::build::{LARGEST, REACH};
+use crate::constraint::drive::{Drive, Profile};
+use crate::model::{Body, BodyKind};
+use crate::scene::Scene;
+
+/// Adds the drive `d` of coordinate `qi` (an index into q) to `scene`.
+pub(super) fn add(scene: &mut Scene, qi: usize, d: &RawDrive, length_scale: f64) -> Result<(), String> {
+    let system = &scene.system;
+    let body = system.q_offsets().partition_point(|&o| o <= qi) - 1;
+    let kind = system.bodies()[body].kind;
+    let index = qi - system.q_offsets()[body];
+    let angle = kind == BodyKind::Rigid2 && index == 2;
+    if kind == BodyKind::Rigid3 && index >= 3 {
+        return Err(format!(
+            "`{}` is a quaternion component; a drive takes a position (x, y, z) or a planar body's angle",
+            crate::params::short(&d.coordinate.value)
+        ));
+    }
+    let (unit, reach) = if angle { ("rad", REACH) } else { ("m", REACH * length_scale) };
+    let start = d.start.unwrap_or(scene.q0[qi]);
+    for (field, x, bound) in [
+        ("start", start, reach),
+        ("amplitude", d.amplitude, reach),
+        ("rate", d.rate, LARGEST),
+        ("omega", d.omega, LARGEST),
+        ("phase", d.phase, REACH),
+    ] {
+        if !(x.abs() <= bound) {
+            return Err(format!(
+                "field `{field}` = {}; expected a finite number of magnitude at most {bound:e}{}",
+                crate::params::fmt_num(x),
+                if field == "start" || field == "amplitude" { format!(" {unit}") } else { String::new() }
+            ));
+        }
+    }
+    let clock = match system.bodies().iter().position(|b| b.kind == BodyKind::Clock) {
+        Some(c) => c,
+        None => {
+            let c = scene.system.add_body(Body::clock()).map_err(|e| e.to_string())?;
+            scene.q0.push(0.0);
+            scene.v0.push(1.0);
+            c
+        }
+    };
+    let profile = Profile { start, rate: d.rate, amplitude: d.amplitude, omega: d.omega, phase: d.phase };
+    scene.system.add_constraint(Box::new(Drive::new(body, kind, index, clock, profile))).map_err(|e| e.to_string())?;
+    Ok(())
+}
