@@ -103,7 +103,7 @@ pub fn describe(label: &str, scene: &Scene) -> String {
             let shown: Vec<String> = redundant.iter().take(10).map(|&r| name_row(scene, r)).collect();
             let more = if redundant.len() > 10 { format!(" and {} more", redundant.len() - 10) } else { String::new() };
             out.push_str(&format!(
-                "; {} redundant: {}{more} (direct solves of J W Jᵀ will find it singular; `force`, `lagrangian`, `impulse`, `rattle` and `midpoint` take `reg`, XPBD its compliance)\n",
+                "; {} redundant: {}{more} (direct solves of J W Jᵀ will find it singular; `force`, `lagrangian`, `impulse`, `rattle`, `midpoint` and `soft_step` take `reg`, XPBD its compliance)\n",
                 redundant.len(),
                 shown.join(", ")
             ));

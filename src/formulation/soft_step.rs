@@ -39,11 +39,14 @@ pub struct SoftStepOptions {
     /// constraint damping ratio (Box2D jointDampingRatio 2)
     #[schemars(range(min = 0), extend("unit" = "1"))]
     pub damping_ratio: f64,
+    /// Tikhonov term added to the diagonal of J W Jᵀ in every solve (0: none); makes redundant rows solvable by direct solvers, at a velocity residual of reg · |λ|
+    #[schemars(range(min = 0, max = 1e100), extend("unit" = "units of J W Jᵀ"))]
+    pub reg: f64,
 }
 
 impl Default for SoftStepOptions {
     fn default() -> Self {
-        SoftStepOptions { substeps: 4, hertz: 60.0, damping_ratio: 2.0 }
+        SoftStepOptions { substeps: 4, hertz: 60.0, damping_ratio: 2.0, reg: 0.0 }
     }
 }
 
@@ -71,7 +74,9 @@ pub struct SoftStep<'a> {
 impl<'a> SoftStep<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: SoftStepOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        Ok(SoftStep { core: StepperCore::new(scene, solver)?, opts })
+        let mut core = StepperCore::new(scene, solver)?;
+        core.ns.reg = opts.reg;
+        Ok(SoftStep { core, opts })
     }
 }
 
