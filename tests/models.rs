@@ -479,3 +479,126 @@ fn iftomm_a05_flyball_governor_holds_the_sleeve_to_its_reference() {
     // The sleeve rises as the balls fly out: s is not the trivial 0.5 m.
     assert!(reference.iter().any(|(_, s)| *s > 0.7));
 }
+
+/// Free mechanisms (nothing holds them to the world) for the momentum checks: a planar one with
+/// every two-body planar joint, and a spatial one with every two-body spatial joint, thrown and
+/// spinning under gravity.
+const FREE_PLANAR: &str = "model: free_planar
+length_scale: 4
+energy_scale: {joules: 50, definition: \"50 J\"}
+bodies:
+  - {name: A, kind: rigid2, mass: 1, inertia: 0.1, position: [0, 0], angle: 0, velocity: [1, 2], angular_velocity: 3}
+  - {name: B, kind: rigid2, mass: 2, inertia: 0.3, position: [1, 0], angle: 0, velocity: [0, 1], angular_velocity: -1}
+  - {name: C, kind: rigid2, mass: 0.5, inertia: 0.05, position: [1, 1], angle: 0.5, velocity: [-1, 0]}
+  - {name: P, kind: particle2, mass: 0.7, position: [-1, 0.5], velocity: [0, -1]}
+  - {name: Q, kind: particle2, mass: 0.4, position: [-1.5, 1.5], velocity: [2, 0]}
+forces:
+  - {type: gravity, g: [0, -9.81]}
+joints:
+  - {type: revolute, a: A, b: B, at: [0.5, 0]}
+  - {type: prismatic, a: B, b: C, axis: [0, 1], at: [1, 0.5]}
+  - {type: distance, a: P, b: Q}
+";
+
+const FREE_SPATIAL: &str = "model: free_spatial
+length_scale: 4
+energy_scale: {joules: 50, definition: \"50 J\"}
+bodies:
+  - {name: A, kind: rigid3, mass: 1, inertia: [0.1, 0.2, 0.3], position: [0, 0, 0], velocity: [1, 2, 0], angular_velocity: [0.5, 1, 2]}
+  - {name: B, kind: rigid3, mass: 2, inertia: [0.2, 0.2, 0.1], position: [1, 0, 0], angular_velocity: [0, 1, -1]}
+  - {name: C, kind: rigid3, mass: 0.5, inertia: [0.05, 0.06, 0.07], position: [2, 0, 0], orientation: {axis: [1, 1, 0], angle: 0.3}, velocity: [0, 0, 1]}
+  - {name: D, kind: rigid3, mass: 0.8, inertia: [0.1, 0.1, 0.1], position: [0, 1, 0], angular_velocity: [1, 0, 0]}
+  - {name: E, kind: rigid3, mass: 0.6, inertia: [0.1, 0.2, 0.1], position: [0, -1, 0], velocity: [0, 0, -1]}
+  - {name: F, kind: rigid3, mass: 0.9, inertia: [0.1, 0.1, 0.2], position: [2, 1, 0]}
+forces:
+  - {type: gravity, g: [0, -9.81, 0]}
+  - {type: gyroscopic}
+joints:
+  - {type: ball, a: A, b: B, at: [0.5, 0, 0]}
+  - {type: hinge, a: B, b: C, at: [1.5, 0, 0], axis: [0, 0, 1]}
+  - {type: slider, a: A, b: D, at: [0, 0.5, 0], axis: [0, 1, 0]}
+  - {type: weld, a: A, b: E, at: [0, -0.5, 0]}
+  - {type: rigid_distance, a: C, local_a: [0, 0.5, 0], b: F, local_b: [0, -0.5, 0]}
+";
+
+/// (linear momentum Σ m v, angular momentum about the centre of mass, total mass) of `q`, `v`.
+fn momenta(m: &model_file::Model, q: &[f64], v: &[f64]) -> ([f64; 3], [f64; 3], f64) {
+    use nalgebra::Vector3;
+    use tinkertoy::model::BodyKind;
+    let s = &m.scene.system;
+    let (mut p, mut l, mut mc, mut total) = (Vector3::zeros(), Vector3::zeros(), Vector3::zeros(), 0.0);
+    for (i, b) in s.bodies().iter().enumerate() {
+        let (qs, vs) = (&q[s.q_offsets()[i]..], &v[s.offsets()[i]..]);
+        let d = b.kind.dim();
+        let mut r = Vector3::zeros();
+        let mut u = Vector3::zeros();
+        for k in 0..d {
+            r[k] = qs[k];
+            u[k] = vs[k];
+        }
+        let spin = match b.kind {
+            BodyKind::Rigid2 => Vector3::new(0.0, 0.0, b.inertia[2] * vs[2]),
+            BodyKind::Rigid3 => {
+                let rot = tinkertoy::model::rotation::rotation_matrix(&qs[3..7]);
+                rot * Vector3::new(b.inertia[0] * vs[3], b.inertia[1] * vs[4], b.inertia[2] * vs[5])
+            }
+            _ => Vector3::zeros(),
+        };
+        p += b.mass * u;
+        l += r.cross(&(b.mass * u)) + spin;
+        mc += b.mass * r;
+        total += b.mass;
+    }
+    let com = mc / total;
+    let l_com = l - com.cross(&p);
+    ([p.x, p.y, p.z], [l_com.x, l_com.y, l_com.z], total)
+}
+
+#[test]
+fn free_mechanisms_keep_their_momenta_under_every_joint() {
+    // Joint forces are internal: with gravity the only external force, P(t) = P(0) + M g t, and
+    // the angular momentum about the centre of mass is constant (uniform gravity has no torque
+    // about it). A joint kernel whose force on one body is not the reaction of the other's, or
+    // whose torque about the joint is not zero, breaks one of them. Force with feedback + Dop853 at
+    // 1e-12 over 1 s: the integration error bounds both (|P| and |L| are O(10)), 1e-8 relative.
+    for (text, g) in [(FREE_PLANAR, [0.0, -9.81, 0.0]), (FREE_SPATIAL, [0.0, -9.81, 0.0])] {
+        let m = model_file::from_text("free.yaml", text).unwrap_or_else(|e| panic!("{e}"));
+        let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
+        let params = [("omega", Scalar::Num(20.0))];
+        let spec = CellSpec::named("force", &params, "dense_lu", &[], Some("dop853"), control, 1.0)
+            .unwrap()
+            .sampled(0.1)
+            .recording();
+        let r = run(&m.scene, &spec);
+        assert_eq!(r.summary.status.label(), "ok", "{}", m.scene.name);
+        let first = &r.samples[0];
+        let (p0, l0, total) = momenta(&m, &first.q, &first.v);
+        let scale = 1.0 + p0.iter().chain(&l0).fold(0.0f64, |a, x| a.max(x.abs()));
+        let (mut dp, mut dl) = (0.0f64, 0.0f64);
+        for s in &r.samples {
+            let (p, l, _) = momenta(&m, &s.q, &s.v);
+            for k in 0..3 {
+                dp = dp.max((p[k] - p0[k] - total * g[k] * s.t).abs());
+                dl = dl.max((l[k] - l0[k]).abs());
+            }
+        }
+        println!(
+            "{}: momentum off by {dp:.2e}, angular momentum about the centre by {dl:.2e} (scale {scale:.1})",
+            m.scene.name
+        );
+        assert!(dp <= 1e-8 * scale && dl <= 1e-8 * scale, "{}: {dp:.2e} {dl:.2e}", m.scene.name);
+    }
+}
+
+#[test]
+fn shipped_models_have_positive_definite_mass_matrices() {
+    // M is diagonal (principal axes): positive definite exactly when every entry is positive and
+    // finite, with W its inverse entry by entry.
+    for m in shipped() {
+        let s = &m.scene.system;
+        for (i, (&mass, &w)) in s.mass().iter().zip(s.inv_mass()).enumerate() {
+            assert!(mass.is_finite() && mass > 0.0, "{}: M[{i}] = {mass}", m.scene.name);
+            assert!((mass * w - 1.0).abs() <= 2.0 * f64::EPSILON, "{}: M[{i}] W[{i}]", m.scene.name);
+        }
+    }
+}

@@ -85,3 +85,18 @@ fn every_scene_force_is_minus_the_gradient_of_its_potential() {
         }
     }
 }
+
+/// M is diagonal here (principal axes), so it is symmetric by construction and positive definite
+/// exactly when every entry is positive and finite; W = M⁻¹ must be its inverse entry by entry.
+#[test]
+fn every_scene_mass_matrix_is_positive_definite() {
+    for entry in SCENES {
+        let scene = entry.build_small().unwrap_or_else(|e| panic!("scene {}: {e}", entry.name));
+        let sys = &scene.system;
+        assert_eq!(sys.mass().len(), sys.ndof(), "{}", entry.name);
+        for (i, (&m, &w)) in sys.mass().iter().zip(sys.inv_mass()).enumerate() {
+            assert!(m.is_finite() && m > 0.0, "{}: M[{i}] = {m}", entry.name);
+            assert!((m * w - 1.0).abs() <= 2.0 * f64::EPSILON, "{}: M[{i}] W[{i}] = {}", entry.name, m * w);
+        }
+    }
+}
