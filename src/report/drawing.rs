@@ -97,6 +97,8 @@ struct Geometry<'m> {
     springs: Vec<([f64; 2], [f64; 2])>,
     /// Rods of distance joints, between their two anchors.
     rods: Vec<([f64; 2], [f64; 2])>,
+    /// Contact planes: a point and a direction of their trace in the picture.
+    planes: Vec<([f64; 2], [f64; 2])>,
 }
 
 fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
@@ -114,6 +116,7 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
         rings: Vec::new(),
         springs: Vec::new(),
         rods: Vec::new(),
+        planes: Vec::new(),
     };
     for j in &model.joints {
         let mut ends = Vec::new();
@@ -128,6 +131,37 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
         }
         if matches!(j.kind.as_str(), "distance" | "rigid_distance") && ends.len() == 2 {
             g.rods.push((ends[0], ends[1]));
+        }
+    }
+    // Contact shapes: a sphere as its outline in the picture plane, a box by its eight corners
+    // (the body's hull then outlines it); planes by their trace.
+    if let Some(set) = system.contacts() {
+        let axes = view_axes(model);
+        for (b, shape) in &set.shapes {
+            match shape {
+                crate::contact::Shape::Sphere { radius } => {
+                    let c = g.bodies[*b][0];
+                    g.bodies[*b].extend((0..24).map(|k| {
+                        let a = k as f64 * std::f64::consts::TAU / 24.0;
+                        [c[0] + radius * a.cos(), c[1] + radius * a.sin()]
+                    }));
+                }
+                crate::contact::Shape::Cuboid { half } => {
+                    for k in 0..8 {
+                        let s = |i: usize| if k >> i & 1 == 1 { half[i] } else { -half[i] };
+                        let p = world(model, q, Some(*b), [s(0), s(1), s(2)]);
+                        g.bodies[*b].push(p);
+                    }
+                }
+            }
+        }
+        for p in &set.planes {
+            let n = [p.normal[axes[0]], p.normal[axes[1]]];
+            let nn = n[0] * n[0] + n[1] * n[1];
+            if nn > 1e-12 {
+                let foot = [n[0] * p.offset / nn, n[1] * p.offset / nn];
+                g.planes.push((foot, [-n[1], n[0]]));
+            }
         }
     }
     for f in system.forces() {
@@ -156,7 +190,8 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
 fn bounds<'a>(geometries: impl Iterator<Item = &'a Geometry<'a>>) -> ([f64; 2], [f64; 2]) {
     let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
     for g in geometries {
-        for p in g.bodies.iter().flatten().chain(&g.ground) {
+        // A contact plane's foot (its point nearest the origin) is kept in the picture.
+        for p in g.bodies.iter().flatten().chain(&g.ground).chain(g.planes.iter().map(|(f, _)| f)) {
             for d in 0..2 {
                 lo[d] = lo[d].min(p[d]);
                 hi[d] = hi[d].max(p[d]);
@@ -236,6 +271,19 @@ fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
         }
         let _ = write!(path, " L {:.1} {:.1}", pb[0], pb[1]);
         let _ = writeln!(svg, r##"<path d="{path}" fill="none" stroke="#555" stroke-width="1.5"/>"##);
+    }
+    // Contact planes: a long grey line along their trace (the picture clips it).
+    for (foot, d) in &g.planes {
+        let reach = 1e3 * (panel.height + WIDTH) / panel.scale.max(1e-12);
+        let (a, b) = (
+            panel.px([foot[0] - reach * d[0], foot[1] - reach * d[1]]),
+            panel.px([foot[0] + reach * d[0], foot[1] + reach * d[1]]),
+        );
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#888" stroke-width="3"/>"##,
+            a[0], a[1], b[0], b[1]
+        );
     }
     // Rods of distance joints: a thin line.
     for (a, b) in &g.rods {

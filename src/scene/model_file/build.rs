@@ -331,6 +331,11 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         system.add_constraint(c).map_err(|e| here(e.to_string()))?;
         marks.push(mark(&j.kind.value, &spec));
     }
+    if let Some(c) = &raw.contact {
+        let here = |m: String| ConfigError { file: file.into(), location: at(c), message: m };
+        let set = super::contact::build(&c.value, &system, &lookup, length_scale).map_err(&here)?;
+        system.set_contacts(set).map_err(|e| here(e.to_string()))?;
+    }
 
     let mut scene = Scene {
         name: name.clone(),

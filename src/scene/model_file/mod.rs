@@ -7,6 +7,7 @@
 
 pub mod assemble;
 mod build;
+mod contact;
 mod drives;
 
 use crate::experiment::config::{ConfigError, at, parse_as, read_text};
@@ -78,6 +79,9 @@ pub struct RawModel {
     /// Driving constraints: body coordinates prescribed as functions of time.
     #[serde(default)]
     pub drives: Vec<Spanned<RawDrive>>,
+    /// Contact: shapes on rigid3 bodies, static planes, the material (runs under `pgs`).
+    #[serde(default)]
+    pub contact: Option<Spanned<RawContact>>,
     /// Named outputs.
     #[serde(default)]
     pub outputs: Vec<Spanned<RawOutput>>,
@@ -123,6 +127,66 @@ pub struct RawDrive {
     /// Its phase \[rad\] (default 0).
     #[serde(default)]
     pub phase: f64,
+}
+
+/// `contact:` — shapes, planes, material and margin ([`crate::contact::ContactSet`]).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawContact {
+    /// Collision shapes, each on a rigid3 body, centred at its centre of mass, in its frame.
+    #[serde(default)]
+    pub shapes: Vec<Spanned<RawShape>>,
+    /// Static planes: the half-space n·p ≤ offset is solid.
+    #[serde(default)]
+    pub planes: Vec<Spanned<RawPlane>>,
+    /// Coulomb friction coefficient μ of every contact.
+    #[serde(default)]
+    pub friction: f64,
+    /// Restitution coefficient in \[0, 1\] of every contact.
+    #[serde(default)]
+    pub restitution: f64,
+    /// Approach speed \[m/s\] below which no restitution is applied.
+    #[serde(default)]
+    pub restitution_threshold: f64,
+    /// Contacts are reported up to this separation \[m\] (speculative margin; at most length_scale).
+    #[serde(default)]
+    pub margin: f64,
+}
+
+impl RawContact {
+    /// The material fields (flat in the file, grouped here).
+    pub fn material(&self) -> crate::contact::Material {
+        crate::contact::Material {
+            friction: self.friction,
+            restitution: self.restitution,
+            restitution_threshold: self.restitution_threshold,
+        }
+    }
+}
+
+/// One entry of `contact.shapes:` — exactly one of `sphere` and `box`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShape {
+    /// The body carrying the shape.
+    pub body: String,
+    /// A sphere's radius \[m\].
+    #[serde(default)]
+    pub sphere: Option<f64>,
+    /// A box's half extents along the body axes \[m\].
+    #[serde(default, rename = "box")]
+    pub r#box: Option<Floats>,
+}
+
+/// One entry of `contact.planes:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlane {
+    /// Outward normal (normalised on reading).
+    pub normal: Floats,
+    /// Offset along the normal \[m\] (default 0).
+    #[serde(default)]
+    pub offset: f64,
 }
 
 /// `energy_scale:`.
