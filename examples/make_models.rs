@@ -80,6 +80,10 @@ fn a02(n: usize) -> String {
         let _ = writeln!(s, "  - {{value: K{i}.angle, min: -0.5, max: 0.5}}");
     }
     let _ = writeln!(s, "assemble:\n  keep_velocity: [C0.angle]");
+    let _ = writeln!(
+        s,
+        "# B0 on the parallelogram branch, by `cargo run --release --example make_references`\nreference: {{file: ../experiments/data/iftomm_a02_n{n}.csv, columns: [B0x, B0y]}}"
+    );
     s
 }
 

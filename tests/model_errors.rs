@@ -116,6 +116,7 @@ fn every_malformed_model_is_one_clear_line_with_exit_2() {
         ("a contact shape on no body", broken("outputs:", "contact: {shapes: [{body: ghost, sphere: 0.1}]}\noutputs:"), &["contact.shapes[0].body", "`ghost`", "upper, lower"]),
         ("a contact plane with a zero normal", broken("outputs:", "contact: {planes: [{normal: [0, 0, 0]}]}\noutputs:"), &["contact.planes[0].normal", "not all 0"]),
         ("a restitution of 2", broken("outputs:", "contact: {restitution: 2}\noutputs:"), &["contact.restitution", "= 2", "[0, 1]"]),
+        ("a reference file that is not there", broken("outputs:", "reference: {file: nothere.csv}\noutputs:"), &["reference.file", "`nothere.csv`", "no such file"]),
         ("a drive starting 1e300 m out", broken("outputs:", "drives: [{coordinate: lower.x, start: 1e300}]\noutputs:"), &["drives[0]", "`start`", "1e300", "at most 2e6 m"]),
     ];
     assert!(cases.len() >= 20);

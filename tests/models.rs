@@ -654,3 +654,25 @@ fn contact_from_a_model_file_reproduces_the_built_in_scene_bit_for_bit() {
     let spec = CellSpec::named("force", &[], "dense_lu", &[], Some("rk4"), Control::Fixed { h: 1e-3 }, 0.1).unwrap();
     assert_eq!(run(&m.scene, &spec).summary.status.label(), "n/a");
 }
+
+#[test]
+fn an_experiment_without_a_reference_takes_its_models() {
+    // Andrews' squeezer declares the Test Set's solution as its reference: a config that names the
+    // model and no reference is scored against it.
+    let dir = std::env::temp_dir().join(format!("tinkertoy-model-reference-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("andrews.yaml");
+    let model = format!("{}/models/andrews_squeezer.yaml", env!("CARGO_MANIFEST_DIR"));
+    std::fs::write(
+        &config,
+        format!(
+            "name: andrews\nscene: {{model: {model}}}\nformulations: [{{name: force}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: dop853}}]\ntolerances: [1.0e-9]\nduration: 0.03\nsample_interval: 0.01\n"
+        ),
+    )
+    .unwrap();
+    let exp = tinkertoy::experiment::load_with(&config.to_string_lossy(), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let r = exp.measure.reference.as_ref().expect("the model's reference");
+    assert!(r.file.ends_with("andrews_squeezer.reference.csv"), "{}", r.file);
+    assert_eq!(r.columns.len(), 7);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

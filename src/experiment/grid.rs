@@ -393,7 +393,11 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
     let divergence_bound = divergence_bound.unwrap_or_else(|| scene.default_divergence_bound());
 
     let axis = Axis { duration, sample_interval, steps: &steps, cells_per_variant: per_variant as f64 };
-    let measure = measurements(file, &raw, &mut variants, &axis)?;
+    let model_reference = match &scene {
+        super::source::SceneSource::Model(info) => info.reference.as_ref(),
+        _ => None,
+    };
+    let measure = measurements(file, &raw, &mut variants, &axis, model_reference)?;
     let has_reference = measure.reference.is_some() || variants.iter().all(|v| v.scene.reference.is_some());
     let mut goals =
         goals(file, raw.target.as_ref(), raw.rank_by.as_ref(), raw.timing.as_ref(), has_reference, scene.name())?;

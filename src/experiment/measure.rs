@@ -112,6 +112,7 @@ pub(super) fn measurements(
     raw: &RawConfig,
     variants: &mut [Variant],
     axis: &Axis,
+    model_reference: Option<&crate::scene::model_file::ModelReference>,
 ) -> Result<Measurements, ConfigError> {
     let mut m = Measurements::default();
     if let Some(list) = &raw.record {
@@ -182,6 +183,17 @@ pub(super) fn measurements(
     }
     if let Some(r) = &raw.reference {
         m.reference = Some(reference(file, r, variants, axis, &mut m.outputs)?);
+    } else if let (Some(r), Some(model)) = (model_reference, &raw.scene.model) {
+        // The model's own reference, located at the config's `scene.model`.
+        let (referenced, defined) = (model.referenced, model.defined);
+        let columns: Vec<Spanned<String>> =
+            r.columns.iter().map(|c| Spanned { value: c.clone(), referenced, defined }).collect();
+        let raw_ref = super::config::RawReference {
+            file: Spanned { value: r.file.clone(), referenced, defined },
+            columns: (!columns.is_empty()).then_some(Spanned { value: columns, referenced, defined }),
+        };
+        let raw_ref = Spanned { value: raw_ref, referenced, defined };
+        m.reference = Some(reference(file, &raw_ref, variants, axis, &mut m.outputs)?);
     }
     if let Some(list) = &raw.events {
         for (i, e) in list.value.iter().enumerate() {

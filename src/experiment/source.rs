@@ -24,6 +24,8 @@ pub struct ModelInfo {
     pub length_scale: f64,
     /// How far assembly moved the declared state.
     pub assembly: Assembly,
+    /// The model's reference, its file relative to the config's directory, if it declares one.
+    pub reference: Option<crate::scene::model_file::ModelReference>,
 }
 
 /// The mechanism of an experiment.
@@ -114,6 +116,15 @@ pub(super) fn variants(
                 source: model.source,
                 length_scale: model.length_scale,
                 assembly: model.assembly,
+                reference: model.reference.map(|r| crate::scene::model_file::ModelReference {
+                    file: std::path::Path::new(&m.value)
+                        .parent()
+                        .unwrap_or(std::path::Path::new(""))
+                        .join(&r.file)
+                        .to_string_lossy()
+                        .into_owned(),
+                    columns: r.columns,
+                }),
             };
             let label = info.name.clone();
             return Ok((

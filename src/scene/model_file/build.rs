@@ -432,6 +432,23 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         scene,
         body_names,
         joints: marks,
+        reference: match &raw.reference {
+            Some(r) => {
+                let dir = std::path::Path::new(file).parent().unwrap_or(std::path::Path::new(""));
+                if !dir.join(&r.value.file).is_file() {
+                    return Err(ConfigError {
+                        file: file.into(),
+                        location: at(r),
+                        message: format!(
+                            "field `reference.file` = `{}`: no such file (relative to the model file)",
+                            short(&r.value.file)
+                        ),
+                    });
+                }
+                Some(r.value.clone())
+            }
+            None => None,
+        },
     })
 }
 

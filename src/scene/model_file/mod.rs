@@ -82,6 +82,9 @@ pub struct RawModel {
     /// Contact: shapes on rigid3 bodies, static planes, the material (runs under `pgs`).
     #[serde(default)]
     pub contact: Option<Spanned<RawContact>>,
+    /// The model's reference solution, used by experiments that give none of their own.
+    #[serde(default)]
+    pub reference: Option<Spanned<ModelReference>>,
     /// Named outputs.
     #[serde(default)]
     pub outputs: Vec<Spanned<RawOutput>>,
@@ -187,6 +190,18 @@ pub struct RawPlane {
     /// Offset along the normal \[m\] (default 0).
     #[serde(default)]
     pub offset: f64,
+}
+
+/// `reference:` of a model: a CSV of `t` and output columns (the experiment file's `reference:`
+/// format), relative to the model file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ModelReference {
+    /// The CSV file, relative to the model file.
+    pub file: String,
+    /// The columns compared (default: every column naming an output).
+    #[serde(default)]
+    pub columns: Vec<String>,
 }
 
 /// `energy_scale:`.
@@ -377,6 +392,8 @@ pub struct Model {
     pub body_names: Vec<String>,
     /// Where each joint sits, for pictures.
     pub joints: Vec<JointMark>,
+    /// The model's reference solution (its file relative to the model file), if it declares one.
+    pub reference: Option<ModelReference>,
 }
 
 /// Where a joint sits, for pictures: its type and its anchor on each side (a body and a point in
