@@ -34,7 +34,7 @@ pub enum SceneSource {
     /// A registered scene.
     Builtin(&'static SceneEntry),
     /// A model file.
-    Model(ModelInfo),
+    Model(Box<ModelInfo>),
 }
 
 impl SceneSource {
@@ -128,7 +128,7 @@ pub(super) fn variants(
             };
             let label = info.name.clone();
             return Ok((
-                SceneSource::Model(info),
+                SceneSource::Model(Box::new(info)),
                 vec![Variant { label, params: Vec::new(), scene: model.scene, outputs: Vec::new() }],
             ));
         }
