@@ -5,6 +5,7 @@
 //! value and the valid choices, as configs do. The declared state is assembled onto the
 //! constraints before anything runs ([`assemble`]).
 
+mod address;
 pub mod assemble;
 mod build;
 mod contact;
