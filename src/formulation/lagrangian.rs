@@ -11,6 +11,9 @@
 //! rows) formed column by column from m responses of the tree at rest and solved by the cell's
 //! linear solver. On a tree the solver is not used.
 //! The constraint force for the power metric is Q̂ = M q̈ − Q.
+//! Driving constraints (docs/design.md §5.1) stay explicit in the same way; the scene's clock is no
+//! link of the tree, and its time s and rate ṡ ride after the joint coordinates with s̈ = 0, written
+//! into the Cartesian state wherever the drives are evaluated.
 
 use super::force::ForceParams;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
@@ -71,6 +74,11 @@ pub struct Lagrangian<'a> {
     udd: Vec<f64>,
     loops: Loops,
     counters: SolverCounters,
+    /// A driven scene's clock: its (q, v) indices in the Cartesian state. Its time s and rate ṡ
+    /// ride after the joint coordinates (s̈ = 0); the drives stay explicit, like loop closures.
+    clock: Option<(usize, usize)>,
+    /// (s, ṡ) of the state last evaluated, written into `q`, `v` with every Cartesian state.
+    clock_now: (f64, f64),
 }
 
 /// The explicit loop closures: their rows and the m × m system G M⁻¹ Gᵀ.
@@ -147,19 +155,41 @@ impl<'a> Lagrangian<'a> {
                 zero_v: vec![0.0; k],
             },
             counters: SolverCounters::default(),
+            clock: system
+                .bodies()
+                .iter()
+                .position(|b| b.kind == crate::model::BodyKind::Clock)
+                .map(|b| (system.q_offsets()[b], system.offsets()[b])),
+            clock_now: (0.0, 0.0),
         })
+    }
+
+    /// The tree's Cartesian state into `q`, `v`, with the clock's entries from `clock_now`.
+    fn cartesian_here(&mut self) {
+        self.tree.cartesian_state(&mut self.q, &mut self.v);
+        if let Some((cq, cv)) = self.clock {
+            (self.q[cq], self.v[cv]) = self.clock_now;
+        }
+    }
+
+    /// (joint velocities k, joint positions) of the tree: the state's length without the clock.
+    fn tree_dims(&self) -> (usize, usize) {
+        (self.tree.dim(), self.tree.position_dim())
     }
 
     /// The joint accelerations at (u, u̇) into `udd`; leaves q, v and Q in the workspaces (and,
     /// with loop closures, the total force Q + Gᵀλ).
     fn evaluate(&mut self, u: &[f64], ud: &[f64], count: bool) -> Result<(), SolveError> {
-        let t = &mut self.tree;
+        let (k, xk) = self.tree_dims();
+        if self.clock.is_some() {
+            self.clock_now = (u[xk], ud[k]);
+        }
         let bodies = self.system.bodies().len();
         let singular = move |d: crate::multibody::aba::Degenerate| d.error(bodies);
-        t.set_state(u, ud);
-        t.cartesian_state(&mut self.q, &mut self.v);
+        self.tree.set_state(&u[..xk], &ud[..k]);
+        self.cartesian_here();
         self.system.applied_forces(&self.q, &self.v, &mut self.applied);
-        t.solve(&self.applied, &mut self.udd).map_err(singular)?;
+        self.tree.solve(&self.applied, &mut self.udd).map_err(singular)?;
         if !self.loops.cons.is_empty() {
             self.force.copy_from_slice(&self.applied);
             self.tree.cartesian_accelerations(true, &mut self.qdd);
@@ -279,7 +309,7 @@ impl<'a> Lagrangian<'a> {
         let mut it = 0;
         loop {
             self.tree.set_state(x, &self.loops.zero_v);
-            self.tree.cartesian_state(&mut self.q, &mut self.v);
+            self.cartesian_here();
             let res = self.loop_residual();
             if res <= tol {
                 break;
@@ -294,7 +324,7 @@ impl<'a> Lagrangian<'a> {
             for _ in 0..8 {
                 self.tree.advance(x, &self.loops.du, scale);
                 self.tree.set_state(x, &self.loops.zero_v);
-                self.tree.cartesian_state(&mut self.q, &mut self.v);
+                self.cartesian_here();
                 if self.loop_residual() < res {
                     break;
                 }
@@ -305,7 +335,7 @@ impl<'a> Lagrangian<'a> {
         }
         // Velocities: G M⁻¹ Gᵀ μ = −G u̇ at the projected u.
         self.tree.set_state(x, xd);
-        self.tree.cartesian_state(&mut self.q, &mut self.v);
+        self.cartesian_here();
         self.loop_residual();
         let (sys, lp) = (self.system, &mut self.loops);
         let mut vl = [0.0; MAX_LOCAL_DOF];
@@ -367,49 +397,75 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// With a clock (driven scenes) the state is (joint coordinates, s) and (joint rates, ṡ), s̈ = 0.
 impl SecondOrderOde for Lagrangian<'_> {
     fn dim(&self) -> usize {
-        self.tree.dim()
+        self.tree.dim() + usize::from(self.clock.is_some())
     }
 
     fn position_dim(&self) -> usize {
-        self.tree.position_dim()
+        self.tree.position_dim() + usize::from(self.clock.is_some())
     }
 
     fn advance(&self, x: &mut [f64], xd: &[f64], h: f64) {
-        self.tree.advance(x, xd, h);
+        let (k, xk) = self.tree_dims();
+        self.tree.advance(&mut x[..xk], &xd[..k], h);
+        if self.clock.is_some() {
+            x[xk] += h * xd[k];
+        }
     }
 
     fn position_rate(&self, x: &[f64], xd: &[f64], out: &mut [f64]) {
-        self.tree.position_rate(x, xd, out);
+        let (k, xk) = self.tree_dims();
+        self.tree.position_rate(&x[..xk], &xd[..k], &mut out[..xk]);
+        if self.clock.is_some() {
+            out[xk] = xd[k];
+        }
     }
 
     fn normalize(&self, x: &mut [f64]) -> bool {
-        self.tree.normalize(x)
+        let xk = self.tree.position_dim();
+        self.tree.normalize(&mut x[..xk])
     }
 
     fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
-        self.probe.borrow_mut().reduce(&self.scene.q0, &self.scene.v0, x, xd);
+        let (k, xk) = self.tree_dims();
+        self.probe.borrow_mut().reduce(&self.scene.q0, &self.scene.v0, &mut x[..xk], &mut xd[..k]);
+        if let Some((cq, cv)) = self.clock {
+            (x[xk], xd[k]) = (self.scene.q0[cq], self.scene.v0[cv]);
+        }
     }
 
     fn accel(&mut self, x: &[f64], xd: &[f64], a: &mut [f64]) -> Result<(), SolveError> {
         self.evaluate(x, xd, true)?;
-        a.copy_from_slice(&self.udd);
+        let k = self.tree.dim();
+        a[..k].copy_from_slice(&self.udd);
+        if self.clock.is_some() {
+            a[k] = 0.0;
+        }
         Ok(())
     }
 
     fn cartesian(&self, x: &[f64], xd: &[f64], q: &mut [f64], v: &mut [f64]) {
+        let (k, xk) = self.tree_dims();
         let mut t = self.probe.borrow_mut();
-        t.set_state(x, xd);
+        t.set_state(&x[..xk], &xd[..k]);
         t.cartesian_state(q, v);
+        if let Some((cq, cv)) = self.clock {
+            (q[cq], v[cv]) = (x[xk], xd[k]);
+        }
     }
 
     fn cartesian_acceleration(&self, x: &[f64], xd: &[f64], a: &[f64], out: &mut [f64]) {
         // q̈ = J ü + J̇ u̇: the outward pass with the given ü.
+        let (k, xk) = self.tree_dims();
         let mut t = self.probe.borrow_mut();
-        t.set_state(x, xd);
-        t.prescribed_accelerations(a);
+        t.set_state(&x[..xk], &xd[..k]);
+        t.prescribed_accelerations(&a[..k]);
         t.cartesian_accelerations(true, out);
+        if let Some((_, cv)) = self.clock {
+            out[cv] = 0.0;
+        }
     }
 
     fn constraint_force(&mut self, x: &[f64], xd: &[f64], out: &mut [f64]) -> Result<(), SolveError> {
@@ -431,6 +487,10 @@ impl SecondOrderOde for Lagrangian<'_> {
     }
 
     fn project(&mut self, x: &mut [f64], xd: &mut [f64], tol: f64, max_iter: usize) -> Result<(), SolveError> {
-        self.project_loops(x, xd, tol, max_iter)
+        let (k, xk) = self.tree_dims();
+        if self.clock.is_some() {
+            self.clock_now = (x[xk], xd[k]);
+        }
+        self.project_loops(&mut x[..xk], &mut xd[..k], tol, max_iter)
     }
 }

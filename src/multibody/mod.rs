@@ -70,7 +70,6 @@ pub trait TreeDynamics: Send {
 /// The joint tree of `system` with its workspace: planar for planar bodies, spatial for bodies
 /// in space; or why it has none.
 pub fn build(system: &System) -> Result<Box<dyn TreeDynamics + '_>, TreeError> {
-    no_clock(system)?;
     if in_space(system) {
         Ok(Box::new(Articulated3::new(system, Tree3::new(system)?)))
     } else {
@@ -78,26 +77,21 @@ pub fn build(system: &System) -> Result<Box<dyn TreeDynamics + '_>, TreeError> {
     }
 }
 
-/// Driving constraints take time as the coordinate of a clock body, which joint coordinates do
-/// not carry.
-fn no_clock(system: &System) -> Result<(), TreeError> {
-    match system.bodies().iter().any(|b| b.kind == crate::model::BodyKind::Clock) {
-        true => Err(TreeError(
-            "the scene has driving constraints (`drives:`), whose time coordinate the joint-coordinate tree does not carry; use a Cartesian formulation (force, rattle, midpoint, …)".into(),
-        )),
-        false => Ok(()),
-    }
+/// Which bodies are clocks (of driving constraints): they are no link of the tree; `lagrangian`
+/// carries their time coordinate beside the joint coordinates, and the drives stay explicit.
+pub(crate) fn clocks(system: &System) -> Vec<bool> {
+    system.bodies().iter().map(|b| b.kind == BodyKind::Clock).collect()
 }
 
-/// Whether every body of `system` is in space (the spatial tree) rather than in the plane.
+/// Whether every body of `system` (its clock aside) is in space (the spatial tree) rather than in the plane.
 pub fn in_space(system: &System) -> bool {
-    !system.bodies().is_empty() && system.bodies().iter().all(|b| b.kind.dim() == 3)
+    let mut bodies = system.bodies().iter().filter(|b| b.kind != BodyKind::Clock).peekable();
+    bodies.peek().is_some() && bodies.all(|b| b.kind.dim() == 3)
 }
 
 /// The bytes of the tree workspace and the loop-closure rows of `system`'s joint tree (for the
 /// memory budget), or why it has none.
 pub fn footprint(system: &System) -> Result<(u64, usize), TreeError> {
-    no_clock(system)?;
     let n = system.ndof();
     if in_space(system) {
         let t = Tree3::new(system)?;
@@ -188,6 +182,7 @@ pub(crate) struct Edge {
 pub(crate) fn spanning_tree(
     nbodies: usize,
     ncons: usize,
+    skip: &[bool],
     sides: impl Fn(usize) -> Option<(Option<usize>, Option<usize>)>,
 ) -> (Vec<Edge>, Vec<usize>) {
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); nbodies];
@@ -235,7 +230,7 @@ pub(crate) fn spanning_tree(
                 used[ci] = true;
             }
         }
-        let Some(free) = (0..nbodies).find(|&b| link_of[b] == usize::MAX) else { break };
+        let Some(free) = (0..nbodies).find(|&b| link_of[b] == usize::MAX && !skip[b]) else { break };
         push(&mut edges, &mut link_of, Edge { body: free, parent: None, constraint: None, body_is_first: false });
     }
     (edges, (0..ncons).filter(|&ci| !used[ci]).collect())
@@ -248,7 +243,7 @@ impl Tree {
     pub fn new(system: &System) -> Result<Tree, TreeError> {
         let bodies = system.bodies();
         let cons = system.constraints();
-        if let Some(i) = bodies.iter().position(|b| b.kind.dim() != 2) {
+        if let Some(i) = bodies.iter().position(|b| b.kind.dim() != 2 && b.kind != BodyKind::Clock) {
             let joint = cons
                 .iter()
                 .find(|c| c.bodies().contains(&i))
@@ -259,8 +254,9 @@ impl Tree {
             )));
         }
         let pairs: Vec<_> = cons.iter().map(|c| c.planar_pair()).collect();
-        let (edges, loops) =
-            spanning_tree(bodies.len(), cons.len(), |ci| pairs[ci].map(|p| (p.first.body, p.second.body)));
+        let (edges, loops) = spanning_tree(bodies.len(), cons.len(), &clocks(system), |ci| {
+            pairs[ci].map(|p| (p.first.body, p.second.body))
+        });
         let mut links = Vec::with_capacity(edges.len());
         let mut link_of = vec![usize::MAX; bodies.len()];
         let mut dim = 0;

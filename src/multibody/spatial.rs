@@ -93,15 +93,16 @@ impl Tree3 {
     pub fn new(system: &System) -> Result<Tree3, TreeError> {
         let bodies = system.bodies();
         let cons = system.constraints();
-        if let Some(i) = bodies.iter().position(|b| b.kind.dim() != 3) {
+        if let Some(i) = bodies.iter().position(|b| b.kind.dim() != 3 && b.kind != BodyKind::Clock) {
             return Err(TreeError(format!(
                 "body {i} is {} in a mechanism with bodies in space",
                 bodies[i].kind.label()
             )));
         }
         let pairs: Vec<_> = cons.iter().map(|c| c.spatial_pair()).collect();
-        let (edges, loops) =
-            spanning_tree(bodies.len(), cons.len(), |ci| pairs[ci].map(|p| (p.first.body, p.second.body)));
+        let (edges, loops) = spanning_tree(bodies.len(), cons.len(), &super::clocks(system), |ci| {
+            pairs[ci].map(|p| (p.first.body, p.second.body))
+        });
         let (mut links, mut xdim, mut dim) = (Vec::with_capacity(edges.len()), 0, 0);
         for e in edges {
             let b = &bodies[e.body];
