@@ -674,5 +674,17 @@ fn an_experiment_without_a_reference_takes_its_models() {
     let r = exp.measure.reference.as_ref().expect("the model's reference");
     assert!(r.file.ends_with("andrews_squeezer.reference.csv"), "{}", r.file);
     assert_eq!(r.columns.len(), 7);
+    // A model's reference written for its benchmark's 10 s is cut to a shorter run, not refused.
+    let model = format!("{}/models/iftomm_a05_flyball.yaml", env!("CARGO_MANIFEST_DIR"));
+    std::fs::write(
+        &config,
+        format!(
+            "name: flyball\nscene: {{model: {model}}}\nformulations: [{{name: lagrangian}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: dop853}}]\ntolerances: [1.0e-6]\nduration: 2\nsample_interval: 0.05\n"
+        ),
+    )
+    .unwrap();
+    let exp = tinkertoy::experiment::load_with(&config.to_string_lossy(), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let r = exp.measure.reference.as_ref().expect("the model's reference");
+    assert_eq!((r.times.len(), r.times.last().copied()), (41, Some(2.0)));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -182,7 +182,7 @@ pub(super) fn measurements(
         }
     }
     if let Some(r) = &raw.reference {
-        m.reference = Some(reference(file, r, variants, axis, &mut m.outputs)?);
+        m.reference = Some(reference(file, r, variants, axis, &mut m.outputs, false)?);
     } else if let (Some(r), Some(model)) = (model_reference, &raw.scene.model) {
         // The model's own reference, located at the config's `scene.model`.
         let (referenced, defined) = (model.referenced, model.defined);
@@ -193,7 +193,7 @@ pub(super) fn measurements(
             columns: (!columns.is_empty()).then_some(Spanned { value: columns, referenced, defined }),
         };
         let raw_ref = Spanned { value: raw_ref, referenced, defined };
-        m.reference = Some(reference(file, &raw_ref, variants, axis, &mut m.outputs)?);
+        m.reference = Some(reference(file, &raw_ref, variants, axis, &mut m.outputs, true)?);
     }
     if let Some(list) = &raw.events {
         for (i, e) in list.value.iter().enumerate() {
@@ -232,13 +232,15 @@ pub(super) fn measurements(
 }
 
 /// Reads and checks the reference file: a CSV whose header is `t` and output names (lines
-/// starting with `#` are comments).
+/// starting with `#` are comments). With `within_run` (a model's own reference, written for its
+/// benchmark's duration) rows after the run's duration are left out instead of refused.
 fn reference(
     file: &str,
     r: &Spanned<super::config::RawReference>,
     variants: &[Variant],
     axis: &Axis,
     outputs: &mut Vec<String>,
+    within_run: bool,
 ) -> Result<ReferenceData, ConfigError> {
     let path_field = &r.value.file;
     let path = Path::new(file).parent().unwrap_or(Path::new("")).join(&path_field.value);
@@ -316,6 +318,9 @@ fn reference(
             Ok(t) => t,
             Err(e) => return fail(e),
         };
+        if within_run && t > axis.duration && times.last().is_some_and(|&p| t > p) {
+            break;
+        }
         if !(t >= 0.0 && t <= axis.duration) || times.last().is_some_and(|&p| t <= p) {
             return fail(format!(
                 "line {line}: t = {t} must increase and lie in [0, duration = {} s]",
