@@ -110,13 +110,14 @@ fn every_malformed_model_is_one_clear_line_with_exit_2() {
         ("a drive of no coordinate", broken("outputs:", "drives: [{coordinate: upper.w, rate: 1}]\noutputs:"), &["drives[0]", "`upper.w`", "no coordinate", "x|y|z|angle"]),
         ("a drive of an unknown body", broken("outputs:", "drives: [{coordinate: middle.x}]\noutputs:"), &["drives[0]", "field `coordinate` = `middle`", "upper, lower"]),
         ("a drive without a coordinate", broken("outputs:", "drives: [{rate: 1}]\noutputs:"), &["model.yaml:14:", "missing field `coordinate`"]),
-        ("a drive with an unknown field", broken("outputs:", "drives: [{coordinate: upper.angle, speed: 1}]\noutputs:"), &["field `speed`: unknown field `speed`", "coordinate, start, rate, amplitude, omega, phase"]),
+        ("a drive with an unknown field", broken("outputs:", "drives: [{coordinate: upper.angle, speed: 1}]\noutputs:"), &["field `speed`: unknown field `speed`", "coordinate, relative_to, start, rate, amplitude, omega, phase"]),
         ("a drive at NaN rad/s", broken("outputs:", "drives: [{coordinate: upper.angle, rate: .nan}]\noutputs:"), &["drives[0]", "`rate`", "NaN", "finite"]),
         ("a contact shape on a planar body", broken("outputs:", "contact: {shapes: [{body: upper, sphere: 0.1}]}\noutputs:"), &["contact.shapes[0].body", "rigid-2D", "rigid3"]),
         ("a contact shape on no body", broken("outputs:", "contact: {shapes: [{body: ghost, sphere: 0.1}]}\noutputs:"), &["contact.shapes[0].body", "`ghost`", "upper, lower"]),
         ("a contact plane with a zero normal", broken("outputs:", "contact: {planes: [{normal: [0, 0, 0]}]}\noutputs:"), &["contact.planes[0].normal", "not all 0"]),
         ("a restitution of 2", broken("outputs:", "contact: {restitution: 2}\noutputs:"), &["contact.restitution", "= 2", "[0, 1]"]),
         ("a reference file that is not there", broken("outputs:", "reference: {file: nothere.csv}\noutputs:"), &["reference.file", "`nothere.csv`", "no such file"]),
+        ("a drive relative to its own body", broken("outputs:", "drives: [{coordinate: upper.angle, relative_to: upper}]\noutputs:"), &["drives[0]", "`relative_to` = `upper`", "another body"]),
         ("a drive starting 1e300 m out", broken("outputs:", "drives: [{coordinate: lower.x, start: 1e300}]\noutputs:"), &["drives[0]", "`start`", "1e300", "at most 2e6 m"]),
     ];
     assert!(cases.len() >= 20);

@@ -1,11 +1,13 @@
 //! `drive` — a driving (rheonomic) constraint: one body coordinate prescribed as a function of
-//! time, C(q, t) = q_i − f(t), e.g. a crank turned at a constant rate, θ(t) = θ₀ + ω t.
+//! time, C(q, t) = q_i − f(t), e.g. a crank turned at a constant rate, θ(t) = θ₀ + ω t; or the
+//! difference of one coordinate of two bodies, C = q_{a,i} − q_{b,i} − f(t) (a motor between two
+//! moving links: the relative angle of two planar bodies is their revolute joint's coordinate).
 //!
 //! Time reaches the constraint as the coordinate s of the scene's clock ([`BodyKind::Clock`]:
 //! ṡ = 1, W = 0, so no constraint force moves it and s = t to rounding). In the extended
 //! coordinates (q, s) the constraint is an ordinary scleronomic one,
 //!
-//!   C = q_i − f(s),   J = [eᵢ, −f′(s)],   J̇ v = −f″(s) ṡ²,
+//!   C = q_i − f(s),   J = [eᵢ, −f′(s)],   J̇ v = −f″(s) ṡ²   (relative: J = [eᵢ, −eᵢ, −f′(s)]),
 //!
 //! whose velocity and acceleration conditions J v = 0 and J v̇ + J̇ v = 0 are exactly the rheonomic
 //! ones, q̇_i − f′(t) = 0 and q̈_i − f″(t) = 0 (the ∂C/∂t and ∂²C/∂t² terms; Haug, Computer-Aided
@@ -46,7 +48,8 @@ impl Profile {
     }
 }
 
-/// Body coordinate `index` of `body` driven along a [`Profile`] of the clock's time.
+/// Body coordinate `index` of `body` (less the same coordinate of a second body, for a relative
+/// drive) driven along a [`Profile`] of the clock's time.
 #[derive(Clone, Debug)]
 pub struct Drive {
     attach: Attach,
@@ -55,16 +58,38 @@ pub struct Drive {
     pub profile: Profile,
 }
 
+/// Whether `index` is a coordinate of a body of `kind` whose q and v entries coincide (a
+/// position, or a planar body's angle).
+fn drivable(kind: BodyKind, index: usize) -> bool {
+    kind != BodyKind::Clock && index < if kind == BodyKind::Rigid3 { 3 } else { kind.dof() }
+}
+
 impl Drive {
     /// Drives coordinate `index` of body `body` (of kind `kind`; a position or planar angle, whose
     /// q and v entries coincide) by `profile` of the time held by body `clock`.
     pub fn new(body: usize, kind: BodyKind, index: usize, clock: usize, profile: Profile) -> Self {
-        assert!(kind != BodyKind::Clock && index < if kind == BodyKind::Rigid3 { 3 } else { kind.dof() });
+        assert!(drivable(kind, index));
         Drive { attach: Attach::two(body, kind, clock, BodyKind::Clock), index, profile }
     }
 
-    fn body_dof(&self) -> usize {
-        self.attach.kinds()[0].dof()
+    /// Drives the difference q_{a,i} − q_{b,i} of coordinate `index` of bodies `a` and `b` (of one
+    /// kind) by `profile` of the time held by body `clock`.
+    pub fn relative(a: usize, b: usize, kind: BodyKind, index: usize, clock: usize, profile: Profile) -> Self {
+        assert!(drivable(kind, index) && a != b);
+        Drive { attach: Attach::three(a, kind, b, kind, clock, BodyKind::Clock), index, profile }
+    }
+
+    /// The clock's local position and velocity columns (after the driven bodies' slices).
+    fn clock_at(&self) -> (usize, usize) {
+        let kinds = self.attach.kinds();
+        let driven = &kinds[..kinds.len() - 1];
+        (driven.iter().map(|k| k.nq()).sum(), driven.iter().map(|k| k.dof()).sum())
+    }
+
+    /// The second body's local position and velocity offsets, for a relative drive.
+    fn second(&self) -> Option<(usize, usize)> {
+        let kinds = self.attach.kinds();
+        (kinds.len() == 3).then(|| (kinds[0].nq(), kinds[0].dof()))
     }
 }
 
@@ -79,19 +104,22 @@ impl Constraint for Drive {
         &self.attach
     }
     fn eval(&self, q: &[f64], c: &mut [f64]) {
-        let s = q[self.attach.kinds()[0].nq()];
-        c[0] = q[self.index] - self.profile.at(s).0;
+        let s = q[self.clock_at().0];
+        let b = self.second().map_or(0.0, |(qb, _)| q[qb + self.index]);
+        c[0] = q[self.index] - b - self.profile.at(s).0;
     }
     fn jacobian(&self, q: &[f64], j: &mut [f64]) {
-        let s = q[self.attach.kinds()[0].nq()];
+        let (sq, sv) = self.clock_at();
         j.fill(0.0);
         j[self.index] = 1.0;
-        j[self.body_dof()] = -self.profile.at(s).1;
+        if let Some((_, vb)) = self.second() {
+            j[vb + self.index] = -1.0;
+        }
+        j[sv] = -self.profile.at(q[sq]).1;
     }
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
-        let s = q[self.attach.kinds()[0].nq()];
-        let sdot = v[self.body_dof()];
-        out[0] = -self.profile.at(s).2 * sdot * sdot;
+        let (sq, sv) = self.clock_at();
+        out[0] = -self.profile.at(q[sq]).2 * v[sv] * v[sv];
     }
 }
 
@@ -130,5 +158,23 @@ mod tests {
         let mut out = [0.0];
         d.jdot_v(&q, &v, &mut out);
         assert!(((jv(delta) - jv(-delta)) / (2.0 * delta) - out[0]).abs() < 1e-8, "{}", out[0]);
+    }
+
+    #[test]
+    fn a_relative_drive_is_the_difference_of_its_bodies_coordinates() {
+        // Two rigid-2D bodies' angles and the clock: C = θ_a − θ_b − f(s), J = [e₂, −e₂, −f′].
+        let p = Profile { start: 0.1, rate: 1.5, amplitude: 0.2, omega: 4.0, phase: 0.0 };
+        let d = Drive::relative(0, 1, BodyKind::Rigid2, 2, 2, p);
+        let q = [0.0, 0.0, 0.9, 1.0, 0.0, 0.3, 0.25];
+        let mut c = [0.0];
+        d.eval(&q, &mut c);
+        assert!((c[0] - (0.9 - 0.3 - p.at(0.25).0)).abs() < 1e-15);
+        let mut j = [0.0; 7];
+        d.jacobian(&q, &mut j);
+        assert_eq!(&j[..6], &[0.0, 0.0, 1.0, 0.0, 0.0, -1.0]);
+        assert_eq!(j[6], -p.at(0.25).1);
+        let mut out = [0.0];
+        d.jdot_v(&q, &[0.0, 0.0, 0.5, 0.0, 0.0, -0.5, 1.0], &mut out);
+        assert_eq!(out[0], -p.at(0.25).2);
     }
 }

@@ -49,8 +49,9 @@ pub use rigid_distance::RigidDistance;
 pub use slider::Slider;
 pub use weld::Weld;
 
-/// Largest number of bodies one constraint touches.
-pub const MAX_BODIES: usize = 2;
+/// Largest number of bodies one constraint touches (three: a relative drive's two bodies and the
+/// clock).
+pub const MAX_BODIES: usize = 3;
 /// Largest number of local velocity coordinates (two rigid-3D bodies).
 pub const MAX_LOCAL_DOF: usize = 12;
 /// Largest number of local position coordinates (two rigid-3D bodies: 2 × 7).
@@ -143,7 +144,7 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     }
 }
 
-/// The bodies a constraint is attached to (one or two), stored inline.
+/// The bodies a constraint is attached to (one to three), stored inline.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Attach {
     index: [usize; MAX_BODIES],
@@ -154,12 +155,17 @@ pub struct Attach {
 impl Attach {
     /// Attached to one body.
     pub fn one(body: usize, kind: BodyKind) -> Self {
-        Attach { index: [body, body], kind: [kind, kind], count: 1 }
+        Attach { index: [body; MAX_BODIES], kind: [kind; MAX_BODIES], count: 1 }
     }
 
     /// Attached to two bodies, in this order.
     pub fn two(a: usize, ka: BodyKind, b: usize, kb: BodyKind) -> Self {
-        Attach { index: [a, b], kind: [ka, kb], count: 2 }
+        Attach { index: [a, b, b], kind: [ka, kb, kb], count: 2 }
+    }
+
+    /// Attached to three bodies, in this order (a relative drive: two bodies and the clock).
+    pub fn three(a: usize, ka: BodyKind, b: usize, kb: BodyKind, c: usize, kc: BodyKind) -> Self {
+        Attach { index: [a, b, c], kind: [ka, kb, kc], count: 3 }
     }
 
     /// The body indices.

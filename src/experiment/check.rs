@@ -123,7 +123,7 @@ fn joint_summary(scene: &Scene) -> String {
     let cons = sys.constraints();
     // (constraint of each tree joint, its coordinate kind), the explicit constraints, k.
     type Joints = Vec<(Option<usize>, String)>;
-    let (joints, loops, dim): (Joints, Vec<usize>, usize) = if sys.bodies().iter().all(|b| b.kind.dim() == 3) {
+    let (joints, loops, dim): (Joints, Vec<usize>, usize) = if crate::multibody::in_space(sys) {
         let t = crate::multibody::Tree3::new(sys).expect("footprint built it");
         let j = t.links.iter().map(|l| (l.constraint, format!("{:?}", l.joint).to_lowercase())).collect();
         (j, t.loops, t.dim)

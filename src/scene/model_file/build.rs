@@ -356,7 +356,8 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
             message: format!("drives[{i}]: {m}"),
         };
         let qi = coordinate(&scene, "coordinate", &d.value.coordinate.value, &lookup).map_err(&here)?;
-        super::drives::add(&mut scene, qi, &d.value, length_scale).map_err(&here)?;
+        let other = d.value.relative_to.as_ref().map(|b| lookup("relative_to", b)).transpose().map_err(&here)?;
+        super::drives::add(&mut scene, qi, other, &d.value, length_scale).map_err(&here)?;
     }
     for (i, o) in raw.outputs.iter().enumerate() {
         let here = |s: &Spanned<String>, m: String| ConfigError {

@@ -9,12 +9,29 @@ use crate::constraint::drive::{Drive, Profile};
 use crate::model::{Body, BodyKind};
 use crate::scene::Scene;
 
-/// Adds the drive `d` of coordinate `qi` (an index into q) to `scene`.
-pub(super) fn add(scene: &mut Scene, qi: usize, d: &RawDrive, length_scale: f64) -> Result<(), String> {
+/// Adds the drive `d` of coordinate `qi` (an index into q), relative to body `other` if given, to
+/// `scene`.
+pub(super) fn add(
+    scene: &mut Scene,
+    qi: usize,
+    other: Option<usize>,
+    d: &RawDrive,
+    length_scale: f64,
+) -> Result<(), String> {
     let system = &scene.system;
     let body = system.q_offsets().partition_point(|&o| o <= qi) - 1;
     let kind = system.bodies()[body].kind;
     let index = qi - system.q_offsets()[body];
+    if let Some(b) = other {
+        let kb = system.bodies()[b].kind;
+        if b == body || kb != kind {
+            return Err(format!(
+                "field `relative_to` = `{}` must be another body of the driven one's kind ({})",
+                crate::params::short(d.relative_to.as_deref().unwrap_or("")),
+                kind.label()
+            ));
+        }
+    }
     let angle = kind == BodyKind::Rigid2 && index == 2;
     if kind == BodyKind::Rigid3 && index >= 3 {
         return Err(format!(
@@ -23,7 +40,11 @@ pub(super) fn add(scene: &mut Scene, qi: usize, d: &RawDrive, length_scale: f64)
         ));
     }
     let (unit, reach) = if angle { ("rad", REACH) } else { ("m", REACH * length_scale) };
-    let start = d.start.unwrap_or(scene.q0[qi]);
+    let declared = match other {
+        Some(b) => scene.q0[qi] - scene.q0[system.q_offsets()[b] + index],
+        None => scene.q0[qi],
+    };
+    let start = d.start.unwrap_or(declared);
     for (field, x, bound) in [
         ("start", start, reach),
         ("amplitude", d.amplitude, reach),
@@ -49,6 +70,10 @@ pub(super) fn add(scene: &mut Scene, qi: usize, d: &RawDrive, length_scale: f64)
         }
     };
     let profile = Profile { start, rate: d.rate, amplitude: d.amplitude, omega: d.omega, phase: d.phase };
-    scene.system.add_constraint(Box::new(Drive::new(body, kind, index, clock, profile))).map_err(|e| e.to_string())?;
+    let drive = match other {
+        Some(b) => Drive::relative(body, b, kind, index, clock, profile),
+        None => Drive::new(body, kind, index, clock, profile),
+    };
+    scene.system.add_constraint(Box::new(drive)).map_err(|e| e.to_string())?;
     Ok(())
 }

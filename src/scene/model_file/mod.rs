@@ -116,6 +116,10 @@ pub struct RawInvariant {
 pub struct RawDrive {
     /// The driven coordinate, `NAME.x|y|z|angle` (a position, or a planar body's angle).
     pub coordinate: Spanned<String>,
+    /// A second body of the same kind: the drive prescribes the difference of the coordinate
+    /// between the two (e.g. a revolute joint's angle between two moving links).
+    #[serde(default)]
+    pub relative_to: Option<String>,
     /// f(0) \[m or rad\]; default: the coordinate's declared value.
     #[serde(default)]
     pub start: Option<f64>,
