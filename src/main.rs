@@ -98,7 +98,7 @@ enum Command {
     /// consistency of the initial state, rank of J at q0 (degrees of freedom, redundant rows
     /// named) and the joint coordinates `lagrangian` gives it; for a model also what assembly did.
     Check {
-        /// The YAML experiment file, or a model file (one whose first key is `model:`).
+        /// The YAML experiment file, a suite (each member), or a model file (first key `model:`).
         config: PathBuf,
     },
     /// Animate recorded cells of a model's experiment side by side: the positions a run wrote to
@@ -622,20 +622,33 @@ fn main() -> ExitCode {
                     Err(e) => bad_input(&e),
                 };
             }
-            match experiment::load_with(&file, &[]) {
-                Ok(exp) => {
-                    for v in &exp.variants {
-                        let label = if v.label == v.scene.name {
-                            v.label.clone()
-                        } else {
-                            format!("{} {}", v.scene.name, v.label)
-                        };
-                        print!("{}", experiment::check::describe(&label, &v.scene));
-                    }
-                    ExitCode::SUCCESS
+            // A suite: each member in turn, every one loaded before anything is printed.
+            let files = if experiment::config::read_config(&file).is_ok_and(|t| experiment::suite::is_suite(&t)) {
+                match experiment::suite::load(&file) {
+                    Ok(s) => s.members.iter().map(|m| m.display().to_string()).collect(),
+                    Err(e) => return bad_input(&e.to_string()),
                 }
-                Err(e) => bad_input(&e.to_string()),
+            } else {
+                vec![file]
+            };
+            let mut loaded = Vec::new();
+            for f in &files {
+                match experiment::load_with(f, &[]) {
+                    Ok(exp) => loaded.push(exp),
+                    Err(e) => return bad_input(&e.to_string()),
+                }
             }
+            for exp in &loaded {
+                if files.len() > 1 {
+                    println!("{}:", exp.name);
+                }
+                for v in &exp.variants {
+                    let label =
+                        if v.label == v.scene.name { v.label.clone() } else { format!("{} {}", v.scene.name, v.label) };
+                    print!("{}", experiment::check::describe(&label, &v.scene));
+                }
+            }
+            ExitCode::SUCCESS
         }
         Command::List => {
             print!("{}", commands::list());

@@ -120,3 +120,23 @@ fn a_bad_suite_is_one_line_before_anything_runs() {
         refused(what, r, needles);
     }
 }
+
+#[test]
+fn check_on_a_suite_describes_every_member() {
+    let (a, b) = (member("first", 0.01), member("second", 0.001));
+    let dir = temp_dir("suite_check");
+    for (name, text) in [("suite.yaml", SUITE), ("a.yaml", a.as_str()), ("b.yaml", b.as_str())] {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let out = Command::new(BIN).arg("check").arg(dir.join("suite.yaml")).stdin(Stdio::null()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("first:\n") && text.contains("second:\n"), "{text}");
+    assert_eq!(text.matches("rank of J at q0").count(), 2, "{text}");
+    // A bad member is found before anything is printed.
+    std::fs::write(dir.join("b.yaml"), b.replace("name: rattle", "name: rattel")).unwrap();
+    let out = Command::new(BIN).arg("check").arg(dir.join("suite.yaml")).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`rattel`"));
+}
