@@ -53,8 +53,8 @@ fn project(p: [f64; 3], axes: [usize; 3]) -> [f64; 2] {
     [p[axes[0]] - k * p[axes[2]], p[axes[1]] - k * p[axes[2]]]
 }
 
-fn world(model: &Model, q: &[f64], body: Option<usize>, local: [f64; 3]) -> [f64; 2] {
-    let axes = view_axes(model);
+/// A body point (or a world point, body `None`) at `q`, projected with `axes` ([`view_axes`]).
+fn world(model: &Model, q: &[f64], axes: [usize; 3], body: Option<usize>, local: [f64; 3]) -> [f64; 2] {
     match body {
         Some(b) => {
             let s = &model.scene.system;
@@ -104,12 +104,13 @@ struct Geometry<'m> {
 fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
     let system = &model.scene.system;
     let n = system.bodies().len();
+    let axes = view_axes(model);
     let mut g = Geometry {
         // The clock of a driven model has no place in space: nothing is drawn of it.
         bodies: (0..n)
             .map(|b| match system.bodies()[b].kind {
                 BodyKind::Clock => Vec::new(),
-                _ => vec![world(model, q, Some(b), [0.0; 3])],
+                _ => vec![world(model, q, axes, Some(b), [0.0; 3])],
             })
             .collect(),
         ground: Vec::new(),
@@ -121,7 +122,7 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
     for j in &model.joints {
         let mut ends = Vec::new();
         for (body, local) in &j.anchors {
-            let p = world(model, q, *body, *local);
+            let p = world(model, q, axes, *body, *local);
             match body {
                 Some(b) => g.bodies[*b].push(p),
                 None => g.ground.push(p),
@@ -136,7 +137,6 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
     // Contact shapes: a sphere as its outline in the picture plane, a box by its eight corners
     // (the body's hull then outlines it); planes by their trace.
     if let Some(set) = system.contacts() {
-        let axes = view_axes(model);
         for (b, shape) in &set.shapes {
             match shape {
                 crate::contact::Shape::Sphere { radius } => {
@@ -149,7 +149,7 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
                 crate::contact::Shape::Cuboid { half } => {
                     for k in 0..8 {
                         let s = |i: usize| if k >> i & 1 == 1 { half[i] } else { -half[i] };
-                        let p = world(model, q, Some(*b), [s(0), s(1), s(2)]);
+                        let p = world(model, q, axes, Some(*b), [s(0), s(1), s(2)]);
                         g.bodies[*b].push(p);
                     }
                 }
@@ -166,16 +166,16 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
     }
     for f in system.forces() {
         if let Force::SpringDamper { a, b, .. } = f {
-            let pa = world(model, q, Some(a.body), a.local);
+            let pa = world(model, q, axes, Some(a.body), a.local);
             g.bodies[a.body].push(pa);
             let pb = match b {
                 End::Body(b) => {
-                    let p = world(model, q, Some(b.body), b.local);
+                    let p = world(model, q, axes, Some(b.body), b.local);
                     g.bodies[b.body].push(p);
                     p
                 }
                 End::World(x) => {
-                    let p = project(*x, view_axes(model));
+                    let p = project(*x, axes);
                     g.ground.push(p);
                     p
                 }

@@ -1,5 +1,6 @@
-//! Helpers shared by the CLI-level test files (`hostile`, `budget`, `model_errors`); not every
-//! file uses every helper.
+//! Helpers shared by the test files (the CLI-level `hostile`, `budget`, `model_errors`, `suite`;
+//! the model files' `models`, `model_benchmarks`, `model_physics`); not every file uses every
+//! helper.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -33,3 +34,24 @@ steps: [0.01]
 duration: 1
 sample_interval: 0.1
 ";
+
+/// A shipped model file by name (`models/<name>.yaml`), loaded and assembled.
+pub fn model(name: &str) -> tinkertoy::scene::model_file::Model {
+    let path = format!("{}/models/{name}.yaml", env!("CARGO_MANIFEST_DIR"));
+    tinkertoy::scene::model_file::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Every shipped model file.
+pub fn shipped() -> Vec<tinkertoy::scene::model_file::Model> {
+    let dir = format!("{}/models", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| tinkertoy::scene::model_file::load(&p.to_string_lossy()).unwrap_or_else(|e| panic!("{e}")))
+        .collect()
+}

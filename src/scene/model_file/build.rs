@@ -2,11 +2,12 @@
 //! each constraint type's `from_spec`), outputs; then assembly.
 
 use super::address::{coordinate, output};
-use super::{Floats, Model, RawModel, RawPoint, fail};
+use super::forces::force;
+use super::{Floats, Model, RawModel, fail};
 use crate::constraint::registry as constraints;
 use crate::constraint::spec::{JointSpec, SideSpec};
 use crate::experiment::config::{ConfigError, at};
-use crate::model::{Body, BodyKind, BodyPoint, End, Force};
+use crate::model::{Body, BodyKind};
 use crate::params::{fmt_num, short};
 use crate::scene::{EnergyScale, Output, Scene};
 use crate::system::System;
@@ -22,9 +23,6 @@ const KINDS: &[(&str, BodyKind)] = &[
     ("rigid3", BodyKind::Rigid3),
 ];
 
-/// The force types a model names.
-const FORCES: &str = "gravity, spring, constant, torque, gyroscopic";
-
 /// The largest magnitude of any number in a model: products of two stay finite (1e200), so no
 /// force or energy overflows from the input alone.
 pub const LARGEST: f64 = 1e100;
@@ -37,7 +35,7 @@ pub const REACH: f64 = 1e6;
 
 /// `n` finite numbers of magnitude at most [`LARGEST`] from `v` as a 3-vector (z = 0 when n = 2),
 /// or why not.
-fn vector(field: &str, v: &Floats, n: usize) -> Result<[f64; 3], String> {
+pub(super) fn vector(field: &str, v: &Floats, n: usize) -> Result<[f64; 3], String> {
     if v.0.len() != n {
         return Err(format!("field `{field}` has {} numbers; expected {n}", v.0.len()));
     }
@@ -53,7 +51,7 @@ fn vector(field: &str, v: &Floats, n: usize) -> Result<[f64; 3], String> {
 }
 
 /// A point `p` \[m\] within [`REACH`] length scales of the origin, or why not.
-fn placed(field: &str, p: [f64; 3], length_scale: f64) -> Result<[f64; 3], String> {
+pub(super) fn placed(field: &str, p: [f64; 3], length_scale: f64) -> Result<[f64; 3], String> {
     let reach = REACH * length_scale;
     match p.iter().find(|x| x.abs() > reach) {
         Some(x) => Err(format!(
@@ -65,7 +63,7 @@ fn placed(field: &str, p: [f64; 3], length_scale: f64) -> Result<[f64; 3], Strin
     }
 }
 
-fn finite(field: &str, x: f64) -> Result<f64, String> {
+pub(super) fn finite(field: &str, x: f64) -> Result<f64, String> {
     if x.abs() <= LARGEST {
         Ok(x)
     } else {
@@ -74,7 +72,7 @@ fn finite(field: &str, x: f64) -> Result<f64, String> {
 }
 
 /// A positive mass, inertia or scale in [[`SMALLEST`], [`LARGEST`]].
-fn positive(field: &str, x: f64) -> Result<f64, String> {
+pub(super) fn positive(field: &str, x: f64) -> Result<f64, String> {
     if (SMALLEST..=LARGEST).contains(&x) {
         Ok(x)
     } else {
@@ -83,7 +81,7 @@ fn positive(field: &str, x: f64) -> Result<f64, String> {
 }
 
 /// A finite non-negative number at most [`LARGEST`] (stiffness, damping, rest length).
-fn non_negative(field: &str, x: f64, unit: &str) -> Result<f64, String> {
+pub(super) fn non_negative(field: &str, x: f64, unit: &str) -> Result<f64, String> {
     if (0.0..=LARGEST).contains(&x) {
         Ok(x)
     } else {
@@ -504,114 +502,5 @@ fn orientation(o: &super::RawOrientation) -> Result<UnitQuaternion<f64>, String>
 
 /// Resolves a body name (the field it was given in, the name) to its index.
 pub(super) type Lookup<'a> = dyn Fn(&str, &str) -> Result<usize, String> + 'a;
-type SideOf<'a> = dyn Fn(&System, &[f64], usize) -> SideSpec + 'a;
-
-/// A body point `{body, point}` of a force.
-fn body_point(field: &str, p: &RawPoint, system: &System, lookup: &Lookup) -> Result<BodyPoint, String> {
-    let name = p.body.as_ref().ok_or_else(|| format!("field `{field}` needs `body` (and `point`) or `world`"))?;
-    let body = lookup(&format!("{field}.body"), name)?;
-    let kind = system.bodies()[body].kind;
-    let local = match &p.point {
-        Some(x) => vector(&format!("{field}.point"), x, kind.dim())?,
-        None => [0.0; 3],
-    };
-    if matches!(kind, BodyKind::Particle2 | BodyKind::Particle3) && local != [0.0; 3] {
-        return Err(format!("field `{field}.point` is off a particle, which has no extent"));
-    }
-    Ok(BodyPoint { body, local })
-}
-
-fn force(
-    f: &super::RawForce,
-    system: &System,
-    q0: &[f64],
-    length_scale: f64,
-    lookup: &Lookup,
-    side: &SideOf,
-) -> Result<Force, String> {
-    let kind = f.kind.value.as_str();
-    let given: Vec<&str> = [
-        ("g", f.g.is_some()),
-        ("a", f.a.is_some()),
-        ("b", f.b.is_some()),
-        ("stiffness", f.stiffness.is_some()),
-        ("damping", f.damping.is_some()),
-        ("rest_length", f.rest_length.is_some()),
-        ("body", f.body.is_some()),
-        ("point", f.point.is_some()),
-        ("force", f.force.is_some()),
-        ("torque", f.torque.is_some()),
-    ]
-    .iter()
-    .filter(|(_, p)| *p)
-    .map(|(n, _)| *n)
-    .collect();
-    let takes: &[&str] = match kind {
-        "gravity" => &["g"],
-        "spring" => &["a", "b", "stiffness", "damping", "rest_length"],
-        "constant" => &["body", "point", "force"],
-        "torque" => &["body", "torque"],
-        "gyroscopic" => &[],
-        other => return Err(format!("field `type` = `{}` is unknown; expected one of: {FORCES}", short(other))),
-    };
-    if let Some(x) = given.iter().find(|g| !takes.contains(g)) {
-        return Err(format!(
-            "field `{x}` does not apply to `{kind}`; it takes: {}",
-            if takes.is_empty() { "nothing".to_string() } else { takes.join(", ") }
-        ));
-    }
-    let need = |n: &str| format!("`{kind}` needs field `{n}`");
-    let dim = system.bodies().iter().map(|b| b.kind.dim()).max().unwrap_or(2);
-    Ok(match kind {
-        "gravity" => {
-            let g = f.g.as_ref().ok_or_else(|| need("g"))?;
-            Force::Gravity { g: vector("g", g, dim)? }
-        }
-        "spring" => {
-            let a = body_point("a", f.a.as_ref().ok_or_else(|| need("a"))?, system, lookup)?;
-            let rb = f.b.as_ref().ok_or_else(|| need("b"))?;
-            let sa = side(system, q0, a.body);
-            let pa = sa.world(a.local);
-            let (b, pb) = match (&rb.world, &rb.body, &rb.point) {
-                (Some(w), None, None) => {
-                    let w = placed("b.world", vector("b.world", w, sa.kind.dim())?, length_scale)?;
-                    (End::World(w), w)
-                }
-                (None, Some(_), _) => {
-                    let b = body_point("b", rb, system, lookup)?;
-                    if b.body == a.body {
-                        return Err("a spring's two ends are on the same body".into());
-                    }
-                    (End::Body(b), side(system, q0, b.body).world(b.local))
-                }
-                _ => return Err("field `b` takes `body` (and `point`) or `world`, not both".into()),
-            };
-            let stiffness = non_negative("stiffness", f.stiffness.ok_or_else(|| need("stiffness"))?, "N/m")?;
-            let damping = non_negative("damping", f.damping.unwrap_or(0.0), "N s/m")?;
-            let rest = non_negative(
-                "rest_length",
-                f.rest_length.unwrap_or_else(|| crate::constraint::spec::distance(pa, pb)),
-                "m",
-            )?;
-            Force::SpringDamper { a, b, stiffness, damping, rest_length: rest }
-        }
-        "constant" => {
-            let at = body_point(
-                "body",
-                &RawPoint { body: f.body.clone(), point: f.point.clone(), world: None },
-                system,
-                lookup,
-            )?;
-            let v = f.force.as_ref().ok_or_else(|| need("force"))?;
-            Force::Constant { at, force: vector("force", v, system.bodies()[at.body].kind.dim())? }
-        }
-        "torque" => {
-            let body = lookup("body", f.body.as_ref().ok_or_else(|| need("body"))?)?;
-            if system.bodies()[body].kind != BodyKind::Rigid2 {
-                return Err("field `body`: `torque` acts on a rigid2 body (use `constant` forces in space)".into());
-            }
-            Force::Torque { body, torque: finite("torque", f.torque.ok_or_else(|| need("torque"))?)? }
-        }
-        _ => Force::Gyroscopic,
-    })
-}
+/// The declared side of body i (kind and coordinates at q0), for joints and forces.
+pub(super) type SideOf<'a> = dyn Fn(&System, &[f64], usize) -> SideSpec + 'a;

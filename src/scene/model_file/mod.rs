@@ -10,6 +10,7 @@ pub mod assemble;
 mod build;
 mod contact;
 mod drives;
+mod forces;
 
 use crate::experiment::config::{ConfigError, at, parse_as, read_text};
 use serde::Deserialize;

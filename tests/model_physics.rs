@@ -1,0 +1,220 @@
+//! Physics checks of model files: free mechanisms keep their momenta under every two-body joint,
+//! mass matrices are positive definite, contact from a model file is the built-in scene's, and a
+//! model's reference serves experiments that give none.
+
+use tinkertoy::experiment::{CellSpec, run};
+use tinkertoy::integrator::Control;
+use tinkertoy::params::Scalar;
+use tinkertoy::scene::model_file;
+
+mod common;
+use common::shipped;
+
+/// Free mechanisms (nothing holds them to the world) for the momentum checks: a planar one with
+/// every two-body planar joint, and a spatial one with every two-body spatial joint, thrown and
+/// spinning under gravity.
+const FREE_PLANAR: &str = "model: free_planar
+length_scale: 4
+energy_scale: {joules: 50, definition: \"50 J\"}
+bodies:
+  - {name: A, kind: rigid2, mass: 1, inertia: 0.1, position: [0, 0], angle: 0, velocity: [1, 2], angular_velocity: 3}
+  - {name: B, kind: rigid2, mass: 2, inertia: 0.3, position: [1, 0], angle: 0, velocity: [0, 1], angular_velocity: -1}
+  - {name: C, kind: rigid2, mass: 0.5, inertia: 0.05, position: [1, 1], angle: 0.5, velocity: [-1, 0]}
+  - {name: P, kind: particle2, mass: 0.7, position: [-1, 0.5], velocity: [0, -1]}
+  - {name: Q, kind: particle2, mass: 0.4, position: [-1.5, 1.5], velocity: [2, 0]}
+forces:
+  - {type: gravity, g: [0, -9.81]}
+joints:
+  - {type: revolute, a: A, b: B, at: [0.5, 0]}
+  - {type: prismatic, a: B, b: C, axis: [0, 1], at: [1, 0.5]}
+  - {type: distance, a: P, b: Q}
+";
+
+const FREE_SPATIAL: &str = "model: free_spatial
+length_scale: 4
+energy_scale: {joules: 50, definition: \"50 J\"}
+bodies:
+  - {name: A, kind: rigid3, mass: 1, inertia: [0.1, 0.2, 0.3], position: [0, 0, 0], velocity: [1, 2, 0], angular_velocity: [0.5, 1, 2]}
+  - {name: B, kind: rigid3, mass: 2, inertia: [0.2, 0.2, 0.1], position: [1, 0, 0], angular_velocity: [0, 1, -1]}
+  - {name: C, kind: rigid3, mass: 0.5, inertia: [0.05, 0.06, 0.07], position: [2, 0, 0], orientation: {axis: [1, 1, 0], angle: 0.3}, velocity: [0, 0, 1]}
+  - {name: D, kind: rigid3, mass: 0.8, inertia: [0.1, 0.1, 0.1], position: [0, 1, 0], angular_velocity: [1, 0, 0]}
+  - {name: E, kind: rigid3, mass: 0.6, inertia: [0.1, 0.2, 0.1], position: [0, -1, 0], velocity: [0, 0, -1]}
+  - {name: F, kind: rigid3, mass: 0.9, inertia: [0.1, 0.1, 0.2], position: [2, 1, 0]}
+forces:
+  - {type: gravity, g: [0, -9.81, 0]}
+  - {type: gyroscopic}
+joints:
+  - {type: ball, a: A, b: B, at: [0.5, 0, 0]}
+  - {type: hinge, a: B, b: C, at: [1.5, 0, 0], axis: [0, 0, 1]}
+  - {type: slider, a: A, b: D, at: [0, 0.5, 0], axis: [0, 1, 0]}
+  - {type: weld, a: A, b: E, at: [0, -0.5, 0]}
+  - {type: rigid_distance, a: C, local_a: [0, 0.5, 0], b: F, local_b: [0, -0.5, 0]}
+";
+
+/// (linear momentum Σ m v, angular momentum about the centre of mass, total mass) of `q`, `v`.
+fn momenta(m: &model_file::Model, q: &[f64], v: &[f64]) -> ([f64; 3], [f64; 3], f64) {
+    use nalgebra::Vector3;
+    use tinkertoy::model::BodyKind;
+    let s = &m.scene.system;
+    let (mut p, mut l, mut mc, mut total) = (Vector3::zeros(), Vector3::zeros(), Vector3::zeros(), 0.0);
+    for (i, b) in s.bodies().iter().enumerate() {
+        let (qs, vs) = (&q[s.q_offsets()[i]..], &v[s.offsets()[i]..]);
+        let d = b.kind.dim();
+        let mut r = Vector3::zeros();
+        let mut u = Vector3::zeros();
+        for k in 0..d {
+            r[k] = qs[k];
+            u[k] = vs[k];
+        }
+        let spin = match b.kind {
+            BodyKind::Rigid2 => Vector3::new(0.0, 0.0, b.inertia[2] * vs[2]),
+            BodyKind::Rigid3 => {
+                let rot = tinkertoy::model::rotation::rotation_matrix(&qs[3..7]);
+                rot * Vector3::new(b.inertia[0] * vs[3], b.inertia[1] * vs[4], b.inertia[2] * vs[5])
+            }
+            _ => Vector3::zeros(),
+        };
+        p += b.mass * u;
+        l += r.cross(&(b.mass * u)) + spin;
+        mc += b.mass * r;
+        total += b.mass;
+    }
+    let com = mc / total;
+    let l_com = l - com.cross(&p);
+    ([p.x, p.y, p.z], [l_com.x, l_com.y, l_com.z], total)
+}
+
+#[test]
+fn free_mechanisms_keep_their_momenta_under_every_joint() {
+    // Joint forces are internal: with gravity the only external force, P(t) = P(0) + M g t, and
+    // the angular momentum about the centre of mass is constant (uniform gravity has no torque
+    // about it). A joint kernel whose force on one body is not the reaction of the other's, or
+    // whose torque about the joint is not zero, breaks one of them. Force with feedback + Dop853 at
+    // 1e-12 over 1 s: the integration error bounds both (|P| and |L| are O(10)), 1e-8 relative.
+    for (text, g) in [(FREE_PLANAR, [0.0, -9.81, 0.0]), (FREE_SPATIAL, [0.0, -9.81, 0.0])] {
+        let m = model_file::from_text("free.yaml", text).unwrap_or_else(|e| panic!("{e}"));
+        let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
+        let params = [("omega", Scalar::Num(20.0))];
+        let spec = CellSpec::named("force", &params, "dense_lu", &[], Some("dop853"), control, 1.0)
+            .unwrap()
+            .sampled(0.1)
+            .recording();
+        let r = run(&m.scene, &spec);
+        assert_eq!(r.summary.status.label(), "ok", "{}", m.scene.name);
+        let first = &r.samples[0];
+        let (p0, l0, total) = momenta(&m, &first.q, &first.v);
+        let scale = 1.0 + p0.iter().chain(&l0).fold(0.0f64, |a, x| a.max(x.abs()));
+        let (mut dp, mut dl) = (0.0f64, 0.0f64);
+        for s in &r.samples {
+            let (p, l, _) = momenta(&m, &s.q, &s.v);
+            for k in 0..3 {
+                dp = dp.max((p[k] - p0[k] - total * g[k] * s.t).abs());
+                dl = dl.max((l[k] - l0[k]).abs());
+            }
+        }
+        println!(
+            "{}: momentum off by {dp:.2e}, angular momentum about the centre by {dl:.2e} (scale {scale:.1})",
+            m.scene.name
+        );
+        assert!(dp <= 1e-8 * scale && dl <= 1e-8 * scale, "{}: {dp:.2e} {dl:.2e}", m.scene.name);
+    }
+}
+
+#[test]
+fn shipped_models_have_positive_definite_mass_matrices() {
+    // M is diagonal (principal axes): positive definite exactly when every entry is positive and
+    // finite, with W its inverse entry by entry.
+    for m in shipped() {
+        let s = &m.scene.system;
+        for (i, (&mass, &w)) in s.mass().iter().zip(s.inv_mass()).enumerate() {
+            assert!(mass.is_finite() && mass > 0.0, "{}: M[{i}] = {mass}", m.scene.name);
+            assert!((mass * w - 1.0).abs() <= 2.0 * f64::EPSILON, "{}: M[{i}] W[{i}]", m.scene.name);
+        }
+    }
+}
+
+/// The built-in scene `bounce` with n = 2 (two spheres of 1 kg and 0.1 m dropped in an offset
+/// column onto the ground), written as a model file with `contact:`.
+const BOUNCE: &str = "model: bounce_as_data
+length_scale: 1
+energy_scale: {joules: 35.316, definition: \"n m g x height of the top of the column\"}
+bodies:
+  - {name: S0, kind: rigid3, mass: 1, inertia: [0.004000000000000001, 0.004000000000000001, 0.004000000000000001], position: [0, 1.1, 0]}
+  - {name: S1, kind: rigid3, mass: 1, inertia: [0.004000000000000001, 0.004000000000000001, 0.004000000000000001], position: [0.05, 1.5, 0]}
+forces:
+  - {type: gravity, g: [0, -9.81, 0]}
+  - {type: gyroscopic}
+contact:
+  shapes:
+    - {body: S0, sphere: 0.1}
+    - {body: S1, sphere: 0.1}
+  planes:
+    - {normal: [0, 1, 0], offset: 0}
+  friction: 0.3
+  restitution: 0.5
+  restitution_threshold: 0.5
+  margin: 0.010000000000000002
+";
+
+#[test]
+fn contact_from_a_model_file_reproduces_the_built_in_scene_bit_for_bit() {
+    // Same bodies, forces, shapes, plane and material as `bounce` with n = 2: pgs at h = 1e-3 s
+    // over 2 s (both spheres land, bounce and collide) gives the same states to the last bit.
+    let m = model_file::from_text("bounce.yaml", BOUNCE).unwrap_or_else(|e| panic!("{e}"));
+    let builtin =
+        tinkertoy::scene::registry::find("bounce").unwrap().build_default(&[("n", Scalar::Num(2.0))]).unwrap();
+    let run_on = |scene: &tinkertoy::scene::Scene| {
+        let spec = CellSpec::named("pgs", &[], "gauss_seidel", &[], None, Control::Fixed { h: 1e-3 }, 2.0)
+            .unwrap()
+            .sampled(0.05)
+            .recording();
+        run(scene, &spec)
+    };
+    let (a, b) = (run_on(&m.scene), run_on(&builtin));
+    assert_eq!(a.summary.status.label(), "ok");
+    assert_eq!(a.samples.len(), b.samples.len());
+    for (x, y) in a.samples.iter().zip(&b.samples) {
+        assert_eq!(x.q, y.q, "t = {}", x.t);
+        assert_eq!(x.v, y.v, "t = {}", x.t);
+    }
+    // The spheres did hit the ground: the lower one is resting near y = r at the end.
+    let last = a.samples.last().unwrap();
+    assert!((last.q[1] - 0.1).abs() < 0.01, "{}", last.q[1]);
+    // Any other formulation says why it cannot run contact.
+    let spec = CellSpec::named("force", &[], "dense_lu", &[], Some("rk4"), Control::Fixed { h: 1e-3 }, 0.1).unwrap();
+    assert_eq!(run(&m.scene, &spec).summary.status.label(), "n/a");
+}
+
+#[test]
+fn an_experiment_without_a_reference_takes_its_models() {
+    // Andrews' squeezer declares the Test Set's solution as its reference: a config that names the
+    // model and no reference is scored against it.
+    let dir = std::env::temp_dir().join(format!("tinkertoy-model-reference-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("andrews.yaml");
+    let model = format!("{}/models/andrews_squeezer.yaml", env!("CARGO_MANIFEST_DIR"));
+    std::fs::write(
+        &config,
+        format!(
+            "name: andrews\nscene: {{model: {model}}}\nformulations: [{{name: force}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: dop853}}]\ntolerances: [1.0e-9]\nduration: 0.03\nsample_interval: 0.01\n"
+        ),
+    )
+    .unwrap();
+    let exp = tinkertoy::experiment::load_with(&config.to_string_lossy(), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let r = exp.measure.reference.as_ref().expect("the model's reference");
+    assert!(r.file.ends_with("andrews_squeezer.reference.csv"), "{}", r.file);
+    assert_eq!(r.columns.len(), 7);
+    // A model's reference written for its benchmark's 10 s is cut to a shorter run, not refused.
+    let model = format!("{}/models/iftomm_a05_flyball.yaml", env!("CARGO_MANIFEST_DIR"));
+    std::fs::write(
+        &config,
+        format!(
+            "name: flyball\nscene: {{model: {model}}}\nformulations: [{{name: lagrangian}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: dop853}}]\ntolerances: [1.0e-6]\nduration: 2\nsample_interval: 0.05\n"
+        ),
+    )
+    .unwrap();
+    let exp = tinkertoy::experiment::load_with(&config.to_string_lossy(), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let r = exp.measure.reference.as_ref().expect("the model's reference");
+    assert_eq!((r.times.len(), r.times.last().copied()), (41, Some(2.0)));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
