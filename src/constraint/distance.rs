@@ -122,23 +122,21 @@ impl Constraint for Distance {
         c[0] = norm(self.delta(q, true)) - self.length;
     }
     fn jacobian(&self, q: &[f64], j: &mut [f64]) {
-        let d = self.delta(q, true);
-        let l = norm(d);
-        for i in 0..self.dim {
-            j[i] = d[i] / l;
-            if self.attach.bodies().len() == 2 {
-                j[self.dim + i] = -d[i] / l;
-            }
-        }
+        let mut c = [0.0];
+        self.eval_with_jacobian(q, &mut c, j);
     }
     fn eval_with_jacobian(&self, q: &[f64], c: &mut [f64], j: &mut [f64]) {
         let d = self.delta(q, true);
         let l = norm(d);
         c[0] = l - self.length;
-        for i in 0..self.dim {
+        let dim = self.dim;
+        for i in 0..dim {
             j[i] = d[i] / l;
-            if self.attach.bodies().len() == 2 {
-                j[self.dim + i] = -d[i] / l;
+        }
+        if self.attach.bodies().len() == 2 {
+            // (−d)/ℓ = −(d/ℓ) exactly: one division per coordinate
+            for i in 0..dim {
+                j[dim + i] = -j[i];
             }
         }
     }

@@ -61,6 +61,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<ImpulseOptions>(
 pub struct Impulse<'a> {
     core: StepperCore<'a>,
     opts: ImpulseOptions,
+    /// The last substep \[s\]; the core's `qhat` holds Jᵀλ of that substep.
+    hs: f64,
 }
 
 impl<'a> Impulse<'a> {
@@ -68,7 +70,7 @@ impl<'a> Impulse<'a> {
     pub fn new(scene: &'a Scene, opts: ImpulseOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
         let mut core = StepperCore::new(scene, solver)?;
         core.ns.reg = opts.reg;
-        Ok(Impulse { core, opts })
+        Ok(Impulse { core, opts, hs: 1.0 })
     }
 }
 
@@ -87,15 +89,21 @@ impl Stepper for Impulse<'_> {
                 self.core.ns.lambda.fill(0.0);
             }
             self.core.ns.solve(true)?;
-            // v⁺ = v* + W Jᵀ λ;  q⁺ = q + h_s v⁺
-            self.core.ns.jac.mul_t(&self.core.ns.lambda, &mut self.core.tmp);
-            for i in 0..v.len() {
-                self.core.qhat[i] = self.core.tmp[i] / hs;
-                v[i] += w[i] * self.core.tmp[i];
+            // v⁺ = v* + W Jᵀ λ;  q⁺ = q + h_s v⁺ (Jᵀλ is kept; Q̂ = Jᵀλ / h_s when it is asked for)
+            self.core.ns.jac.mul_t(&self.core.ns.lambda, &mut self.core.qhat);
+            for ((vi, wi), ji) in v.iter_mut().zip(w).zip(&self.core.qhat) {
+                *vi += wi * ji;
             }
             self.core.integrate_positions(q, v, hs);
         }
+        self.hs = hs;
         Ok(())
+    }
+
+    fn constraint_force(&self, out: &mut [f64]) {
+        for (o, ji) in out.iter_mut().zip(&self.core.qhat) {
+            *o = ji / self.hs;
+        }
     }
 
     fn core(&self) -> &StepperCore<'_> {
