@@ -340,7 +340,7 @@ pub(crate) fn norm(x: &[f64]) -> f64 {
 }
 
 /// ‖b − A x‖₂ / ‖b‖₂ (or ‖b − A x‖₂ when b = 0), using `ax` and `scratch` as workspaces.
-pub(crate) fn relative_residual(op: &Operator, b: &[f64], x: &[f64], ax: &mut [f64], scratch: &mut [f64]) -> f64 {
+pub fn relative_residual(op: &Operator, b: &[f64], x: &[f64], ax: &mut [f64], scratch: &mut [f64]) -> f64 {
     op.apply(x, ax, scratch);
     let r = b.iter().zip(ax.iter()).map(|(bi, ai)| (bi - ai) * (bi - ai)).sum::<f64>().sqrt();
     let nb = norm(b);

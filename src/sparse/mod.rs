@@ -70,6 +70,8 @@ pub struct ConstraintBlock<'a> {
     pub ldof: usize,
     /// (first global column, dof) of each body, in local order.
     pub cols: &'a [(usize, usize)],
+    /// The global column of each of the `ldof` local columns.
+    pub columns: &'a [u32],
     /// Row-major `rows × ldof` values.
     pub values: &'a [f64],
 }
@@ -106,6 +108,32 @@ fn copy_run(src: &[f64], dst: &mut [f64]) {
         ([a, b, c], [x, y, z]) => (*x, *y, *z) = (*a, *b, *c),
         ([a], [x]) => *x = *a,
         (src, dst) => dst.copy_from_slice(src),
+    }
+}
+
+/// Consecutive blocks of J with the same width `ldof` and the same number of rows: block b of the
+/// run has rows `row0 + b·rows ..`, values `val0 + b·rows·ldof ..` (row-major) and columns
+/// `col0 + b·ldof ..` in [`BlockJacobian::values`] and [`BlockJacobian::columns`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockRun {
+    /// Local columns of each block.
+    pub ldof: usize,
+    /// Rows of each block.
+    pub rows: usize,
+    /// Number of blocks.
+    pub blocks: usize,
+    /// First global row.
+    pub row0: usize,
+    /// Offset of the first value.
+    pub val0: usize,
+    /// Offset of the first column index.
+    pub col0: usize,
+}
+
+impl BlockRun {
+    /// The run's rows, `rows × blocks` of them.
+    pub fn nrows(&self) -> usize {
+        self.rows * self.blocks
     }
 }
 
@@ -197,8 +225,42 @@ impl BlockJacobian {
             rows: s.rows,
             ldof: s.ldof,
             cols: &s.cols[..s.nb],
+            columns: &self.colmap[s.cm0..s.cm0 + s.ldof],
             values: &self.values[s.val0..s.val0 + s.rows * s.ldof],
         })
+    }
+
+    /// Every stored value, row-major per block, blocks in row order (a [`BlockRun`]'s values start
+    /// at its `val0`).
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// The global column of every local column, per block in row order (a [`BlockRun`]'s start at
+    /// its `col0`).
+    pub fn columns(&self) -> &[u32] {
+        &self.colmap
+    }
+
+    /// The blocks grouped into maximal runs of consecutive blocks with the same width and row
+    /// count, whose rows, values and columns are then contiguous: kernels that loop over a run
+    /// with the width fixed at compile time (the sequential-impulse sweep) visit J as one stream.
+    pub fn runs(&self) -> Vec<BlockRun> {
+        let mut runs: Vec<BlockRun> = Vec::new();
+        for s in &self.slots {
+            match runs.last_mut() {
+                Some(r) if r.ldof == s.ldof && r.rows == s.rows => r.blocks += 1,
+                _ => runs.push(BlockRun {
+                    ldof: s.ldof,
+                    rows: s.rows,
+                    blocks: 1,
+                    row0: s.row0,
+                    val0: s.val0,
+                    col0: s.cm0,
+                }),
+            }
+        }
+        runs
     }
 
     /// y = J x (Witkin §4.2: each block multiplies its body's slice of x into its rows of y).
