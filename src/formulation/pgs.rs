@@ -23,6 +23,7 @@ use super::softness::Softness;
 use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, SolverCounters, Stepper};
+use crate::constraint::MAX_LOCAL_DOF;
 use crate::constraint::joint3::Side;
 use crate::contact::{Contact, ContactSet};
 use crate::linsolve::{LinearSolver, SolveError, SolveInfo};
@@ -72,12 +73,16 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<PgsOptions>(
 )
 .with_own_solver("gauss_seidel");
 
-#[derive(Clone, Copy, Debug, Default)]
+/// One row of the sweep, laid out for it: the global column of each local column, J_r, W J_rᵀ and
+/// 1 / (J_r W J_rᵀ) side by side.
+#[derive(Clone, Copy, Debug)]
 struct Row {
-    cols: [(usize, usize); 2],
-    nb: usize,
-    j: [f64; 12],
-    wj: [f64; 12],
+    /// Global column of each of the first `l` local columns.
+    cols: [u32; MAX_LOCAL_DOF],
+    /// Local columns in use.
+    l: usize,
+    j: [f64; MAX_LOCAL_DOF],
+    wj: [f64; MAX_LOCAL_DOF],
     inv_d: f64,
     target: f64,
     lambda: f64,
@@ -97,37 +102,75 @@ enum RowKind {
 }
 
 impl Row {
-    fn velocity(&self, v: &[f64]) -> f64 {
-        let mut k = 0;
-        let mut s = 0.0;
-        for &(c0, d) in &self.cols[..self.nb] {
-            for i in 0..d {
-                s += self.j[k + i] * v[c0 + i];
+    /// A row on the bodies at `cols` ((first global column, dof) each, in local order), J zero.
+    fn on(cols: &[(usize, usize)]) -> Row {
+        let mut row =
+            Row { cols: [0; MAX_LOCAL_DOF], l: 0, j: [0.0; MAX_LOCAL_DOF], wj: [0.0; MAX_LOCAL_DOF], inv_d: 0.0, target: 0.0, lambda: 0.0, kind: RowKind::Bilateral };
+        for &(c0, d) in cols {
+            for c in c0..c0 + d {
+                row.cols[row.l] = u32::try_from(c).expect("fewer than 2^32 coordinates");
+                row.l += 1;
             }
-            k += d;
+        }
+        row
+    }
+
+    /// J_r v, summed in local column order.
+    #[inline(always)]
+    fn velocity(&self, v: &[f64]) -> f64 {
+        // fixed widths for the common rows (a pair of planar bodies or particles in 3D, one or
+        // two bodies in space), so the loops unroll; the same order of summation either way
+        match self.l {
+            6 => self.velocity_n::<6>(v),
+            12 => self.velocity_n::<12>(v),
+            4 => self.velocity_n::<4>(v),
+            l => {
+                let mut s = 0.0;
+                for (j, &c) in self.j[..l].iter().zip(&self.cols[..l]) {
+                    s += j * v[c as usize];
+                }
+                s
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn velocity_n<const L: usize>(&self, v: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for k in 0..L {
+            s += self.j[k] * v[self.cols[k] as usize];
         }
         s
     }
 
+    /// v ← v + W J_rᵀ Δλ.
+    #[inline(always)]
     fn apply(&self, dl: f64, v: &mut [f64]) {
-        let mut k = 0;
-        for &(c0, d) in &self.cols[..self.nb] {
-            for i in 0..d {
-                v[c0 + i] += self.wj[k + i] * dl;
+        match self.l {
+            6 => self.apply_n::<6>(dl, v),
+            12 => self.apply_n::<12>(dl, v),
+            4 => self.apply_n::<4>(dl, v),
+            l => {
+                for (w, &c) in self.wj[..l].iter().zip(&self.cols[..l]) {
+                    v[c as usize] += w * dl;
+                }
             }
-            k += d;
+        }
+    }
+
+    #[inline(always)]
+    fn apply_n<const L: usize>(&self, dl: f64, v: &mut [f64]) {
+        for k in 0..L {
+            v[self.cols[k] as usize] += self.wj[k] * dl;
         }
     }
 
     /// Fills W Jᵀ and 1 / (J W Jᵀ) from J and the diagonal `w`.
     fn finish(&mut self, w: &[f64]) {
-        let (mut k, mut d) = (0, 0.0);
-        for &(c0, dof) in &self.cols[..self.nb] {
-            for i in 0..dof {
-                self.wj[k + i] = w[c0 + i] * self.j[k + i];
-                d += self.j[k + i] * self.wj[k + i];
-            }
-            k += dof;
+        let mut d = 0.0;
+        for k in 0..self.l {
+            self.wj[k] = w[self.cols[k] as usize] * self.j[k];
+            d += self.j[k] * self.wj[k];
         }
         self.inv_d = if d > 0.0 { 1.0 / d } else { 0.0 };
     }
@@ -176,8 +219,7 @@ impl<'a> Pgs<'a> {
         self.core.ns.update_constraints(q, &mut self.core.c);
         for blk in self.core.ns.jac.blocks() {
             for r in 0..blk.rows {
-                let mut row = Row { nb: blk.cols.len(), ..Row::default() };
-                row.cols[..blk.cols.len()].copy_from_slice(blk.cols);
+                let mut row = Row::on(blk.cols);
                 row.j[..blk.ldof].copy_from_slice(&blk.values[r * blk.ldof..(r + 1) * blk.ldof]);
                 row.target = -bias_rate * self.core.c[blk.row0 + r];
                 row.lambda = self.core.accumulated[blk.row0 + r];
@@ -199,16 +241,17 @@ impl<'a> Pgs<'a> {
                 None => (Side::world(), body_side(c.b, 0)),
             };
             let (ra, rb) = (c.point - sa.x, c.point - sb.x);
-            let cols = match c.a {
-                Some(a) => ([(sys.offsets()[a], 6), (sys.offsets()[c.b], 6)], 2),
-                None => ([(sys.offsets()[c.b], 6), (0, 0)], 1),
+            let (pair, one) = match c.a {
+                Some(a) => ([(sys.offsets()[a], 6), (sys.offsets()[c.b], 6)], false),
+                None => ([(sys.offsets()[c.b], 6), (0, 0)], true),
             };
+            let cols = if one { &pair[..1] } else { &pair[..] };
             let frame = crate::constraint::joint3::frame_with_axis(c.normal.into());
             let warm = self.warm.iter().find(|(k, _)| *k == c.key).map_or([0.0; 3], |(_, l)| *l);
             let normal_index = self.rows.len();
             for (k, &warm_k) in warm.iter().enumerate() {
                 let dir: Vector3<f64> = frame.column(k).into();
-                let mut row = Row { cols: cols.0, nb: cols.1, ..Row::default() };
+                let mut row = Row::on(cols);
                 sa.point_row(&mut row.j, &dir, &ra, -1.0);
                 sb.point_row(&mut row.j, &dir, &rb, 1.0);
                 row.finish(w);
@@ -261,12 +304,12 @@ impl Stepper for Pgs<'_> {
         while sweeps < self.opts.iterations {
             change = 0.0f64;
             for i in 0..self.rows.len() {
-                let row = self.rows[i];
-                let dl = (row.target - row.velocity(v)) * row.inv_d;
                 let (lo, hi) = self.bounds(i);
+                let row = &mut self.rows[i];
+                let dl = (row.target - row.velocity(v)) * row.inv_d;
                 let new = (row.lambda + dl).clamp(lo, hi);
                 let dl = new - row.lambda;
-                self.rows[i].lambda = new;
+                row.lambda = new;
                 row.apply(dl, v);
                 if row.inv_d > 0.0 {
                     change = change.max((dl / row.inv_d).abs());
@@ -294,12 +337,8 @@ impl Stepper for Pgs<'_> {
         std::mem::swap(&mut self.warm, &mut self.warm_next);
         self.core.qhat.fill(0.0);
         for row in &self.rows {
-            let mut k = 0;
-            for &(c0, d) in &row.cols[..row.nb] {
-                for i in 0..d {
-                    self.core.qhat[c0 + i] += row.j[k + i] * row.lambda / h;
-                }
-                k += d;
+            for (j, &c) in row.j[..row.l].iter().zip(&row.cols[..row.l]) {
+                self.core.qhat[c as usize] += j * row.lambda / h;
             }
         }
         self.core.integrate_positions(q, v, h);
