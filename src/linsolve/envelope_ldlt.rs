@@ -13,11 +13,85 @@
 //! Liu §4.3), whichever has the smaller envelope. The pattern, the permutation, the envelope layout
 //! and where each assembled entry goes are computed in [`LinearSolver::prepare`]; a solve assembles,
 //! factors and substitutes into buffers allocated there.
+//!
+//! A solve is one pass down the rows and one back up. Row i is assembled straight into the
+//! envelope (each entry's terms of J W Jᵀ added in [`NormalMatrix::terms`]' order, so A's values
+//! are those of [`NormalMatrix::assemble`] to the bit, and kept for the residual check), factored,
+//! and its forward substitution done while it is in cache; the way back scales by D⁻¹ and
+//! substitutes with Lᵀ. The arithmetic is the bordering form above in the same order as a
+//! separate assembly, factorization and substitution would do it.
 
 use super::registry::{Footprint, SolverEntry, SolverKind};
-use super::{LinearSolver, Operator, SolveError, SolveInfo};
+use super::{LinearSolver, Operator, Reg, SolveError, SolveInfo};
 use crate::params::{NoParams, ParamTable};
-use crate::sparse::NormalMatrix;
+use crate::sparse::{NormalMatrix, NormalTerm};
+
+/// One entry of A in the lower envelope: its position in the assembled value array, its column
+/// as an offset into its row of the envelope ([`DIAGONAL`] for the row's diagonal) and how many
+/// terms it has (the next ones in the term list: entries and terms are stored in the order the
+/// solve visits them).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    pos: u32,
+    col: u32,
+    terms: u32,
+}
+
+/// The terms of J W Jᵀ and the values they read, for one solve; `D` > 1: every term is on
+/// `D`-wide chunks of J and W.
+struct Terms<'a, const D: usize> {
+    generic: &'a [NormalTerm],
+    chunked: &'a [[u32; 3]],
+    jv: &'a [f64],
+    w: &'a [f64],
+    jc: &'a [[f64; D]],
+    wc: &'a [[f64; D]],
+}
+
+impl<const D: usize> Terms<'_, D> {
+    /// Term `t`: [`NormalTerm::value`]'s products and sums (on `D`-wide chunks when `D` > 1).
+    #[inline(always)]
+    fn value(&self, t: usize) -> f64 {
+        if D == 1 {
+            return self.generic[t].value(self.jv, self.w);
+        }
+        let [ja, jb, w0] = self.chunked[t];
+        let (a, b, wk) = (&self.jc[ja as usize], &self.jc[jb as usize], &self.wc[w0 as usize]);
+        match D {
+            2 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1],
+            3 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1] + a[2] * wk[2] * b[2],
+            _ => a.iter().zip(wk).zip(b).map(|((x, y), z)| x * y * z).sum(),
+        }
+    }
+
+    /// The sum from 0 of the `n` terms from `*t` on (an entry of A, as [`NormalMatrix::assemble`]
+    /// adds it); advances `*t`.
+    #[inline(always)]
+    fn entry(&self, n: u32, t: &mut usize) -> f64 {
+        let mut acc = 0.0;
+        match n {
+            1 => acc += self.value(*t),
+            2 => {
+                acc += self.value(*t);
+                acc += self.value(*t + 1);
+            }
+            _ => {
+                for k in *t..*t + n as usize {
+                    acc += self.value(k);
+                }
+            }
+        }
+        *t += n as usize;
+        acc
+    }
+}
+
+/// `Entry::col` of a diagonal entry.
+const DIAGONAL: u32 = u32::MAX;
+
+fn idx32(x: usize) -> u32 {
+    u32::try_from(x).expect("system too large for 32-bit envelope indices")
+}
 
 /// Envelope LDLᵀ with the layout computed once per run.
 #[derive(Default)]
@@ -36,16 +110,28 @@ pub struct EnvelopeLdlt {
     d: Vec<f64>,
     /// D⁻¹.
     d_inv: Vec<f64>,
-    /// (assembled entry, index into `l`) of each off-diagonal entry of A.
-    off_diagonal: Vec<(usize, usize)>,
-    /// (assembled entry, permuted row) of each diagonal entry of A.
-    diagonal: Vec<(usize, usize)>,
-    /// Positions of `l` that A leaves empty (fill inside the envelope), zeroed before each factorization.
-    fill: Vec<usize>,
-    /// Assembled upper-triangle values of A (for the residual).
+    /// Start of each (permuted) row's entries in `entries` (length m + 1).
+    row_entries: Vec<u32>,
+    /// The entries of A in the lower envelope, row by row: where each goes and its terms.
+    entries: Vec<Entry>,
+    /// The terms of J W Jᵀ, grouped by entry in [`NormalMatrix::terms`]' order.
+    terms: Vec<NormalTerm>,
+    /// When every term has the same number of coordinates d ∈ {2, 3, 6} at offsets that are
+    /// multiples of d (particles in the plane or in space, bodies in space): d, and each term's
+    /// offsets in units of d (J and W read as d-wide chunks: one bounds check per operand).
+    chunk: usize,
+    chunk_terms: Vec<[u32; 3]>,
+    /// Whether the ordering is the natural one (no permutation to apply).
+    natural: bool,
+    /// Assembled upper-triangle values of A (for the residual), and A's pattern (column pointers,
+    /// row indices) in 32 bits.
     a_values: Vec<f64>,
-    /// Permuted right-hand side / solution.
+    col_ptr: Vec<u32>,
+    row_idx: Vec<u32>,
+    /// Permuted right-hand side, then z of L z = P b.
     y: Vec<f64>,
+    /// D⁻¹ z, then the permuted solution (unused in the natural ordering, which works in x).
+    u: Vec<f64>,
     /// A x, for the residual.
     ax: Vec<f64>,
 }
@@ -163,11 +249,12 @@ fn ordering(pattern: &NormalMatrix) -> (Vec<usize>, Vec<usize>, usize) {
     if nat_size <= rcm_size { (natural, nat_first, nat_size) } else { (rcm, rcm_first, rcm_size) }
 }
 
-/// Bytes [`EnvelopeLdlt::prepare`] keeps: the envelope (values, coverage, fill list), the assembly
-/// maps and A's values per stored entry, eleven vectors per row.
+/// Bytes [`EnvelopeLdlt::prepare`] keeps: the envelope (values, and a byte of coverage while
+/// preparing), per stored entry of A its value, its entry and at most one term per body two rows
+/// share (three), and eleven vectors per row.
 fn memory(f: &Footprint) -> u64 {
     match f {
-        Footprint::Normal(pattern) => (ordering(pattern).2 as u64) * 17 + f.sparse(24, 11 * 8),
+        Footprint::Normal(pattern) => (ordering(pattern).2 as u64) * 9 + f.sparse(8 + 16 + 3 * 16, 11 * 8),
         Footprint::Dense(_) => (super::dense_cholesky::ENTRY.memory)(f), // the dense path
     }
 }
@@ -178,51 +265,194 @@ impl EnvelopeLdlt {
         self.l.len()
     }
 
-    /// Factors the assembled A (in `a_values`) into L D Lᵀ (and D⁻¹, so that no division is left in
-    /// the row loops but one per pivot).
-    fn factor(&mut self) -> Result<(), SolveError> {
-        for &p in &self.fill {
-            self.l[p] = 0.0;
-        }
-        for &(src, dst) in &self.off_diagonal {
-            self.l[dst] = self.a_values[src];
-        }
-        for &(src, i) in &self.diagonal {
-            self.d[i] = self.a_values[src];
-        }
-        // Entry (i, k) of the envelope lives at l[base[i] + k], base[i] = row_start[i] − fᵢ (wrapping:
-        // only k ≥ fᵢ is ever used). Plain index loops: the rows are a few entries long, too short
-        // for iterator set-up to pay off.
+    /// Assembles A row by row into the envelope (and `a_values`), factors it into L D Lᵀ (with D⁻¹,
+    /// so that no division is left in the row loops but one per pivot) and solves L z = P b into
+    /// `y` and D⁻¹ z into `out`, each row while it is in cache.
+    fn factor_and_forward<const D: usize>(
+        &mut self,
+        jv: &[f64],
+        w: &[f64],
+        reg: Reg,
+        b: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), SolveError> {
+        // Row i's strictly-lower envelope is l[row_start[i] ..][.. i − fᵢ], entry (i, k) at offset
+        // k − fᵢ. Plain index loops: the rows are a few entries long, too short for iterator
+        // set-up to pay off. One loop does it all, row by row: the chain of pivots (each D⁻¹
+        // needs the one before) is its critical path, and the assembly and substitution of the
+        // row overlap with it.
         let (first, row_start, d, d_inv, l) = (&self.first, &self.row_start, &mut self.d, &mut self.d_inv, &mut self.l);
+        let (a_values, y, perm) = (&mut self.a_values, &mut self.y, &self.perm);
+        let (mut entries, mut t) = (self.entries.iter(), 0);
+        let (jc, wc) = (jv.as_chunks::<D>().0, w.as_chunks::<D>().0);
+        let has_reg = !reg.is_zero();
+        let terms = Terms::<D> { generic: &self.terms, chunked: &self.chunk_terms, jv, w, jc, wc };
+        let (mut dinv_prev, mut z_prev) = (0.0, 0.0);
         for i in 0..d.len() {
-            let fi = first[i];
-            let bi = row_start[i].wrapping_sub(fi);
-            // wᵢⱼ = aᵢⱼ − Σ wᵢₖ Lⱼₖ over the envelopes' overlap k ∈ [max(fᵢ, fⱼ), j)
-            for j in fi..i {
-                let fj = first[j];
-                let bj = row_start[j].wrapping_sub(fj);
-                let mut s = 0.0;
-                for k in fi.max(fj)..j {
-                    s += l[bi.wrapping_add(k)] * l[bj.wrapping_add(k)];
+            let (fi, width) = (first[i], i - first[i]);
+            let (e0, e1) = (self.row_entries[i], self.row_entries[i + 1]);
+            let bi = if self.natural { b[i] } else { b[perm[i]] };
+            if width == 1 && e1 - e0 == 2 {
+                // A band of width 1 (a chain's row): one entry left of the diagonal, in straight
+                // lines — the general steps below with their empty loops left out.
+                let (off, diag) = (entries.next().expect("an entry"), entries.next().expect("the diagonal"));
+                let w = terms.entry(off.terms, &mut t);
+                let mut aii = terms.entry(diag.terms, &mut t);
+                if has_reg {
+                    aii += reg.at(perm[i]);
                 }
-                l[bi.wrapping_add(j)] -= s;
+                a_values[off.pos as usize] = w;
+                a_values[diag.pos as usize] = aii;
+                let lij = w * dinv_prev;
+                let dii = aii - w * lij;
+                if !(dii > PIVOT_TOL * aii.abs()) {
+                    return Err(SolveError::NotPositiveDefinite { solver: "envelope_ldlt", pivot: perm[i] });
+                }
+                l[row_start[i]] = lij;
+                d[i] = dii;
+                dinv_prev = 1.0 / dii;
+                d_inv[i] = dinv_prev;
+                let s = bi - lij * z_prev;
+                y[i] = s;
+                z_prev = s;
+                out[i] = s * dinv_prev;
+                continue;
             }
-            // Lᵢⱼ = wᵢⱼ / Dⱼ,  Dᵢ = aᵢᵢ − Σ wᵢⱼ Lᵢⱼ
+            let (done, rest) = l.split_at_mut(row_start[i]);
+            let row_i = &mut rest[..width];
+            // Row i of A: each entry the sum of its terms from 0, the envelope's fill (where A has
+            // no entry: a row with fewer entries than its width plus the diagonal) zero.
+            if ((e1 - e0) as usize) <= width {
+                row_i.fill(0.0);
+            }
+            for _ in e0..e1 {
+                let e = entries.next().expect("an entry per row_entries");
+                let mut acc = terms.entry(e.terms, &mut t);
+                if e.col == DIAGONAL {
+                    if has_reg {
+                        acc += reg.at(perm[i]);
+                    }
+                    d[i] = acc;
+                } else {
+                    row_i[e.col as usize] = acc;
+                }
+                a_values[e.pos as usize] = acc;
+            }
+            // wᵢⱼ = aᵢⱼ − Σ wᵢₖ Lⱼₖ over the envelopes' overlap k ∈ [max(fᵢ, fⱼ), j); for
+            // j = i − 1 … i − width. Empty for the first column of the row (a band of width 1:
+            // nothing to do).
+            for j in fi + 1..i {
+                let fj = first[j];
+                let row_j = &done[row_start[j]..row_start[j] + (j - fj)];
+                let k0 = fi.max(fj);
+                let mut s = 0.0;
+                for (a, b) in row_i[k0 - fi..j - fi].iter().zip(&row_j[k0 - fj..]) {
+                    s += a * b;
+                }
+                row_i[j - fi] -= s;
+            }
+            // Lᵢⱼ = wᵢⱼ / Dⱼ,  Dᵢ = aᵢᵢ − Σ wᵢⱼ Lᵢⱼ. The last column's D⁻¹ and z are the previous
+            // row's, still in registers (no store-to-load round trip on the chain of pivots).
             let aii = d[i];
             let mut dii = aii;
-            let row_i = &mut l[bi.wrapping_add(fi)..bi.wrapping_add(i)];
-            for (x, dj_inv) in row_i.iter_mut().zip(&d_inv[fi..i]) {
+            if let Some((x, rest)) = row_i.split_last_mut() {
+                for (x, dj_inv) in rest.iter_mut().zip(&d_inv[fi..i - 1]) {
+                    let w = *x;
+                    *x = w * dj_inv;
+                    dii -= w * *x;
+                }
                 let w = *x;
-                *x = w * dj_inv;
+                *x = w * dinv_prev;
                 dii -= w * *x;
             }
             if !(dii > PIVOT_TOL * aii.abs()) {
-                return Err(SolveError::NotPositiveDefinite { solver: "envelope_ldlt", pivot: self.perm[i] });
+                return Err(SolveError::NotPositiveDefinite { solver: "envelope_ldlt", pivot: perm[i] });
             }
             d[i] = dii;
-            d_inv[i] = 1.0 / dii;
+            dinv_prev = 1.0 / dii;
+            d_inv[i] = dinv_prev;
+            // zᵢ = (P b)ᵢ − Σ Lᵢₖ zₖ; D⁻¹ z into `out` for the way back
+            let mut s = bi;
+            if let Some((lk, rest)) = row_i.split_last() {
+                for (lk, yk) in rest.iter().zip(&y[fi..i - 1]) {
+                    s -= lk * yk;
+                }
+                s -= lk * z_prev;
+            }
+            y[i] = s;
+            z_prev = s;
+            out[i] = s * dinv_prev;
         }
         Ok(())
+    }
+
+    /// L z = P b into `y` and D⁻¹ z into `out`, with the factorization in place.
+    fn forward(&mut self, b: &[f64], out: &mut [f64]) {
+        let (first, row_start, l, y) = (&self.first, &self.row_start, &self.l, &mut self.y);
+        for i in 0..y.len() {
+            let row_i = &l[row_start[i]..row_start[i] + (i - first[i])];
+            let mut s = b[self.perm[i]];
+            for (lk, yk) in row_i.iter().zip(&y[first[i]..i]) {
+                s -= lk * yk;
+            }
+            y[i] = s;
+            out[i] = s * self.d_inv[i];
+        }
+    }
+
+    /// Lᵀ u = D⁻¹ z in place in `u` (row i's entries of L subtract Lᵢₖ uᵢ from the uₖ before it,
+    /// last row first); then x = Pᵀ u when `u` is not already x.
+    fn backward(first: &[usize], row_start: &[usize], l: &[f64], u: &mut [f64]) {
+        // uᵢ's last change comes from row i + 1 when that row reaches column i: carried in a
+        // register from one row to the next instead of read back from memory.
+        let mut carry: Option<f64> = None;
+        for i in (0..u.len()).rev() {
+            let ui = carry.unwrap_or(u[i]);
+            let (fi, width) = (first[i], i - first[i]);
+            let row_i = &l[row_start[i]..row_start[i] + width];
+            for (lk, uk) in row_i.iter().zip(&mut u[fi..i]) {
+                *uk -= lk * ui;
+            }
+            carry = (width > 0).then(|| u[i - 1]);
+        }
+    }
+
+    /// The way back from D⁻¹ z (in x if the ordering is natural, else in `u`), and the relative
+    /// residual ‖b − A x‖ / ‖b‖.
+    fn backward_and_check(&mut self, b: &[f64], x: &mut [f64]) -> SolveInfo {
+        if self.natural {
+            Self::backward(&self.first, &self.row_start, &self.l, x);
+        } else {
+            Self::backward(&self.first, &self.row_start, &self.l, &mut self.u);
+            for (ui, &old) in self.u.iter().zip(&self.perm) {
+                x[old] = *ui;
+            }
+        }
+        SolveInfo { iterations: 1, residual: self.residual(b, x) }
+    }
+
+    /// ‖b − A x‖₂ / ‖b‖₂ (‖b − A x‖₂ when b = 0) from A's assembled upper triangle: the arithmetic
+    /// of [`NormalMatrix::relative_residual`] (the same products and sums in the same order),
+    /// on 32-bit indices and with both norms summed in one pass.
+    fn residual(&mut self, b: &[f64], x: &[f64]) -> f64 {
+        let (values, ax) = (&self.a_values, &mut self.ax);
+        for (c, w) in self.col_ptr.windows(2).enumerate() {
+            let (start, diag) = (w[0] as usize, w[1] as usize - 1);
+            let xc = x[c];
+            let mut acc = values[diag] * xc;
+            for (&r, &a) in self.row_idx[start..diag].iter().zip(&values[start..diag]) {
+                ax[r as usize] += a * xc;
+                acc += a * x[r as usize];
+            }
+            ax[c] = acc;
+        }
+        let (mut r2, mut b2) = (0.0, 0.0);
+        for (bi, ai) in b.iter().zip(ax.iter()) {
+            r2 += (bi - ai) * (bi - ai);
+            b2 += bi * bi;
+        }
+        let (r, nb) = (r2.sqrt(), b2.sqrt());
+        if nb > 0.0 { r / nb } else { r }
     }
 }
 
@@ -248,24 +478,41 @@ impl LinearSolver for EnvelopeLdlt {
             acc += i - f;
         }
         let (col_ptr, row_idx) = pattern.csc();
-        let (mut off_diagonal, mut diagonal) = (Vec::with_capacity(pattern.nnz()), Vec::with_capacity(n));
-        let mut covered = vec![false; len];
+        // Each stored entry of A (position p in column c, row r): its permuted row i ≥ column j
+        // and its place in the envelope; then its terms, in assembly order.
+        let mut place = vec![(0usize, DIAGONAL); pattern.nnz()];
         for c in 0..n {
-            for (p, &r) in row_idx[col_ptr[c]..col_ptr[c + 1]].iter().enumerate() {
-                let src = col_ptr[c] + p;
+            for (p, &r) in (col_ptr[c]..col_ptr[c + 1]).zip(&row_idx[col_ptr[c]..col_ptr[c + 1]]) {
                 let (a, b) = (inv[r], inv[c]);
                 let (i, j) = (a.max(b), a.min(b));
-                if i == j {
-                    diagonal.push((src, i));
-                } else {
-                    let dst = row_start[i] + (j - first[i]);
-                    off_diagonal.push((src, dst));
-                    covered[dst] = true;
-                }
+                place[p] = (i, if i == j { DIAGONAL } else { idx32(j - first[i]) });
             }
         }
-        off_diagonal.sort_unstable_by_key(|&(_, dst)| dst);
-        let fill = covered.iter().enumerate().filter(|(_, c)| !**c).map(|(p, _)| p).collect();
+        let mut grouped: Vec<Vec<NormalTerm>> = vec![Vec::new(); pattern.nnz()];
+        for (p, t) in pattern.terms() {
+            grouped[p].push(t);
+        }
+        // rows in order; within a row, the envelope's columns in order and the diagonal last
+        let mut order: Vec<usize> = (0..pattern.nnz()).collect();
+        order.sort_by_key(|&p| (place[p].0, place[p].1));
+        let (mut entries, mut terms) = (Vec::with_capacity(order.len()), Vec::new());
+        let mut row_entries = vec![0u32; n + 1];
+        for p in order {
+            terms.extend_from_slice(&grouped[p]);
+            entries.push(Entry { pos: idx32(p), col: place[p].1, terms: idx32(grouped[p].len()) });
+            row_entries[place[p].0 + 1] += 1;
+        }
+        for i in 0..n {
+            row_entries[i + 1] += row_entries[i];
+        }
+        let natural = perm.iter().enumerate().all(|(i, &p)| i == p);
+        let d0 = terms.first().map_or(1, |t: &NormalTerm| t.dof);
+        let chunk = if [2, 3, 6].contains(&d0) && terms.iter().all(|t| t.dof == d0 && t.ja % d0 == 0 && t.jb % d0 == 0 && t.w0 % d0 == 0) {
+            d0 as usize
+        } else {
+            1
+        };
+        let chunk_terms = if chunk > 1 { terms.iter().map(|t| [t.ja / d0, t.jb / d0, t.w0 / d0]).collect() } else { Vec::new() };
         *self = EnvelopeLdlt {
             dense: super::DenseFallback::default(),
             perm,
@@ -274,11 +521,17 @@ impl LinearSolver for EnvelopeLdlt {
             l: vec![0.0; len],
             d: vec![0.0; n],
             d_inv: vec![0.0; n],
-            off_diagonal,
-            diagonal,
-            fill,
+            row_entries,
+            entries,
+            terms,
+            chunk,
+            chunk_terms,
+            natural,
             a_values: vec![0.0; pattern.nnz()],
+            col_ptr: col_ptr.iter().map(|&p| idx32(p)).collect(),
+            row_idx: row_idx.iter().map(|&r| idx32(r)).collect(),
             y: vec![0.0; n],
+            u: vec![0.0; if natural { 0 } else { n }],
             ax: vec![0.0; n],
         };
         Ok(())
@@ -288,52 +541,33 @@ impl LinearSolver for EnvelopeLdlt {
         if let Some(r) = self.dense.solve("envelope_ldlt", op, b, x) {
             return r;
         }
-        let Operator::Normal { jac, w, pattern, reg } = op else {
+        let Operator::Normal { jac, w, reg, .. } = op else {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });
         };
-        pattern.assemble(jac, w, &mut self.a_values);
-        reg.add_to(&mut self.a_values, pattern.diagonal_positions());
-        self.factor()?;
-        self.solve_same(op, b, x)
+        let mut u = std::mem::take(&mut self.u);
+        let out = if self.natural { &mut *x } else { &mut u };
+        let r = match self.chunk {
+            2 => self.factor_and_forward::<2>(jac.values(), w, *reg, b, out),
+            3 => self.factor_and_forward::<3>(jac.values(), w, *reg, b, out),
+            6 => self.factor_and_forward::<6>(jac.values(), w, *reg, b, out),
+            _ => self.factor_and_forward::<1>(jac.values(), w, *reg, b, out),
+        };
+        self.u = u;
+        r?;
+        Ok(self.backward_and_check(b, x))
     }
 
     fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
         if let Some(r) = self.dense.solve("envelope_ldlt", op, b, x) {
             return r;
         }
-        let Operator::Normal { pattern, .. } = op else {
+        if !matches!(op, Operator::Normal { .. }) {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });
-        };
-        let y = &mut self.y;
-        for (yi, &old) in y.iter_mut().zip(&self.perm) {
-            *yi = b[old];
         }
-        let (first, row_start, l) = (&self.first, &self.row_start, &self.l);
-        // L z = P b
-        for i in 0..y.len() {
-            let bi = row_start[i].wrapping_sub(first[i]);
-            let mut s = y[i];
-            for k in first[i]..i {
-                s -= l[bi.wrapping_add(k)] * y[k];
-            }
-            y[i] = s;
-        }
-        // D u = z,  Lᵀ y = u
-        for (yi, di) in y.iter_mut().zip(&self.d_inv) {
-            *yi *= di;
-        }
-        for i in (0..y.len()).rev() {
-            let bi = row_start[i].wrapping_sub(first[i]);
-            let yi = y[i];
-            for k in first[i]..i {
-                y[k] -= l[bi.wrapping_add(k)] * yi;
-            }
-        }
-        for (yi, &old) in y.iter().zip(&self.perm) {
-            x[old] = *yi;
-        }
-        let residual = pattern.relative_residual(&self.a_values, b, x, &mut self.ax);
-        Ok(SolveInfo { iterations: 1, residual })
+        let mut u = std::mem::take(&mut self.u);
+        self.forward(b, if self.natural { x } else { &mut u });
+        self.u = u;
+        Ok(self.backward_and_check(b, x))
     }
 }
 
@@ -347,3 +581,80 @@ pub const ENTRY: SolverEntry = SolverEntry {
     // Memory: the envelope of L (exact size from the ordering) and the assembly maps.
     memory,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linsolve::relative_residual;
+    use crate::scene::SCENES;
+
+    /// On every built-in scene without contact (chains in the plane and in space, the cloth's wide
+    /// envelope with fill, rigid bodies mixed with the ground, …) and with no, one and per-row
+    /// regularisation: the solve's assembled A is [`NormalMatrix::assemble`]'s to the bit (the
+    /// entries' terms are added in its order), its residual is [`NormalMatrix::relative_residual`]'s
+    /// to the bit, and x solves the system to the conditioning's accuracy.
+    /// Two bars on revolutes, the elbow driven: the drive's row reaches the clock (one
+    /// coordinate) beside the bars (three), so the terms are of mixed sizes.
+    const ELBOW: &str = "model: elbow
+length_scale: 2
+energy_scale: {joules: 40, definition: \"40 J\"}
+bodies:
+  - {name: A, kind: rigid2, mass: 1, inertia: 0.08, position: [0.5, 0], angle: 0}
+  - {name: B, kind: rigid2, mass: 1, inertia: 0.08, position: [1.5, 0], angle: 0}
+forces:
+  - {type: gravity, g: [0, -9.81]}
+joints:
+  - {type: revolute, a: A, b: world, at: [0, 0]}
+  - {type: revolute, a: A, b: B, at: [1, 0]}
+drives:
+  - {coordinate: B.angle, relative_to: A, rate: 1}
+";
+
+    #[test]
+    fn the_fused_solve_assembles_the_normal_matrix_bit_for_bit_and_solves_it() {
+        let mut kinds = std::collections::BTreeSet::new();
+        let elbow = crate::scene::model_file::from_text("elbow.yaml", ELBOW).unwrap_or_else(|e| panic!("{e}")).scene;
+        let scenes = SCENES.iter().map(|e| (e.name, e.build_small().unwrap())).chain([("elbow", elbow)]);
+        for (name, scene) in scenes {
+            let sys = &scene.system;
+            if sys.contacts().is_some() || sys.nrows() == 0 {
+                continue;
+            }
+            // off the scene's tidy initial state and its unit masses, so that the products round
+            let q: Vec<f64> = scene.q0.iter().enumerate().map(|(i, q)| q + 0.01 * (1.3 * i as f64).sin()).collect();
+            let w: Vec<f64> =
+                sys.inv_mass().iter().enumerate().map(|(i, w)| w * (1.0 + 0.1 * (0.7 * i as f64).cos())).collect();
+            let mut jac = sys.jacobian_layout();
+            sys.fill_jacobian(&q, &mut jac);
+            let pattern = NormalMatrix::new(&jac);
+            let m = jac.nrows();
+            let per_row: Vec<f64> = (0..m).map(|i| 1e-3 * (1 + i % 3) as f64).collect();
+            for reg in [Reg::Uniform(0.0), Reg::Uniform(1e-2), Reg::PerRow(&per_row)] {
+                let op = Operator::Normal { jac: &jac, w: &w, pattern: &pattern, reg };
+                let mut s = EnvelopeLdlt::default();
+                s.prepare(&op).unwrap();
+                kinds.insert((s.chunk, s.natural));
+                let b: Vec<f64> = (0..m).map(|i| (i as f64 * 0.7).sin() + 0.5).collect();
+                let mut x = vec![0.0; m];
+                let Ok(info) = s.solve(&op, &b, &mut x) else {
+                    continue; // a scene whose rows are redundant (and not regularised)
+                };
+                let mut want = vec![0.0; pattern.nnz()];
+                pattern.assemble(&jac, &w, &mut want);
+                reg.add_to(&mut want, pattern.diagonal_positions());
+                assert_eq!(s.a_values, want, "{name}: assembled A");
+                let mut ax = vec![0.0; m];
+                assert_eq!(info.residual, pattern.relative_residual(&want, &b, &x, &mut ax), "{name}");
+                // LDLᵀ is backward stable: the residual is a modest multiple of ε (these systems
+                // are small and well conditioned, κ ≲ 10⁴).
+                let (mut ax2, mut scratch) = (vec![0.0; m], vec![0.0; op.scratch_len()]);
+                let r = relative_residual(&op, &b, &x, &mut ax2, &mut scratch);
+                assert!(r < 1e-11, "{name}: residual {r:e}");
+            }
+        }
+        // the chunked kinds (2: particles in the plane, 6: bodies in space) and the generic one
+        // (bodies of different sizes), in natural and in RCM order, were all exercised
+        assert!(kinds.iter().any(|k| k.0 == 2) && kinds.iter().any(|k| k.0 == 1) && kinds.iter().any(|k| k.0 == 6), "{kinds:?}");
+        assert!(kinds.iter().any(|k| !k.1), "no scene took the RCM order: {kinds:?}");
+    }
+}

@@ -8,7 +8,7 @@
 
 mod normal;
 
-pub use normal::NormalMatrix;
+pub use normal::{NormalMatrix, NormalTerm};
 
 use crate::constraint::{MAX_BODIES, MAX_LOCAL_DOF};
 

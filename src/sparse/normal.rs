@@ -22,6 +22,41 @@ struct Term {
     dof: u32,
 }
 
+impl Term {
+    fn term(&self) -> NormalTerm {
+        NormalTerm { ja: self.ja, jb: self.jb, w0: self.w0, dof: self.dof }
+    }
+}
+
+/// One contribution Σ_{d<dof} J[ja+d] · w[w0+d] · J[jb+d] to an entry of J W Jᵀ (indices into
+/// [`BlockJacobian::values`] and the diagonal of W).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NormalTerm {
+    /// First value of the row's block entries for the shared body.
+    pub ja: u32,
+    /// The same for the other row.
+    pub jb: u32,
+    /// The shared body's first column (its first entry of W).
+    pub w0: u32,
+    /// The shared body's number of coordinates.
+    pub dof: u32,
+}
+
+impl NormalTerm {
+    /// The term's value for J's values `j` and W's diagonal `w`.
+    #[inline(always)]
+    pub fn value(&self, j: &[f64], w: &[f64]) -> f64 {
+        let (ja, jb, w0, dof) = (self.ja as usize, self.jb as usize, self.w0 as usize, self.dof as usize);
+        let (a, b, wk) = (&j[ja..ja + dof], &j[jb..jb + dof], &w[w0..w0 + dof]);
+        match dof {
+            // the common particle blocks, unrolled
+            2 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1],
+            3 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1] + a[2] * wk[2] * b[2],
+            _ => a.iter().zip(wk).zip(b).map(|((x, y), z)| x * y * z).sum(),
+        }
+    }
+}
+
 /// The sparsity pattern of J W Jᵀ (upper triangle, compressed sparse columns) and its assembly plan.
 #[derive(Clone, Debug)]
 pub struct NormalMatrix {
@@ -138,18 +173,16 @@ impl NormalMatrix {
     /// where `w` is the diagonal of W = M⁻¹. No allocation.
     pub fn assemble(&self, jac: &BlockJacobian, w: &[f64], values: &mut [f64]) {
         values.fill(0.0);
-        let j = &jac.values;
         for t in &self.terms {
-            let (ja, jb, w0, dof) = (t.ja as usize, t.jb as usize, t.w0 as usize, t.dof as usize);
-            let (a, b, wk) = (&j[ja..ja + dof], &j[jb..jb + dof], &w[w0..w0 + dof]);
-            let acc: f64 = match dof {
-                // the common particle blocks, unrolled
-                2 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1],
-                3 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1] + a[2] * wk[2] * b[2],
-                _ => a.iter().zip(wk).zip(b).map(|((x, y), z)| x * y * z).sum(),
-            };
-            values[t.pos as usize] += acc;
+            values[t.pos as usize] += t.term().value(&jac.values, w);
         }
+    }
+
+    /// Every contribution to the assembled values, in the order [`NormalMatrix::assemble`] adds
+    /// them: (position in the value array, the term). A solver that assembles in its own layout
+    /// adds each position's terms in this order, starting from 0, to get the same bits.
+    pub fn terms(&self) -> impl Iterator<Item = (usize, NormalTerm)> + '_ {
+        self.terms.iter().map(|t| (t.pos as usize, t.term()))
     }
 
     /// y = A x for the symmetric A whose upper triangle `values` were assembled into this pattern.
