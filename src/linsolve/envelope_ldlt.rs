@@ -49,13 +49,9 @@ struct Terms<'a, const D: usize> {
 }
 
 impl<const D: usize> Terms<'_, D> {
-    /// Term `t`: [`NormalTerm::value`]'s products and sums (on `D`-wide chunks when `D` > 1).
+    /// A chunked term: [`NormalTerm::value`]'s products and sums on `D`-wide chunks.
     #[inline(always)]
-    fn value(&self, t: usize) -> f64 {
-        if D == 1 {
-            return self.generic[t].value(self.jv, self.w);
-        }
-        let [ja, jb, w0] = self.chunked[t];
+    fn chunk_value(&self, &[ja, jb, w0]: &[u32; 3]) -> f64 {
         let (a, b, wk) = (&self.jc[ja as usize], &self.jc[jb as usize], &self.wc[w0 as usize]);
         match D {
             2 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1],
@@ -68,20 +64,27 @@ impl<const D: usize> Terms<'_, D> {
     /// adds it); advances `*t`.
     #[inline(always)]
     fn entry(&self, n: u32, t: &mut usize) -> f64 {
+        let (t0, t1) = (*t, *t + n as usize);
+        *t = t1;
         let mut acc = 0.0;
-        match n {
-            1 => acc += self.value(*t),
-            2 => {
-                acc += self.value(*t);
-                acc += self.value(*t + 1);
+        if D == 1 {
+            for term in &self.generic[t0..t1] {
+                acc += term.value(self.jv, self.w);
             }
-            _ => {
-                for k in *t..*t + n as usize {
-                    acc += self.value(k);
+            return acc;
+        }
+        match &self.chunked[t0..t1] {
+            [a] => acc += self.chunk_value(a),
+            [a, b] => {
+                acc += self.chunk_value(a);
+                acc += self.chunk_value(b);
+            }
+            more => {
+                for term in more {
+                    acc += self.chunk_value(term);
                 }
             }
         }
-        *t += n as usize;
         acc
     }
 }
@@ -291,7 +294,7 @@ impl EnvelopeLdlt {
         for i in 0..d.len() {
             let (fi, width) = (first[i], i - first[i]);
             let (e0, e1) = (self.row_entries[i], self.row_entries[i + 1]);
-            let bi = if self.natural { b[i] } else { b[perm[i]] };
+            let b_i = if self.natural { b[i] } else { b[perm[i]] };
             if width == 1 && e1 - e0 == 2 {
                 // A band of width 1 (a chain's row): one entry left of the diagonal, in straight
                 // lines — the general steps below with their empty loops left out.
@@ -312,18 +315,20 @@ impl EnvelopeLdlt {
                 d[i] = dii;
                 dinv_prev = 1.0 / dii;
                 d_inv[i] = dinv_prev;
-                let s = bi - lij * z_prev;
+                let s = b_i - lij * z_prev;
                 y[i] = s;
                 z_prev = s;
                 out[i] = s * dinv_prev;
                 continue;
             }
-            let (done, rest) = l.split_at_mut(row_start[i]);
-            let row_i = &mut rest[..width];
+            // Entry (i, k) of the envelope at l[bi + k], bi = row_start[i] − fᵢ (wrapping: only
+            // k ≥ fᵢ is used); index loops, which compile tighter than slice iterators on rows
+            // this short.
+            let bi = row_start[i].wrapping_sub(fi);
             // Row i of A: each entry the sum of its terms from 0, the envelope's fill (where A has
             // no entry: a row with fewer entries than its width plus the diagonal) zero.
             if ((e1 - e0) as usize) <= width {
-                row_i.fill(0.0);
+                l[row_start[i]..row_start[i] + width].fill(0.0);
             }
             for _ in e0..e1 {
                 let e = entries.next().expect("an entry per row_entries");
@@ -334,36 +339,38 @@ impl EnvelopeLdlt {
                     }
                     d[i] = acc;
                 } else {
-                    row_i[e.col as usize] = acc;
+                    l[row_start[i] + e.col as usize] = acc;
                 }
                 a_values[e.pos as usize] = acc;
             }
             // wᵢⱼ = aᵢⱼ − Σ wᵢₖ Lⱼₖ over the envelopes' overlap k ∈ [max(fᵢ, fⱼ), j); for
-            // j = i − 1 … i − width. Empty for the first column of the row (a band of width 1:
-            // nothing to do).
+            // j = fᵢ + 1 … i − 1 (empty for j = fᵢ).
             for j in fi + 1..i {
                 let fj = first[j];
-                let row_j = &done[row_start[j]..row_start[j] + (j - fj)];
-                let k0 = fi.max(fj);
+                let bj = row_start[j].wrapping_sub(fj);
                 let mut s = 0.0;
-                for (a, b) in row_i[k0 - fi..j - fi].iter().zip(&row_j[k0 - fj..]) {
-                    s += a * b;
+                for k in fi.max(fj)..j {
+                    s += l[bi.wrapping_add(k)] * l[bj.wrapping_add(k)];
                 }
-                row_i[j - fi] -= s;
+                l[bi.wrapping_add(j)] -= s;
             }
-            // Lᵢⱼ = wᵢⱼ / Dⱼ,  Dᵢ = aᵢᵢ − Σ wᵢⱼ Lᵢⱼ. The last column's D⁻¹ and z are the previous
-            // row's, still in registers (no store-to-load round trip on the chain of pivots).
+            // Lᵢⱼ = wᵢⱼ / Dⱼ,  Dᵢ = aᵢᵢ − Σ wᵢⱼ Lᵢⱼ, and zᵢ = (P b)ᵢ − Σ Lᵢₖ zₖ. Column i − 1's
+            // D⁻¹ and z are the previous row's, still in registers (no store-to-load round trip
+            // on the chain of pivots).
             let aii = d[i];
             let mut dii = aii;
-            if let Some((x, rest)) = row_i.split_last_mut() {
-                for (x, dj_inv) in rest.iter_mut().zip(&d_inv[fi..i - 1]) {
-                    let w = *x;
-                    *x = w * dj_inv;
-                    dii -= w * *x;
+            let mut s = b_i;
+            if width > 0 {
+                for k in fi..i - 1 {
+                    let w = l[bi.wrapping_add(k)];
+                    let x = w * d_inv[k];
+                    l[bi.wrapping_add(k)] = x;
+                    dii -= w * x;
                 }
-                let w = *x;
-                *x = w * dinv_prev;
-                dii -= w * *x;
+                let w = l[bi.wrapping_add(i - 1)];
+                let x = w * dinv_prev;
+                l[bi.wrapping_add(i - 1)] = x;
+                dii -= w * x;
             }
             if !(dii > PIVOT_TOL * aii.abs()) {
                 return Err(SolveError::NotPositiveDefinite { solver: "envelope_ldlt", pivot: perm[i] });
@@ -371,13 +378,12 @@ impl EnvelopeLdlt {
             d[i] = dii;
             dinv_prev = 1.0 / dii;
             d_inv[i] = dinv_prev;
-            // zᵢ = (P b)ᵢ − Σ Lᵢₖ zₖ; D⁻¹ z into `out` for the way back
-            let mut s = bi;
-            if let Some((lk, rest)) = row_i.split_last() {
-                for (lk, yk) in rest.iter().zip(&y[fi..i - 1]) {
-                    s -= lk * yk;
+            // D⁻¹ z into `out` for the way back
+            if width > 0 {
+                for k in fi..i - 1 {
+                    s -= l[bi.wrapping_add(k)] * y[k];
                 }
-                s -= lk * z_prev;
+                s -= l[bi.wrapping_add(i - 1)] * z_prev;
             }
             y[i] = s;
             z_prev = s;
