@@ -1,9 +1,11 @@
 //! Post-step stabilizers: corrections a cell applies to its Cartesian state after every step
 //! (docs/design.md §2.8). One file per stabilizer; the list is in [`registry`].
 
+mod energy;
 mod projection;
 pub mod registry;
 
+pub use energy::EnergyProjection;
 pub use projection::Projection;
 
 use crate::linsolve::SolveError;

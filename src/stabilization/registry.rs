@@ -1,7 +1,7 @@
 //! The stabilizer registry: the only list of post-step stabilizers. Adding one = one file + one
 //! line here.
 
-use super::{Projection, Stabilizer};
+use super::{EnergyProjection, Projection, Stabilizer};
 use crate::linsolve::LinearSolver;
 use crate::normal_solve::NormalSolve;
 use crate::normal_solve::NotApplicable;
@@ -70,7 +70,35 @@ pub const STABILIZERS: &[StabilizerEntry] = &[
             Ok(Some(Box::new(Projection::new(ns, p.tol, p.max_iter))))
         },
     },
+    StabilizerEntry {
+        name: "energy",
+        summary: "after each step, scale v so that E(q, v) equals the initial energy (the M-orthogonal projection of v onto that level): the energy is enforced, not conserved; conservative systems only",
+        params: ParamTable::of::<NoParams>(),
+        build: |_, scene, _| {
+            let sys = &scene.system;
+            if let Some(reason) = not_conservative(sys) {
+                return Err(NotApplicable(format!("energy projection holds the initial energy, which {reason}")));
+            }
+            Ok(Some(Box::new(EnergyProjection::new(sys, &scene.q0, &scene.v0))))
+        },
+    },
 ];
+
+/// Why the total energy of `sys` is not a constant of its motion, if it is not: contacts
+/// (impacts and friction), dampers, or drives (the clock's work).
+fn not_conservative(sys: &crate::system::System) -> Option<&'static str> {
+    use crate::model::{BodyKind, Force};
+    if sys.contacts().is_some() {
+        return Some("contact changes (impacts and friction dissipate)");
+    }
+    if sys.forces().iter().any(|f| matches!(f, Force::SpringDamper { damping, .. } if *damping != 0.0)) {
+        return Some("a damper dissipates");
+    }
+    if sys.bodies().iter().any(|b| b.kind == BodyKind::Clock) {
+        return Some("the drives change by the work they do");
+    }
+    None
+}
 
 /// Looks up a stabilizer by name.
 pub fn find(name: &str) -> Option<&'static StabilizerEntry> {
