@@ -12,18 +12,20 @@ use tinkertoy::scene::{Scene, model_file};
 
 fn xpbd_newton(scene: &Scene, stabilizer: &str, duration: f64) -> RunResult {
     let params = [("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(30.0)), ("tol", Scalar::Num(3e-7))];
-    let cell = CellSpec::named("xpbd_newton", &params, "envelope_ldlt", &[], None, Control::Fixed { h: 1.0 / 60.0 }, duration)
-        .unwrap()
-        .sampled(0.05)
-        .bounded(10.0)
-        .stabilized(stabilizer, &[])
-        .unwrap();
+    let cell =
+        CellSpec::named("xpbd_newton", &params, "envelope_ldlt", &[], None, Control::Fixed { h: 1.0 / 60.0 }, duration)
+            .unwrap()
+            .sampled(0.05)
+            .bounded(10.0)
+            .stabilized(stabilizer, &[])
+            .unwrap();
     run(scene, &cell)
 }
 
 #[test]
 fn the_projected_chain_holds_its_links_and_its_energy_where_the_implicit_step_damps_it() {
-    let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(100.0)), ("link", Scalar::Num(0.1))]).unwrap();
+    let scene =
+        scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(100.0)), ("link", Scalar::Num(0.1))]).unwrap();
     let plain = xpbd_newton(&scene, "none", 10.0);
     let held = xpbd_newton(&scene, "energy", 10.0);
     let (p, h) = (&plain.summary, &held.summary);

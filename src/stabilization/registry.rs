@@ -72,14 +72,14 @@ pub const STABILIZERS: &[StabilizerEntry] = &[
     },
     StabilizerEntry {
         name: "energy",
-        summary: "after each step, scale v so that E(q, v) equals the initial energy (the M-orthogonal projection of v onto that level): the energy is enforced, not conserved; conservative systems only",
+        summary: "after each step, v onto J v = 0 with the cell's solver, then scaled so that E(q, v) equals the initial energy (the M-orthogonal projection onto that level): the energy is enforced, not conserved; conservative systems only",
         params: ParamTable::of::<NoParams>(),
-        build: |_, scene, _| {
+        build: |_, scene, solver| {
             let sys = &scene.system;
             if let Some(reason) = not_conservative(sys) {
                 return Err(NotApplicable(format!("energy projection holds the initial energy, which {reason}")));
             }
-            Ok(Some(Box::new(EnergyProjection::new(sys, &scene.q0, &scene.v0))))
+            Ok(Some(Box::new(EnergyProjection::new(NormalSolve::new(sys, solver)?, &scene.q0, &scene.v0))))
         },
     },
 ];
