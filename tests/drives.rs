@@ -205,23 +205,7 @@ fn a_shaken_pendulum_feels_the_drive_acceleration() {
 
 /// Two bars hinged to the world and to each other, the elbow driven by a motor: the relative
 /// angle follows θ_B − θ_A = 1 t + 0.3 sin 2t (from 0), the shoulder swings freely under gravity.
-const ELBOW: &str = "model: elbow_motor
-length_scale: 2
-energy_scale: {joules: 40, definition: \"40 J\"}
-bodies:
-  - {name: A, kind: rigid2, mass: 1, inertia: 0.08333333333333333, position: [0.5, 0], angle: 0}
-  - {name: B, kind: rigid2, mass: 1, inertia: 0.08333333333333333, position: [1.5, 0], angle: 0}
-forces:
-  - {type: gravity, g: [0, -9.81]}
-joints:
-  - {type: revolute, a: A, b: world, at: [0, 0]}
-  - {type: revolute, a: A, b: B, at: [1, 0]}
-drives:
-  - {coordinate: B.angle, relative_to: A, rate: 1, amplitude: 0.3, omega: 2}
-outputs:
-  - {name: elbow, value: B.angle - A.angle}
-  - {name: shoulder, value: A.angle}
-";
+const ELBOW: &str = include_str!("data/elbow_motor.yaml");
 
 #[test]
 fn an_elbow_motor_drives_the_relative_angle_of_two_moving_links() {

@@ -594,28 +594,16 @@ mod tests {
     use crate::linsolve::relative_residual;
     use crate::scene::SCENES;
 
-    /// On every built-in scene without contact (chains in the plane and in space, the cloth's wide
-    /// envelope with fill, rigid bodies mixed with the ground, …) and with no, one and per-row
-    /// regularisation: the solve's assembled A is [`NormalMatrix::assemble`]'s to the bit (the
-    /// entries' terms are added in its order), its residual is [`NormalMatrix::relative_residual`]'s
-    /// to the bit, and x solves the system to the conditioning's accuracy.
     /// Two bars on revolutes, the elbow driven: the drive's row reaches the clock (one
     /// coordinate) beside the bars (three), so the terms are of mixed sizes.
-    const ELBOW: &str = "model: elbow
-length_scale: 2
-energy_scale: {joules: 40, definition: \"40 J\"}
-bodies:
-  - {name: A, kind: rigid2, mass: 1, inertia: 0.08, position: [0.5, 0], angle: 0}
-  - {name: B, kind: rigid2, mass: 1, inertia: 0.08, position: [1.5, 0], angle: 0}
-forces:
-  - {type: gravity, g: [0, -9.81]}
-joints:
-  - {type: revolute, a: A, b: world, at: [0, 0]}
-  - {type: revolute, a: A, b: B, at: [1, 0]}
-drives:
-  - {coordinate: B.angle, relative_to: A, rate: 1}
-";
+    const ELBOW: &str = include_str!("../../tests/data/elbow_motor.yaml");
 
+    /// On every built-in scene without contact (chains in the plane and in space, the cloth's wide
+    /// envelope with fill, rigid bodies mixed with the ground, …) and a driven model, with no, one
+    /// and per-row regularisation: the solve's assembled A is [`NormalMatrix::assemble`]'s to the
+    /// bit (the entries' terms are added in its order), its residual is
+    /// [`NormalMatrix::relative_residual`]'s to the bit, and x solves the system to the
+    /// conditioning's accuracy.
     #[test]
     fn the_fused_solve_assembles_the_normal_matrix_bit_for_bit_and_solves_it() {
         let mut kinds = std::collections::BTreeSet::new();
