@@ -13,8 +13,11 @@
 //! ([`crate::sparse::BlockRun`]), whose values, W Jᵀ, columns and rows are contiguous streams, with
 //! the width fixed at compile time for the common blocks (2, 3, 4, 6 and 12 local coordinates: a
 //! particle or planar body and a pair of them, a pair of rigid bodies in space). A block's u is
-//! gathered once, updated in registers row by row, and scattered once; dot products are summed in
-//! two interleaved lanes (even and odd terms), the same order for every width.
+//! gathered once, updated in registers row by row, and scattered once; when every block of a run
+//! shares half its columns with the block before (a chain's links share a body), that half is
+//! carried over in registers rather than read back from memory, off the sweep's dependency chain.
+//! Dot products are summed in two interleaved lanes (even and odd terms), the same order for every
+//! width; u's update is (ω / D_r) W J_rᵀ res_r, formed once per solve as one vector per row.
 //!
 //! Stopping: the exact relative residual ‖b − A x‖ / ‖b‖ ≤ `tol`, checked before the first sweep,
 //! after every `check_every`-th sweep and after the last one the cap allows (a full pass over J);
@@ -64,8 +67,9 @@ pub const ENTRY: SolverEntry = SolverEntry {
     kind: SolverKind::Iterative,
     params: ParamTable::of::<GaussSeidelParams>(),
     build: |p| Box::new(GaussSeidel::new(*p.get())),
-    // Memory: per row the scaled inverse diagonal and A x, plus W Jᵀ (as many values as J).
-    memory: |f| f.sparse(0, 8 * 8 + 8 * crate::constraint::MAX_LOCAL_DOF as u64),
+    // Memory: per row the scaled inverse diagonal, A x and a share of u, plus W Jᵀ and (ω/D) W Jᵀ
+    // (each as many values as J: at most MAX_LOCAL_DOF per row).
+    memory: |f| f.sparse(0, 8 * 4 + 2 * 8 * crate::constraint::MAX_LOCAL_DOF as u64),
 };
 
 /// Gauss-Seidel / SOR with warm start; sequential impulses on J W Jᵀ.
