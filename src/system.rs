@@ -317,6 +317,20 @@ impl System {
         }
     }
 
+    /// C(q) for all constraints, each written at its first row in `layout` (a layout of
+    /// [`System::jacobian_layout_with_stiffness_rows`], whose row count `c` has); the other rows
+    /// are not written. The same arithmetic as [`System::eval_with_stiffness`]'s C, without J or
+    /// K_g: a Newton step's convergence test. No allocation.
+    pub fn eval_constraints_in(&self, q: &[f64], layout: &BlockJacobian, c: &mut [f64]) {
+        let mut ql = [0.0; MAX_LOCAL_NQ];
+        for (ci, con) in self.constraints.iter().enumerate() {
+            let n = self.gather_q(ci, q, &mut ql);
+            let r0 = layout.constraint_row0(ci);
+            let rows = self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci];
+            con.eval(&ql[..n], &mut c[r0..r0 + rows]);
+        }
+    }
+
     /// J̇(q, v) v for all constraints, written into `out` (length m).
     pub fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         let (mut ql, mut vl) = ([0.0; MAX_LOCAL_NQ], [0.0; MAX_LOCAL_DOF]);

@@ -6,6 +6,8 @@
 //!   the stationarity — the approximation `newton = 1` removes.
 //! - The long-chain challenge: 1000 links, h = 1/60 s, 5 s, one substep of at most 3 Newton
 //!   iterations: every link within 1e-6 m; XPBD with the same budget of solves blows up.
+//! - `extrapolate` (the iterations start from q̃ plus the previous step's correction) lands on
+//!   the same step as the start from q̃, and needs fewer solves on the long chain.
 //! - `envelope_ldlt` finds the band of a chain whose constraints are listed in shuffled order
 //!   (reverse Cuthill–McKee) and solves it like the sparse Cholesky.
 
@@ -202,4 +204,65 @@ fn every_direct_solver_takes_the_same_newton_steps() {
     for (solver, e) in &energies {
         assert!((e - e0).abs() <= 1e-9 * e0, "{solver}: energy error {e} against dense_lu's {e0}");
     }
+}
+
+/// A stepper of `xpbd_newton` (one substep, `envelope_ldlt`) with the given parameters.
+fn newton_stepper<'a>(scene: &'a Scene, params: &[(&str, Scalar)]) -> Box<dyn tinkertoy::formulation::Stepper + 'a> {
+    let f = formulations::find("xpbd_newton").unwrap();
+    let s = solvers::find("envelope_ldlt").unwrap();
+    match (f.build)(&f.params.with("f", params).unwrap(), scene, (s.build)(&s.params.defaults())).unwrap() {
+        Dynamics::Stepper(st) => st,
+        _ => panic!("xpbd_newton is a stepper"),
+    }
+}
+
+#[test]
+fn the_extrapolated_start_lands_on_the_same_step_in_fewer_solves() {
+    let scene =
+        scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(100.0)), ("link", Scalar::Num(0.1))]).unwrap();
+    let h = 1.0 / 60.0;
+    // Same step: 30 steps of history give the extrapolating stepper a correction to start from
+    // (the chain is falling and whipping by then); the next step from that state, solved to
+    // tol 1e-12 m, by it and by a fresh stepper that starts from q̃ with λ = 0. Both are
+    // Newton's converged solution of the same equations (Macklin's eq. 8), so they agree to the
+    // tolerance times the step's sensitivity, far below the links' 0.1 m.
+    let tight = |extrapolate: bool| {
+        [
+            ("substeps", Scalar::Num(1.0)),
+            ("iterations", Scalar::Num(30.0)),
+            ("tol", Scalar::Num(1e-12)),
+            ("extrapolate", Scalar::Bool(extrapolate)),
+        ]
+    };
+    let mut ext = newton_stepper(&scene, &tight(true));
+    let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+    for _ in 0..30 {
+        ext.step(h, &mut q, &mut v).unwrap();
+    }
+    let (mut q_fresh, mut v_fresh) = (q.clone(), v.clone());
+    ext.step(h, &mut q, &mut v).unwrap();
+    newton_stepper(&scene, &tight(false)).step(h, &mut q_fresh, &mut v_fresh).unwrap();
+    let dq = q.iter().zip(&q_fresh).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
+    println!("same step, extrapolated start and start from q~: max |dq| = {dq:.1e} m");
+    assert!(dq <= 1e-9, "{dq:e} m");
+
+    // Fewer solves: 5 s of the same chain at the challenge's tolerance, 3e-7 m.
+    let cell = |extrapolate: bool| {
+        let fp = [
+            ("substeps", Scalar::Num(1.0)),
+            ("iterations", Scalar::Num(30.0)),
+            ("tol", Scalar::Num(3e-7)),
+            ("extrapolate", Scalar::Bool(extrapolate)),
+        ];
+        let spec = CellSpec::named("xpbd_newton", &fp, "envelope_ldlt", &[], None, Control::Fixed { h }, 5.0)
+            .unwrap()
+            .sampled(0.05);
+        let r = run(&scene, &spec).summary;
+        assert!(matches!(r.status, Status::Ok), "{:?}", r.status);
+        assert!(r.max_drift_position <= 3e-7, "{:e}", r.max_drift_position);
+        r.counters.linear_solves
+    };
+    let (from_q_tilde, extrapolated) = (cell(false), cell(true));
+    println!("solves in 300 steps: {from_q_tilde} from q~, {extrapolated} extrapolated");
+    assert!(extrapolated < from_q_tilde, "{extrapolated} vs {from_q_tilde}");
 }

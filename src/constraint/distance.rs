@@ -42,6 +42,7 @@ impl Distance {
     }
 
     /// d = p_a − p_b and ḋ (when `v` is given), in a 3-vector (z = 0 in 2D).
+    #[inline(always)]
     fn delta(&self, x: &[f64], anchor: bool) -> [f64; 3] {
         let mut d = [0.0; 3];
         let dim = self.dim;
@@ -63,6 +64,7 @@ impl Distance {
     /// ∇²C = (I − n nᵀ)/ℓ ⊗ [[1, −1], [−1, 1]] for d = x_a − x_b, ℓ = |d|, n = d/ℓ (the anchor
     /// version keeps the first block). I − n nᵀ = Σ_t t tᵀ over unit t ⊥ n: one row g = (t, −t)
     /// per t with s = −λ/ℓ, positive when the link is in tension (λ < 0 pulls the ends together).
+    #[inline(always)]
     fn stiffness_from(&self, d: [f64; 3], inv_l: f64, lambda: f64, g: &mut [f64], s: &mut [f64]) {
         let n = [d[0] * inv_l, d[1] * inv_l, d[2] * inv_l];
         let ts: [[f64; 3]; 2] = if self.dim == 2 {
@@ -77,7 +79,13 @@ impl Distance {
         let ldof = self.attach.bodies().len() * self.dim;
         for (k, t) in ts.iter().take(self.dim - 1).enumerate() {
             let row = &mut g[k * ldof..(k + 1) * ldof];
-            row[..self.dim].copy_from_slice(&t[..self.dim]);
+            // element by element: a copy of 2 or 3 values of run-time length becomes a call to
+            // memcpy
+            row[0] = t[0];
+            row[1] = t[1];
+            if self.dim == 3 {
+                row[2] = t[2];
+            }
             if ldof > self.dim {
                 for i in 0..self.dim {
                     row[self.dim + i] = -t[i];
@@ -88,6 +96,7 @@ impl Distance {
     }
 }
 
+#[inline(always)]
 fn norm(d: [f64; 3]) -> f64 {
     (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
 }

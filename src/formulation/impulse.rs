@@ -100,7 +100,7 @@ impl Stepper for Impulse<'_> {
         Ok(())
     }
 
-    fn constraint_force(&self, out: &mut [f64]) {
+    fn constraint_force(&mut self, out: &mut [f64]) {
         for (o, ji) in out.iter_mut().zip(&self.core.qhat) {
             *o = ji / self.hs;
         }

@@ -583,7 +583,7 @@ impl Stepper for Midpoint<'_> {
 
     /// Q̂ = J(q_m)ᵀ λ = J(q_m)ᵀ Λ · 2/h² of the last step (J of the last evaluation is in place; its
     /// stiffness rows carry Λ = 0).
-    fn constraint_force(&self, out: &mut [f64]) {
+    fn constraint_force(&mut self, out: &mut [f64]) {
         self.core.accumulated_force(2.0 / (self.last_h * self.last_h), out);
     }
 }

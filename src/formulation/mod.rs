@@ -46,7 +46,7 @@ pub trait Stepper: Send {
     /// The shared workspace (solve, forces, counters).
     fn core(&self) -> &stepper_core::StepperCore<'_>;
     /// The constraint force Q̂ of the last (sub)step, for the power metric.
-    fn constraint_force(&self, out: &mut [f64]) {
+    fn constraint_force(&mut self, out: &mut [f64]) {
         out.copy_from_slice(&self.core().qhat);
     }
     /// Cumulative solver work.

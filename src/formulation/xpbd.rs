@@ -120,7 +120,7 @@ impl Stepper for Xpbd<'_> {
 
     /// Q̂ = Jᵀλ / h_s² of the last substep (eq. 9), computed when asked (at samples) rather than
     /// at every substep: J of the last iteration is still in place.
-    fn constraint_force(&self, out: &mut [f64]) {
+    fn constraint_force(&mut self, out: &mut [f64]) {
         self.core.accumulated_force(1.0 / (self.last_hs * self.last_hs), out);
     }
 }
