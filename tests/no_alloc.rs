@@ -69,17 +69,19 @@ fn sparse_cholesky_refactor_and_solve_allocate_nothing() {
 #[test]
 fn impulse_rattle_and_force_steps_allocate_nothing() {
     let scene = chain();
-    for (name, solver) in [
-        ("impulse", "sparse_cholesky"),
-        ("rattle", "sparse_cholesky"),
-        ("midpoint", "sparse_cholesky"),
-        ("impulse", "gauss_seidel"),
-        ("impulse", "cg"),
+    let full_newton = [("krylov", Scalar::Num(10.0))];
+    for (name, params, solver) in [
+        ("impulse", &[][..], "sparse_cholesky"),
+        ("rattle", &[][..], "sparse_cholesky"),
+        ("rattle", &full_newton[..], "sparse_cholesky"),
+        ("midpoint", &[][..], "sparse_cholesky"),
+        ("impulse", &[][..], "gauss_seidel"),
+        ("impulse", &[][..], "cg"),
     ] {
         let f = formulations::find(name).unwrap();
         let s = solvers::find(solver).unwrap();
         let Dynamics::Stepper(mut st) = (f.build)(
-            &f.params.defaults(),
+            &f.params.with("f", params).unwrap(),
             &scene,
             (s.build)(
                 &s.params

@@ -60,7 +60,9 @@ use super::Dynamics;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams, SystemShape};
 use super::stepper_core::StepperCore;
 use super::{NotApplicable, Stepper};
-use crate::linsolve::{LinearSolver, SolveError, norm};
+use super::krylov::{Krylov, gmres};
+use crate::linsolve::{LinearSolver, SolveError};
+use crate::normal_solve::NormalSolve;
 use crate::params::Params;
 use crate::scene::Scene;
 use crate::sparse::BlockJacobian;
@@ -149,6 +151,7 @@ pub struct Midpoint<'a> {
     opts: MidpointOptions,
     work: Work,
     krylov: Krylov,
+    scratch: Scratch,
     /// (q, v, Λ) saved at each split depth.
     saved: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)>,
     /// Step attempts abandoned for two half steps so far.
@@ -196,30 +199,12 @@ struct Work {
     row_map: Vec<usize>,
 }
 
-/// Workspace of GMRES on the exact Newton matrix (m = rows of the stiffness layout).
-struct Krylov {
-    /// Orthonormal basis, (k + 1) vectors of length m.
-    basis: Vec<Vec<f64>>,
-    /// Hessenberg matrix, column j holds rows 0..=j+1 ((k + 1) × k, column-major).
-    hess: Vec<f64>,
-    /// Givens rotations (cos, sin).
-    rot: Vec<(f64, f64)>,
-    /// The rotated right-hand side ‖r₀‖ e₁ (length k + 1).
-    g: Vec<f64>,
-    /// The least-squares coefficients (length k).
-    y: Vec<f64>,
-    /// The current solution z (length m).
-    z: Vec<f64>,
-    /// b (length m).
-    b: Vec<f64>,
-    /// Scratch of length m (the end-point rows) and n.
+/// Scratch of the product with the exact matrix: the end point's rows (length of the system's rows)
+/// and a state-sized vector.
+struct Scratch {
     tmp_m: Vec<f64>,
     tmp_n: Vec<f64>,
 }
-
-/// GMRES stops when ‖b − A z‖₂ ≤ this × ‖b‖₂: Newton then converges at this rate even far from
-/// the solution and quadratically close to it (the residual b is then small itself).
-const KRYLOV_RTOL: f64 = 1e-4;
 
 impl<'a> Midpoint<'a> {
     /// Sets up the stepper for `scene`.
@@ -247,20 +232,10 @@ impl<'a> Midpoint<'a> {
             c_end: vec![0.0; sys.nrows()],
             row_map,
         };
-        let k = opts.krylov;
-        let krylov = Krylov {
-            basis: if k > 0 { vec![vec![0.0; m]; k + 1] } else { Vec::new() },
-            hess: vec![0.0; (k + 1) * k],
-            rot: vec![(1.0, 0.0); k],
-            g: vec![0.0; k + 1],
-            y: vec![0.0; k],
-            z: vec![0.0; m],
-            b: vec![0.0; m],
-            tmp_m: vec![0.0; sys.nrows()],
-            tmp_n: vec![0.0; n],
-        };
+        let krylov = Krylov::new(opts.krylov, m);
+        let scratch = Scratch { tmp_m: vec![0.0; sys.nrows()], tmp_n: vec![0.0; n] };
         let saved = vec![(vec![0.0; nq], vec![0.0; n], vec![0.0; m]); opts.splits];
-        Ok(Midpoint { core, opts, work, krylov, saved, splits_taken: 0, depth_hint: 0, deepest: 0, last_h: 1.0 })
+        Ok(Midpoint { core, opts, work, krylov, scratch, saved, splits_taken: 0, depth_hint: 0, deepest: 0, last_h: 1.0 })
     }
 
     /// Evaluates at the iterate q (multipliers in `accumulated`): the midpoint, C(q) and J(q) (into
@@ -324,8 +299,8 @@ impl<'a> Midpoint<'a> {
         }
         if self.opts.krylov > 0 {
             // the exact matrix's constraint rows: J(q) Δq = −C, i.e. b = J(q) u − C there
-            work.jac_end.mul(&work.u, &mut self.krylov.tmp_m);
-            for ((&r, ju), c) in work.row_map.iter().zip(&self.krylov.tmp_m).zip(&work.c_end) {
+            work.jac_end.mul(&work.u, &mut self.scratch.tmp_m);
+            for ((&r, ju), c) in work.row_map.iter().zip(&self.scratch.tmp_m).zip(&work.c_end) {
                 core.ns.rhs[r] = ju - c;
             }
         }
@@ -333,7 +308,8 @@ impl<'a> Midpoint<'a> {
         core.ns.lambda.fill(0.0);
         core.ns.solve_preconditioner(false)?;
         if self.opts.krylov > 0 {
-            gmres(core, work, &mut self.krylov, self.opts.krylov)?;
+            let (work, sc) = (&*work, &mut self.scratch);
+            gmres(&mut core.ns, &mut self.krylov, self.opts.krylov, &mut |ns, x, y| apply_exact(ns, work, sc, x, y))?;
         }
         // Δq = W Bᵀ z − u;  ΔΛ = z on constraint rows
         core.ns.jac.mul_t(&core.ns.lambda, &mut work.dq);
@@ -348,16 +324,16 @@ impl<'a> Midpoint<'a> {
 }
 
 /// y = A x with the exact Newton matrix A = B_end W B_mᵀ + diag(reg I, 2S⁻¹), B_m = [J(q_m); Gᵀ]
-/// (the core's Jacobian) and B_end the same with J(q) on the constraint rows.
-fn apply_exact(core: &StepperCore<'_>, work: &Work, kr: &mut Krylov, x: &[f64], y: &mut [f64]) {
-    let w = core.ns.system.inv_mass();
-    core.ns.jac.mul_t(x, &mut kr.tmp_n);
-    for (t, wi) in kr.tmp_n.iter_mut().zip(w) {
+/// (the solve's Jacobian) and B_end the same with J(q) on the constraint rows.
+fn apply_exact(ns: &NormalSolve<'_>, work: &Work, sc: &mut Scratch, x: &[f64], y: &mut [f64]) {
+    let w = ns.system.inv_mass();
+    ns.jac.mul_t(x, &mut sc.tmp_n);
+    for (t, wi) in sc.tmp_n.iter_mut().zip(w) {
         *t *= wi;
     }
-    core.ns.jac.mul(&kr.tmp_n, y);
-    work.jac_end.mul(&kr.tmp_n, &mut kr.tmp_m);
-    for (&r, v) in work.row_map.iter().zip(&kr.tmp_m) {
+    ns.jac.mul(&sc.tmp_n, y);
+    work.jac_end.mul(&sc.tmp_n, &mut sc.tmp_m);
+    for (&r, v) in work.row_map.iter().zip(&sc.tmp_m) {
         y[r] = *v;
     }
     for (((yi, xi), s), &stiff) in y.iter_mut().zip(x).zip(&work.s).zip(&work.stiffness_row) {
@@ -367,98 +343,6 @@ fn apply_exact(core: &StepperCore<'_>, work: &Work, kr: &mut Krylov, x: &[f64], 
             *yi += work.reg * xi;
         }
     }
-}
-
-/// GMRES (one cycle, no restart) on A z = b (b in the solve's `rhs`, z = P⁻¹ b in its `lambda` on entry and the
-/// solution on exit) with right preconditioning by the factorization of P in place: A P⁻¹ y = r₀,
-/// z += P⁻¹ y (Saad & Schultz 1986; Givens rotations on the Hessenberg matrix). Stops at a relative
-/// residual of [`KRYLOV_RTOL`] or after `k` iterations in all.
-fn gmres(core: &mut StepperCore<'_>, work: &Work, kr: &mut Krylov, k: usize) -> Result<(), SolveError> {
-    kr.b.copy_from_slice(&core.ns.rhs);
-    kr.z.copy_from_slice(&core.ns.lambda);
-    let b_norm = norm(&kr.b);
-    if b_norm == 0.0 {
-        return Ok(());
-    }
-    // r₀ = b − A z into basis[0]
-    let mut v0 = std::mem::take(&mut kr.basis[0]);
-    let z = std::mem::take(&mut kr.z);
-    apply_exact(core, work, kr, &z, &mut v0);
-    kr.z = z;
-    for (v, b) in v0.iter_mut().zip(&kr.b) {
-        *v = b - *v;
-    }
-    let beta = norm(&v0);
-    kr.basis[0] = v0;
-    if beta <= KRYLOV_RTOL * b_norm {
-        return Ok(());
-    }
-    kr.basis[0].iter_mut().for_each(|v| *v /= beta);
-    kr.g.fill(0.0);
-    kr.g[0] = beta;
-    let mut used = 0;
-    for j in 0..k {
-        // w = A P⁻¹ v_j
-        core.ns.rhs.copy_from_slice(&kr.basis[j]);
-        core.ns.lambda.fill(0.0);
-        core.ns.solve_preconditioner(true)?;
-        let mut wv = std::mem::take(&mut kr.basis[j + 1]);
-        let pv = std::mem::take(&mut core.ns.lambda);
-        apply_exact(core, work, kr, &pv, &mut wv);
-        core.ns.lambda = pv;
-        // modified Gram–Schmidt
-        for i in 0..=j {
-            let hij: f64 = wv.iter().zip(&kr.basis[i]).map(|(a, b)| a * b).sum();
-            kr.hess[i + j * (k + 1)] = hij;
-            for (a, b) in wv.iter_mut().zip(&kr.basis[i]) {
-                *a -= hij * b;
-            }
-        }
-        let h_next = norm(&wv);
-        kr.hess[j + 1 + j * (k + 1)] = h_next;
-        if h_next > 0.0 {
-            wv.iter_mut().for_each(|a| *a /= h_next);
-        }
-        kr.basis[j + 1] = wv;
-        // apply the previous rotations, then a new one zeroing H[j+1, j]
-        let col = j * (k + 1);
-        for i in 0..j {
-            let (c, s) = kr.rot[i];
-            let (a, b) = (kr.hess[i + col], kr.hess[i + 1 + col]);
-            kr.hess[i + col] = c * a + s * b;
-            kr.hess[i + 1 + col] = -s * a + c * b;
-        }
-        let (a, b) = (kr.hess[j + col], kr.hess[j + 1 + col]);
-        let r = a.hypot(b);
-        let (c, s) = if r == 0.0 { (1.0, 0.0) } else { (a / r, b / r) };
-        kr.rot[j] = (c, s);
-        kr.hess[j + col] = r;
-        kr.hess[j + 1 + col] = 0.0;
-        kr.g[j + 1] = -s * kr.g[j];
-        kr.g[j] *= c;
-        used = j + 1;
-        if kr.g[j + 1].abs() <= KRYLOV_RTOL * b_norm || h_next == 0.0 {
-            break;
-        }
-    }
-    // y = H⁻¹ g (upper triangular), z += P⁻¹ (V y)
-    let y = &mut kr.y;
-    for i in (0..used).rev() {
-        let t: f64 = (i + 1..used).map(|l| kr.hess[i + l * (k + 1)] * y[l]).sum();
-        y[i] = (kr.g[i] - t) / kr.hess[i + i * (k + 1)];
-    }
-    core.ns.rhs.fill(0.0);
-    for (l, yl) in kr.y.iter().enumerate().take(used) {
-        for (r, v) in core.ns.rhs.iter_mut().zip(&kr.basis[l]) {
-            *r += yl * v;
-        }
-    }
-    core.ns.lambda.fill(0.0);
-    core.ns.solve_preconditioner(true)?;
-    for (l, z) in core.ns.lambda.iter_mut().zip(&kr.z) {
-        *l += z;
-    }
-    Ok(())
 }
 
 impl Midpoint<'_> {

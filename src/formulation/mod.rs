@@ -5,6 +5,7 @@
 //! is its own integrator (`impulse`). Formulations consume the constraints' C, J and J̇v through the
 //! system and the block-sparse Jacobian; no formulation contains Jacobian code.
 
+mod krylov;
 pub mod registry;
 pub mod softness;
 pub mod stepper_core;
