@@ -58,12 +58,7 @@ impl Krylov {
 /// exit) with right preconditioning by the factorization of P in place in `ns`: A P⁻¹ y = r₀,
 /// z += P⁻¹ y. `apply(ns, x, y)` sets y = A x. Stops at a relative residual of [`KRYLOV_RTOL`] or
 /// after `k` iterations in all.
-pub fn gmres(
-    ns: &mut NormalSolve<'_>,
-    kr: &mut Krylov,
-    k: usize,
-    apply: &mut Apply<'_>,
-) -> Result<(), SolveError> {
+pub fn gmres(ns: &mut NormalSolve<'_>, kr: &mut Krylov, k: usize, apply: &mut Apply<'_>) -> Result<(), SolveError> {
     kr.b.copy_from_slice(&ns.rhs);
     kr.z.copy_from_slice(&ns.lambda);
     let b_norm = norm(&kr.b);

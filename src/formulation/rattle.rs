@@ -167,23 +167,10 @@ impl Stepper for Rattle<'_> {
         let mut it = 0;
         loop {
             sys.eval_constraints(q, &mut self.core.c);
-            let res = inf_norm(&self.core.c);
-            if res <= self.opts.tol {
+            if self.newton_rhs(h, it)? {
                 break;
             }
-            if it >= self.opts.max_iter || !res.is_finite() {
-                return Err(SolveError::NotConverged {
-                    solver: "rattle newton",
-                    iterations: it,
-                    residual: res,
-                    tol: self.opts.tol,
-                });
-            }
             // (Jₙ W Jₙᵀ) δ = −(2/h²) C;  Λ += δ;  q = qₙ ⊕ h (v½* + (h/2) W Jₙᵀ Λ)
-            for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {
-                *r = -2.0 / (h * h) * c;
-            }
-            self.core.ns.lambda.fill(0.0);
             if factored {
                 self.core.ns.solve_same(true)?
             } else {
@@ -214,6 +201,29 @@ const MAX_HALVINGS: usize = 10;
 const ARMIJO: f64 = 1e-4;
 
 impl Rattle<'_> {
+    /// With C(qₙ₊₁) in the core's `c` after `it` Newton iterations: true if ‖C‖∞ ≤ tol; otherwise
+    /// the right-hand side −(2/h²) C and a zero start for the solve, or the failure once `max_iter`
+    /// iterations are spent (or C is not finite).
+    fn newton_rhs(&mut self, h: f64, it: usize) -> Result<bool, SolveError> {
+        let res = inf_norm(&self.core.c);
+        if res <= self.opts.tol {
+            return Ok(true);
+        }
+        if it >= self.opts.max_iter || !res.is_finite() {
+            return Err(SolveError::NotConverged {
+                solver: "rattle newton",
+                iterations: it,
+                residual: res,
+                tol: self.opts.tol,
+            });
+        }
+        for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {
+            *r = -2.0 / (h * h) * c;
+        }
+        self.core.ns.lambda.fill(0.0);
+        Ok(false)
+    }
+
     /// qₙ₊₁ = q_base ⊕ h v½(Λ), v½(Λ) = v½* + (h/2) W Jₙᵀ Λ with Λ the core's `accumulated`, and
     /// C(qₙ₊₁) into the core's `c`; returns ‖C‖₂².
     fn position_at(&mut self, h: f64, v_free: &[f64], q: &mut [f64]) -> f64 {
@@ -249,23 +259,10 @@ impl Rattle<'_> {
         let mut merit = self.position_at(h, &full.v_free, q);
         let mut it = 0;
         loop {
-            let res = inf_norm(&self.core.c);
-            if res <= self.opts.tol {
+            if self.newton_rhs(h, it)? {
                 break;
             }
-            if it >= self.opts.max_iter || !res.is_finite() {
-                return Err(SolveError::NotConverged {
-                    solver: "rattle newton",
-                    iterations: it,
-                    residual: res,
-                    tol: self.opts.tol,
-                });
-            }
             // (J(qₙ₊₁) W Jₙᵀ + reg I) δ = −(2/h²) C by GMRES from δ₀ = P⁻¹ b, P = Jₙ W Jₙᵀ + reg I
-            for (r, c) in self.core.ns.rhs.iter_mut().zip(&self.core.c) {
-                *r = -2.0 / (h * h) * c;
-            }
-            self.core.ns.lambda.fill(0.0);
             self.core.ns.solve_preconditioner(*factored)?;
             *factored = true;
             sys.fill_jacobian(q, &mut full.jac_end);
