@@ -319,8 +319,9 @@ impl System {
 
     /// C(q) for all constraints, each written at its first row in `layout` (a layout of
     /// [`System::jacobian_layout_with_stiffness_rows`], whose row count `c` has); the other rows
-    /// are not written. The same arithmetic as [`System::eval_with_stiffness`]'s C, without J or
-    /// K_g: a Newton step's convergence test. No allocation.
+    /// are not written. C alone, by each constraint's [`Constraint::eval`] (for `distance` the
+    /// arithmetic of [`System::eval_with_stiffness`]'s C), without J or K_g: a Newton step's
+    /// convergence test. No allocation.
     pub fn eval_constraints_in(&self, q: &[f64], layout: &BlockJacobian, c: &mut [f64]) {
         let mut ql = [0.0; MAX_LOCAL_NQ];
         for (ci, con) in self.constraints.iter().enumerate() {
