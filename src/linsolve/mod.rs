@@ -226,14 +226,17 @@ pub enum SolveError {
         /// Index of the failing pivot.
         pivot: usize,
     },
-    /// An iterative solver reached its cap above tolerance (with `require_convergence` = 1).
-    #[error("{solver}: not converged after {iterations} iterations (relative residual {residual:.3e} > tol {tol:.1e})")]
+    /// An iterative solver reached its cap above tolerance (with `require_convergence` = 1), or a
+    /// formulation's Newton or projection iteration did.
+    #[error("{solver}: not converged after {iterations} iterations (residual {residual:.3e} > tol {tol:.1e})")]
     NotConverged {
         /// Solver name.
         solver: &'static str,
         /// Iterations done.
         iterations: usize,
-        /// Relative residual reached.
+        /// Residual reached, in the measure of its tolerance: relative, ‖b − A x‖₂ / ‖b‖₂, for a
+        /// linear solver; absolute for a Newton or projection iteration (max |C| in units of C;
+        /// `midpoint` also max |W r| in units of q).
         residual: f64,
         /// Requested tolerance.
         tol: f64,
