@@ -289,7 +289,7 @@ fn plain_words(message: &str) -> String {
     let m = message.split(", set ").next().unwrap_or(message).to_string();
     if let Some(rest) = m.strip_prefix("non-finite float ") {
         let value = rest.split(" rejected").next().unwrap_or(rest);
-        return format!("{value} is not a finite number; expected a finite number");
+        return format!("{value} is not a finite number; no field takes NaN or an infinity");
     }
     if let Some(key) = m.strip_prefix("duplicate mapping key: ") {
         return format!("key `{}` is given twice", crate::params::short(key));
