@@ -193,6 +193,13 @@ type DrawResult = Result<(), Box<dyn std::error::Error>>;
 const SHAPES: usize = 6;
 const DASHES: [(u32, u32); 4] = [(0, 0), (9, 4), (3, 3), (16, 5)];
 
+/// The marker and dash index a series is drawn with: its `variant`, moved on by one shape and
+/// one dash pattern for each time its colour index wraps around the palette, so that an eleventh
+/// formulation is not drawn like the first.
+fn look(s: &Series) -> usize {
+    s.variant + (s.color / PALETTE.len()) * (SHAPES + 1)
+}
+
 /// Draws markers of shape `shape` at the points `pts`: `markers!(series chart, …)` on a chart
 /// context, `markers!(area a, …)` on a drawing area — one match outside the loop, since each
 /// shape is its own element type.
@@ -311,7 +318,7 @@ where
                     .filter_map(|&(x, y)| Some((usable(x, fig.x_log)?, usable(y, fig.y_log)?)))
                     .collect();
                 let style = series_style(s);
-                let (dash, gap) = DASHES[(s.variant / SHAPES) % DASHES.len()];
+                let (dash, gap) = DASHES[(look(s) / SHAPES) % DASHES.len()];
                 match s.style {
                     Style::Front => {
                         chart.draw_series(LineSeries::new(p, RGBColor(0, 0, 0).mix(0.13).stroke_width(11)))?;
@@ -336,7 +343,7 @@ where
                         // Every point, or ~8 staggered markers along a long time series.
                         let every = if s.style == Style::LineMarkers { 1 } else { (p.len() / 8).max(1) };
                         let offset = if every > 1 { (k * every / 5) % every } else { 0 };
-                        markers!(series chart, p.iter().skip(offset).step_by(every).copied(), s.variant, style);
+                        markers!(series chart, p.iter().skip(offset).step_by(every).copied(), look(s), style);
                     }
                 }
             }
@@ -360,7 +367,7 @@ where
     // Legend: swatch (dash pattern and marker) + label wrapped over as many lines as it needs.
     let mut y = 36;
     for s in &panel.series {
-        let (dash, gap) = DASHES[(s.variant / SHAPES) % DASHES.len()];
+        let (dash, gap) = DASHES[(look(s) / SHAPES) % DASHES.len()];
         match s.style {
             Style::Guide => {
                 legend_area.draw(&DashedPathElement::new(
@@ -381,7 +388,7 @@ where
                 } else {
                     legend_area.draw(&DashedPathElement::new(vec![(4, y), (34, y)], dash, gap, style))?;
                 }
-                markers!(area legend_area, std::iter::once((19, y)), s.variant, style);
+                markers!(area legend_area, std::iter::once((19, y)), look(s), style);
             }
         }
         for (i, line) in wrap(&legend_label(s), LEGEND_CHARS).into_iter().enumerate() {
