@@ -131,6 +131,9 @@ pub fn check_model(file: &str) -> Result<String, String> {
     let m = model_file::load(file).map_err(|e| e.to_string())?;
     let mut out = crate::experiment::check::describe(&m.scene.name, &m.scene);
     out.push_str(&format!("  {}\n", m.assembly));
+    for s in &m.simplifications {
+        out.push_str(&format!("  simplification: {s}\n"));
+    }
     if let Some(r) = &m.reference {
         let columns = if r.columns.is_empty() { "every output column".to_string() } else { r.columns.join(", ") };
         out.push_str(&format!("  reference: {} ({columns}), used by experiments that give none\n", r.file));

@@ -26,6 +26,8 @@ pub struct ModelInfo {
     pub assembly: Assembly,
     /// The model's reference, its file relative to the config's directory, if it declares one.
     pub reference: Option<crate::scene::model_file::ModelReference>,
+    /// Physics the model turns off, named in its label and report.
+    pub simplifications: Vec<String>,
 }
 
 /// The mechanism of an experiment.
@@ -116,6 +118,7 @@ pub(super) fn variants(
                 source: model.source,
                 length_scale: model.length_scale,
                 assembly: model.assembly,
+                simplifications: model.simplifications,
                 reference: model.reference.map(|r| crate::scene::model_file::ModelReference {
                     file: std::path::Path::new(&m.value)
                         .parent()
@@ -126,7 +129,11 @@ pub(super) fn variants(
                     columns: r.columns,
                 }),
             };
-            let label = info.name.clone();
+            let label = if info.simplifications.is_empty() {
+                info.name.clone()
+            } else {
+                format!("{} ({})", info.name, info.simplifications.join(", "))
+            };
             return Ok((
                 SceneSource::Model(Box::new(info)),
                 vec![Variant { label, params: Vec::new(), scene: model.scene, outputs: Vec::new() }],

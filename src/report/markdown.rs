@@ -81,6 +81,9 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
                 let _ = writeln!(out, "- model source: {}", m.source);
             }
             let _ = writeln!(out, "- {}", m.assembly);
+            for s in &m.simplifications {
+                let _ = writeln!(out, "- simplification chosen by the model: {s}");
+            }
         }
     }
     if with_scene {

@@ -274,6 +274,8 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         })?;
     }
 
+    let simplifications = gyroscopic(file, raw, &mut system)?;
+
     let mut marks = Vec::with_capacity(raw.joints.len());
     for (i, j) in raw.joints.iter().enumerate() {
         let here = |m: String| ConfigError {
@@ -432,6 +434,7 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         scene,
         body_names,
         joints: marks,
+        simplifications,
         reference: match &raw.reference {
             Some(r) => {
                 let dir = std::path::Path::new(file).parent().unwrap_or(std::path::Path::new(""));
@@ -504,3 +507,38 @@ fn orientation(o: &super::RawOrientation) -> Result<UnitQuaternion<f64>, String>
 pub(super) type Lookup<'a> = dyn Fn(&str, &str) -> Result<usize, String> + 'a;
 /// The declared side of body i (kind and coordinates at q0), for joints and forces.
 pub(super) type SideOf<'a> = dyn Fn(&System, &[f64], usize) -> SideSpec + 'a;
+
+/// The phrase labels and reports carry for a model without the gyroscopic term.
+pub const NO_GYROSCOPIC: &str = "no gyroscopic term";
+
+/// Adds the gyroscopic term −Ω × IΩ when the model has rigid-3D bodies, unless `gyroscopic: false`
+/// turns it off (then returns that simplification, to be named wherever the model is reported).
+/// An explicit `{type: gyroscopic}` force is accepted and not added twice; with `gyroscopic: false`
+/// it is a contradiction, refused.
+fn gyroscopic(file: &str, raw: &RawModel, system: &mut System) -> Result<Vec<String>, ConfigError> {
+    let listed = system.forces().iter().any(|f| matches!(f, crate::model::Force::Gyroscopic));
+    let spatial = system.bodies().iter().any(|b| b.kind == BodyKind::Rigid3);
+    match &raw.gyroscopic {
+        Some(g) if !g.value => {
+            if listed {
+                return fail(
+                    file,
+                    g,
+                    "field `gyroscopic` = false contradicts the `{type: gyroscopic}` force; keep one of the two"
+                        .into(),
+                );
+            }
+            Ok(if spatial { vec![NO_GYROSCOPIC.to_string()] } else { Vec::new() })
+        }
+        _ => {
+            if spatial && !listed {
+                system.add_force(crate::model::Force::Gyroscopic).map_err(|e| ConfigError {
+                    file: file.into(),
+                    location: at(&raw.model),
+                    message: e.to_string(),
+                })?;
+            }
+            Ok(Vec::new())
+        }
+    }
+}

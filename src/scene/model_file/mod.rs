@@ -75,6 +75,10 @@ pub struct RawModel {
     /// Applied forces.
     #[serde(default)]
     pub forces: Vec<Spanned<RawForce>>,
+    /// The gyroscopic torque −Ω × IΩ on rigid-3D bodies: on unless `false` (a simplification some
+    /// engines make, named in every label and report of the model).
+    #[serde(default)]
+    pub gyroscopic: Option<Spanned<bool>>,
     /// Joints: registered constraints between named bodies.
     #[serde(default)]
     pub joints: Vec<Spanned<RawJoint>>,
@@ -400,6 +404,9 @@ pub struct Model {
     pub joints: Vec<JointMark>,
     /// The model's reference solution (its file relative to the model file), if it declares one.
     pub reference: Option<ModelReference>,
+    /// Physics the model turns off (e.g. the gyroscopic term), one phrase each, for labels and
+    /// reports; empty for a model with everything on.
+    pub simplifications: Vec<String>,
 }
 
 /// Where a joint sits, for pictures: its type and its anchor on each side (a body and a point in
