@@ -86,8 +86,8 @@ pub fn is_model_file(file: &str) -> bool {
         .is_some_and(|l| l.starts_with("model:"))
 }
 
-/// The model files in `models/` under the current directory (the shipped ones when run from the
-/// repository), each loaded and assembled, with its outputs.
+/// The model files in `models/` under the current directory, each loaded and assembled, with its
+/// outputs; from a directory without `models/`, the shipped models built into the binary.
 fn models_section() -> String {
     let mut out = String::from("\nModels (files in models/; an experiment uses one as `scene: {model: <path>}`)\n");
     let mut files: Vec<PathBuf> = std::fs::read_dir("models")
@@ -97,32 +97,45 @@ fn models_section() -> String {
         .unwrap_or_default();
     files.sort();
     if files.is_empty() {
-        out.push_str("  (no models/ directory here)\n");
+        out.push_str("  (no models/ directory here: the models shipped with tinkertoy, built into this binary)\n");
+        for (path, text) in model_file::SHIPPED {
+            model_line(&mut out, path, model_file::from_embedded(path, text));
+        }
     }
     for f in files {
         let path = f.to_string_lossy();
-        match crate::scene::model_file::load(&path) {
-            Ok(m) => {
-                let s = &m.scene.system;
-                out.push_str(&format!(
-                    "  {:<16} {}\n    file: {path}; {} bodies, {} joints, {} rows, {} dof\n",
-                    m.scene.name,
-                    m.summary,
-                    s.bodies().len(),
-                    s.constraints().len(),
-                    s.nrows(),
-                    s.ndof()
-                ));
-                let named: Vec<String> =
-                    m.scene.outputs.iter().map(|o| format!("{} [{}] {}", o.name, o.unit, o.describes)).collect();
-                if !named.is_empty() {
-                    out.push_str(&format!("    outputs: {}\n", named.join("; ")));
-                }
-            }
-            Err(e) => out.push_str(&format!("  {path}: {}\n", crate::experiment::config::one_line(&e.to_string()))),
-        }
+        model_line(&mut out, &path, crate::scene::model_file::load(&path));
     }
     out
+}
+
+/// One model's entry in `list`: name, summary, size, degrees of freedom and outputs, or why it
+/// does not load.
+fn model_line(out: &mut String, path: &str, m: Result<model_file::Model, crate::experiment::config::ConfigError>) {
+    match m {
+        Ok(m) => {
+            let s = &m.scene.system;
+            let dof = crate::experiment::check::degrees_of_freedom(&m.scene)
+                .map_or("degrees of freedom not computed (J too large)".to_string(), |d| {
+                    format!("{d} degree{} of freedom", if d == 1 { "" } else { "s" })
+                });
+            out.push_str(&format!(
+                "  {:<16} {}\n    file: {path}; {} bodies, {} joints, {} rows, {} velocity coordinates, {dof}\n",
+                m.scene.name,
+                m.summary,
+                s.bodies().len(),
+                s.constraints().len(),
+                s.nrows(),
+                s.ndof()
+            ));
+            let named: Vec<String> =
+                m.scene.outputs.iter().map(|o| format!("{} [{}] {}", o.name, o.unit, o.describes)).collect();
+            if !named.is_empty() {
+                out.push_str(&format!("    outputs: {}\n", named.join("; ")));
+            }
+        }
+        Err(e) => out.push_str(&format!("  {path}: {}\n", crate::experiment::config::one_line(&e.to_string()))),
+    }
 }
 
 /// `check <model.yaml>`: the scene's description (size, consistency, rank, joint coordinates),

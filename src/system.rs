@@ -249,6 +249,19 @@ impl System {
         &self.forces
     }
 
+    /// Whether Q(q, v) depends on v: a damper, or the gyroscopic term on a rigid-3D body whose
+    /// principal moments differ (with equal moments Ω × IΩ = 0 identically).
+    pub fn forces_depend_on_velocity(&self) -> bool {
+        let asymmetric = self.bodies.iter().any(|b| {
+            b.kind == crate::model::BodyKind::Rigid3 && (b.inertia[0] != b.inertia[1] || b.inertia[1] != b.inertia[2])
+        });
+        self.forces.iter().any(|f| match f {
+            Force::Gyroscopic => asymmetric,
+            Force::SpringDamper { damping, .. } => *damping != 0.0,
+            _ => false,
+        })
+    }
+
     /// The constraints, in row order.
     pub fn constraints(&self) -> &[Box<dyn Constraint>] {
         &self.constraints

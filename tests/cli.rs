@@ -355,3 +355,33 @@ fn check_counts_degrees_of_freedom_and_names_the_redundant_row() {
     let out = Command::new(BIN).arg("check").arg(dir.join("missing.yaml")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn list_and_validate_work_from_any_directory_and_list_counts_degrees_of_freedom() {
+    // Regression: `validate` panicked (exit 101) outside the checkout (its benchmark model looked
+    // for its reference file on disk), and `list` printed velocity coordinates as "dof" (30 for
+    // Bricard's mechanism, which has 1).
+    let dir = std::env::temp_dir();
+    let out = Command::new(BIN)
+        .args(["validate", "--formulation", "force", "--integrator", "dop853"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}{}", text, String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("Andrews' squeezer") && text.contains("0 FAIL"), "{text}");
+    let out = Command::new(BIN).arg("list").current_dir(&dir).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("built into this binary"), "{text}");
+    assert!(text.contains("30 rows, 30 velocity coordinates, 1 degree of freedom"), "{text}");
+    // Every file of models/ is built in, so the two lists are the same.
+    let mut files: Vec<String> = std::fs::read_dir(format!("{}/models", env!("CARGO_MANIFEST_DIR")))
+        .unwrap()
+        .map(|e| format!("models/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|f| f.ends_with(".yaml"))
+        .collect();
+    files.sort();
+    let shipped: Vec<&str> = tinkertoy::scene::model_file::SHIPPED.iter().map(|(p, _)| *p).collect();
+    assert_eq!(files, shipped);
+}

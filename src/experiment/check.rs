@@ -59,6 +59,21 @@ pub fn name_row(scene: &Scene, row: usize) -> String {
     format!("constraint {ci} (`{}`) row {}", sys.constraints()[ci].kind(), row - sys.row_offsets()[ci])
 }
 
+/// The velocity coordinates that can move (the clock's coordinate is time, not a degree of freedom).
+fn free_coordinates(scene: &Scene) -> usize {
+    scene.system.inv_mass().iter().filter(|&&w| w > 0.0).count()
+}
+
+/// The degrees of freedom at q0, free velocity coordinates − rank J(q0), or `None` when J is past
+/// the size the dense rank-revealing QR is done for.
+pub fn degrees_of_freedom(scene: &Scene) -> Option<usize> {
+    let (m, n) = (scene.system.nrows(), scene.system.ndof());
+    if m > MAX_RANK_ROWS || m.saturating_mul(n) > MAX_RANK_ENTRIES {
+        return None;
+    }
+    Some(free_coordinates(scene) - rank(scene, &scene.q0).0)
+}
+
 /// The report of one scene variant, several lines.
 pub fn describe(label: &str, scene: &Scene) -> String {
     let sys = &scene.system;
@@ -91,8 +106,7 @@ pub fn describe(label: &str, scene: &Scene) -> String {
         ));
     } else {
         let (k, redundant) = rank(scene, &scene.q0);
-        // The clock's coordinate is time, not a degree of freedom.
-        let dof = scene.system.inv_mass().iter().filter(|&&w| w > 0.0).count() - k;
+        let dof = free_coordinates(scene) - k;
         out.push_str(&format!(
             "  rank of J at q0: {k} of {m} rows; {dof} degree{} of freedom",
             if dof == 1 { "" } else { "s" }

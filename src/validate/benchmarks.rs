@@ -13,11 +13,11 @@ use crate::integrator::Control;
 use crate::integrator::registry::IntegratorKind;
 use crate::scene::model_file;
 
-const ANDREWS: &str = include_str!("../../models/andrews_squeezer.yaml");
+const ANDREWS: &str = model_file::SHIPPED[0].1;
 const ANDREWS_REFERENCE: &str = include_str!("../../models/andrews_squeezer.reference.csv");
-const A02: &str = include_str!("../../models/iftomm_a02_n2.yaml");
+const A02: &str = model_file::SHIPPED[1].1;
 const A02_REFERENCE: &str = include_str!("../../experiments/data/iftomm_a02_n2.csv");
-const A05: &str = include_str!("../../models/iftomm_a05_flyball.yaml");
+const A05: &str = model_file::SHIPPED[4].1;
 const A05_REFERENCE: &str = include_str!("../../experiments/data/iftomm_a05_flyball.csv");
 
 /// Data rows of a reference CSV (header and comment lines skipped).
@@ -40,7 +40,7 @@ fn direct(sel: &Selection) -> Option<&'static crate::linsolve::registry::SolverE
 /// Andrews' squeezer (Test Set): significant correct digits at t = 0.03 s; adaptive cells at
 /// rtol = atol = 1e-12 must reach 8, stepping cells at h = 1e-5 s are reported.
 pub fn test_set(sel: &Selection, out: &mut Vec<Check>) {
-    let model = model_file::from_text("models/andrews_squeezer.yaml", ANDREWS).expect("the shipped model loads");
+    let model = model_file::from_embedded("models/andrews_squeezer.yaml", ANDREWS).expect("the shipped model loads");
     let reference = &rows(ANDREWS_REFERENCE)[0][1..];
     let scd = |r: &crate::experiment::RunResult| -> f64 {
         let Some(s) = r.samples.last().filter(|s| r.summary.status.is_ok() && (s.t - 0.03).abs() < 1e-12) else {
@@ -102,7 +102,7 @@ struct Problem {
 }
 
 fn iftomm_problem(sel: &Selection, p: &Problem, out: &mut Vec<Check>) {
-    let model = model_file::from_text(p.file, p.model).expect("the shipped model loads");
+    let model = model_file::from_embedded(p.file, p.model).expect("the shipped model loads");
     let reference = rows(p.reference);
     let outputs = &model.scene.outputs[..p.columns];
     let Some(s) = direct(sel) else { return };

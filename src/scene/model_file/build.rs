@@ -98,6 +98,12 @@ fn is_name(s: &str) -> bool {
 
 /// Builds the scene a model file describes and assembles its state.
 pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
+    build_checked(file, raw, true)
+}
+
+/// [`build`], checking that the declared reference file exists next to the model file when
+/// `reference_on_disk` (a model built into the binary carries its reference with it instead).
+pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool) -> Result<Model, ConfigError> {
     let name = &raw.model.value;
     if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         return fail(
@@ -438,7 +444,7 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
         reference: match &raw.reference {
             Some(r) => {
                 let dir = std::path::Path::new(file).parent().unwrap_or(std::path::Path::new(""));
-                if !dir.join(&r.value.file).is_file() {
+                if reference_on_disk && !dir.join(&r.value.file).is_file() {
                     return Err(ConfigError {
                         file: file.into(),
                         location: at(r),
@@ -524,8 +530,7 @@ fn gyroscopic(file: &str, raw: &RawModel, system: &mut System) -> Result<Vec<Str
                 return fail(
                     file,
                     g,
-                    "field `gyroscopic` = false contradicts the `{type: gyroscopic}` force; keep one of the two"
-                        .into(),
+                    "field `gyroscopic` = false contradicts the `{type: gyroscopic}` force; keep one of the two".into(),
                 );
             }
             Ok(if spatial { vec![NO_GYROSCOPIC.to_string()] } else { Vec::new() })

@@ -434,6 +434,23 @@ pub fn from_text(file: &str, text: &str) -> Result<Model, ConfigError> {
     build::build(file, &raw)
 }
 
+/// The models shipped in `models/`, built into the binary (path as in the repository, text), so
+/// that `validate` and `list` work from any directory.
+pub const SHIPPED: &[(&str, &str)] = &[
+    ("models/andrews_squeezer.yaml", include_str!("../../../models/andrews_squeezer.yaml")),
+    ("models/iftomm_a02_n2.yaml", include_str!("../../../models/iftomm_a02_n2.yaml")),
+    ("models/iftomm_a02_n40.yaml", include_str!("../../../models/iftomm_a02_n40.yaml")),
+    ("models/iftomm_a04_bricard.yaml", include_str!("../../../models/iftomm_a04_bricard.yaml")),
+    ("models/iftomm_a05_flyball.yaml", include_str!("../../../models/iftomm_a05_flyball.yaml")),
+];
+
+/// A model built into the binary (`validate`'s benchmarks): [`from_text`] without looking for its
+/// reference file on disk, which the caller carries beside it.
+pub fn from_embedded(file: &str, text: &str) -> Result<Model, ConfigError> {
+    let raw: RawModel = parse_as(file, text)?;
+    build::build_checked(file, &raw, false)
+}
+
 /// A located error in a model file.
 pub(crate) fn fail<T, S>(file: &str, span: &Spanned<S>, message: String) -> Result<T, ConfigError> {
     Err(ConfigError { file: file.to_string(), location: at(span), message })
