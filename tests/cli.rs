@@ -385,3 +385,59 @@ fn list_and_validate_work_from_any_directory_and_list_counts_degrees_of_freedom(
     let shipped: Vec<&str> = tinkertoy::scene::model_file::SHIPPED.iter().map(|(p, _)| *p).collect();
     assert_eq!(files, shipped);
 }
+
+/// Every table of a generated report is a table to a GitHub-flavoured Markdown parser, and each row
+/// has as many cells as the source line has cell separators: a `|` inside a cell (a header such
+/// as `max ||C||inf`, a failure reason) must be escaped, or the table breaks or loses cells.
+fn assert_tables_render(report: &str) {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let rules = report.lines().filter(|l| l.starts_with("|---")).count();
+    let mut tables = 0;
+    let mut row: Option<(std::ops::Range<usize>, usize)> = None;
+    for (event, range) in Parser::new_ext(report, Options::ENABLE_TABLES).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Table(_)) => tables += 1,
+            Event::Start(Tag::TableHead | Tag::TableRow) => row = Some((range, 0)),
+            Event::Start(Tag::TableCell) => {
+                if let Some((_, n)) = row.as_mut() {
+                    *n += 1;
+                }
+            }
+            Event::End(pulldown_cmark::TagEnd::TableHead | pulldown_cmark::TagEnd::TableRow) => {
+                let (r, n) = row.take().unwrap();
+                let line = report[r].lines().next().unwrap();
+                let separators = line.match_indices('|').filter(|(i, _)| *i == 0 || &line[i - 1..*i] != "\\").count();
+                assert_eq!(n + 1, separators, "cells lost in: {line}");
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(tables, rules, "{} of {rules} tables render", tables);
+}
+
+#[test]
+fn every_table_of_a_report_renders_as_markdown() {
+    // Regression: a ranking by drift put `max ||C||inf` unescaped in the header, so the ranking
+    // table did not render (chain_challenge: 1 of 4 tables rendered). A config ranked by drift
+    // with a failing cell (explicit Euler runs away), and the driven elbow model.
+    let reports = temp_dir("markdown");
+    std::fs::create_dir_all(&reports).unwrap();
+    let config = reports.join("md.yaml");
+    std::fs::write(
+        &config,
+        "name: md\nscene: {name: pendulum}\nformulations: [{name: force, params: {omega: 5}}, {name: impulse}]\nsolvers: [{name: dense_lu}]\nintegrators: [{name: explicit_euler}, {name: rk4}]\nsteps: [0.1, 0.05]\nduration: 20\nsample_interval: 0.5\nrank_by: drift\ntiming: {repeats: 0}\n",
+    )
+    .unwrap();
+    assert_eq!(run(&config, &reports, &[]).0, 0);
+    let report = std::fs::read_to_string(reports.join("md/report.md")).unwrap();
+    assert_tables_render(&report);
+    assert!(report.contains("\\|\\|C\\|\\|inf"), "the header is escaped");
+    let elbow = format!("{}/tests/data/elbow_motor.yaml", env!("CARGO_MANIFEST_DIR"));
+    std::fs::write(
+        &config,
+        format!("name: md_driven\nscene: {{model: {elbow}}}\nformulations: [{{name: force}}, {{name: rattle}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: rk4}}]\nsteps: [0.01, 0.005]\nduration: 2\nsample_interval: 0.1\ntiming: {{repeats: 0}}\n"),
+    )
+    .unwrap();
+    assert_eq!(run(&config, &reports, &[]).0, 0);
+    assert_tables_render(&std::fs::read_to_string(reports.join("md_driven/report.md")).unwrap());
+}

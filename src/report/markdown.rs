@@ -3,7 +3,7 @@
 
 use super::Row;
 use super::provenance::Provenance;
-use super::sections::{self, e};
+use super::sections::{self, cell, e};
 use crate::experiment::Experiment;
 use crate::experiment::source::SceneSource;
 use crate::params::fmt_num;
@@ -20,12 +20,12 @@ fn reference_section(out: &mut String, exp: &Experiment, r: &crate::experiment::
         fmt_num(r.times[0]),
         fmt_num(*r.times.last().unwrap_or(&0.0))
     );
-    let head: Vec<String> = r.columns.iter().zip(&units).map(|(c, u)| format!("{c} [{u}]")).collect();
+    let head: Vec<String> = r.columns.iter().zip(&units).map(|(c, u)| cell(&format!("{c} [{u}]"))).collect();
     let _ = writeln!(out, "| # | cell | {} |\n|---|---|{}", head.join(" | "), "---|".repeat(head.len()));
     for row in by_acc {
         let errs = row.file_errors.as_deref().unwrap_or(&[]);
         let cols: Vec<String> = errs.iter().map(|x| if x.is_nan() { "—".into() } else { e(*x) }).collect();
-        let _ = writeln!(out, "| {} | {} | {} |", row.cell.id, row.full(), cols.join(" | "));
+        let _ = writeln!(out, "| {} | {} | {} |", row.cell.id, cell(&row.full()), cols.join(" | "));
     }
 }
 
@@ -51,8 +51,13 @@ fn events_section(out: &mut String, exp: &Experiment, ran: &[&Row]) {
         for (i, c) in row.result.events.iter().enumerate() {
             let first = c.times.first().map_or("—".into(), |t| format!("{t:.12}"));
             let period = c.period().map_or("—".into(), |p| format!("{p:.12}"));
-            let _ =
-                writeln!(out, "| {} | {} | {i} | {} | {first} | {period} |", row.cell.id, row.full(), c.times.len());
+            let _ = writeln!(
+                out,
+                "| {} | {} | {i} | {} | {first} | {period} |",
+                row.cell.id,
+                cell(&row.full()),
+                c.times.len()
+            );
         }
     }
 }
@@ -232,10 +237,10 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
                 out,
                 "| {} | {} | {} | {} | {} |",
                 r.cell.id,
-                r.full(),
+                cell(&r.full()),
                 r.result.summary.status.label(),
                 t.map(fmt_num).unwrap_or_else(|| "—".into()),
-                reason.replace('|', "\\|")
+                cell(&reason)
             );
         }
     }

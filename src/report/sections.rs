@@ -9,6 +9,12 @@ use crate::integrator::registry::IntegratorKind;
 use crate::params::fmt_num;
 use std::fmt::Write;
 
+/// Text made safe for one cell of a Markdown table: `|` escaped (it would end the cell), line
+/// breaks as spaces (they would end the row), `<` and `>` as entities (raw HTML is shown as text).
+pub fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r', '\u{2028}', '\u{2029}'], " ").replace('<', "&lt;").replace('>', "&gt;")
+}
+
 pub(super) fn ms(x: f64) -> String {
     format!("{:.3}", x * 1e3)
 }
@@ -168,7 +174,7 @@ pub(super) fn fronts(rows: &[&Row]) -> (Vec<usize>, Vec<usize>) {
 
 /// `## Cells ranked by …`, one table per variant.
 pub(super) fn rankings(out: &mut String, exp: &Experiment, rows: &[Row]) {
-    let acc = metric_name(exp, exp.goals.accuracy);
+    let acc = cell(&metric_name(exp, exp.goals.accuracy));
     let _ = writeln!(
         out,
         "## Cells ranked by {}\n\nPer scene variant: cells that ran to the end first, then diverged and failed ones. `front` marks the cells on the accuracy–cost Pareto front (`t`: against wall time, `w`: against RHS evaluations); `≈` before a rank: its wall-time range overlaps the previous cell's (tied on time). Wall time [ms] is the stepping time of the run{}; the median step time is over every step of one run.\n",
@@ -221,10 +227,10 @@ pub(super) fn rankings(out: &mut String, exp: &Experiment, rows: &[Row]) {
                 if tie { "≈" } else { "" },
                 k + 1,
                 r.cell.id,
-                r.formulation,
-                r.solver,
-                r.integrator,
-                r.step,
+                cell(&r.formulation),
+                cell(&r.solver),
+                cell(&r.integrator),
+                cell(&r.step),
                 s.status.label(),
                 r.accuracy().map(e).unwrap_or_else(|| "—".into()),
                 e(s.max_drift_position),
@@ -328,8 +334,8 @@ pub(super) fn orders_section(out: &mut String, exp: &Experiment, orders: &[Order
         let _ = writeln!(
             out,
             "| {}{} | {} | {:.3} | {:.3} | {} |",
-            if with_variant { format!("{} | ", o.variant) } else { String::new() },
-            o.series,
+            if with_variant { format!("{} | ", cell(&o.variant)) } else { String::new() },
+            cell(&o.series),
             o.nominal.map_or("—".into(), |n| n.to_string()),
             o.observed.0,
             o.observed.1,

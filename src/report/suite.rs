@@ -2,7 +2,7 @@
 //! member experiment with its answer — which cells meet its target and at what cost — and a link
 //! to the member's full report, which is written beside it as a single run would write it.
 
-use super::sections::{answer, by_variant, e, wall};
+use super::sections::{answer, by_variant, cell, e, wall};
 use super::{Row, accuracy_name, rows};
 use crate::experiment::{Cell, Experiment, RunResult, Timing};
 use std::fmt::Write as _;
@@ -51,7 +51,7 @@ pub fn entry(exp: &Experiment, cells: &[Cell], results: &[RunResult], timings: &
         });
         let scope = if title.is_empty() { String::new() } else { format!(" ({title})") };
         let _ = writeln!(out, "Cells that meet the target{scope}, cheapest first by wall time:\n");
-        let _ = writeln!(out, "| # | cell | {acc} | max ‖C‖∞ | wall [ms] | RHS evals | solves |");
+        let _ = writeln!(out, "| # | cell | {} | max ‖C‖∞ | wall [ms] | RHS evals | solves |", cell(&acc));
         let _ = writeln!(out, "|---|---|---|---|---|---|---|");
         for r in meeting {
             let s = &r.result.summary;
@@ -59,7 +59,7 @@ pub fn entry(exp: &Experiment, cells: &[Cell], results: &[RunResult], timings: &
                 out,
                 "| {} | {} | {} | {} | {} | {} | {} |",
                 r.cell.id,
-                r.full(),
+                cell(&r.full()),
                 r.accuracy().map_or("—".into(), e),
                 e(s.max_drift_position),
                 wall(r),
