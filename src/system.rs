@@ -249,6 +249,11 @@ impl System {
         &self.forces
     }
 
+    /// The index in q of the clock's coordinate s (driven mechanisms), if there is a clock.
+    pub fn clock_q_index(&self) -> Option<usize> {
+        self.bodies.iter().position(|b| b.kind == BodyKind::Clock).map(|i| self.q_offsets[i])
+    }
+
     /// Whether Q(q, v) depends on v: a damper, or the gyroscopic term on a rigid-3D body whose
     /// principal moments differ (with equal moments Ω × IΩ = 0 identically).
     pub fn forces_depend_on_velocity(&self) -> bool {

@@ -439,5 +439,9 @@ fn every_table_of_a_report_renders_as_markdown() {
     )
     .unwrap();
     assert_eq!(run(&config, &reports, &[]).0, 0);
-    assert_tables_render(&std::fs::read_to_string(reports.join("md_driven/report.md")).unwrap());
+    let driven = std::fs::read_to_string(reports.join("md_driven/report.md")).unwrap();
+    assert_tables_render(&driven);
+    // A driven mechanism without a reference is ranked by drift by default (its drives do work,
+    // so its energy change is theirs): regression, it was ranked by the energy error.
+    assert!(driven.contains("| max \\|\\|C\\|\\|inf [units of C] |"), "{driven}");
 }

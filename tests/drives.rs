@@ -251,3 +251,28 @@ fn an_elbow_motor_drives_the_relative_angle_of_two_moving_links() {
     // over 2 s ≈ 1e-2 rad.
     assert!((s_pgs - s_lag).abs() <= 1e-2, "{s_pgs} vs {s_lag}");
 }
+
+#[test]
+fn the_drive_clock_is_the_counted_time_not_a_sum_of_steps() {
+    // Regression: the clock coordinate s was integrated like any other, so after 3·10⁵ RK4 steps
+    // of 1e-5 s it read 3 + 2.6e-11, an error floor under every driven model. With fixed steps
+    // it is now set to the counted time n h after every step: s equals the sample's time to the
+    // bit, and s(3) is 3 to rounding, for an ODE formulation (the clock in x) and a stepper (in q).
+    let m = slider_crank();
+    let clock = m.scene.system.clock_q_index().expect("a driven model has a clock");
+    for (f, p, integrator) in [("force", vec![("omega", 10.0)], Some("rk4")), ("impulse", vec![], None)] {
+        let params: Vec<(&str, Scalar)> = p.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
+        let spec = CellSpec::named(f, &params, "sparse_cholesky", &[], integrator, Control::Fixed { h: 1e-5 }, 3.0)
+            .unwrap()
+            .sampled(1.0)
+            .recording();
+        let r = run(&m.scene, &spec);
+        assert_eq!(r.summary.status.label(), "ok", "{f}");
+        for s in &r.samples {
+            assert_eq!(s.q[clock], s.t, "{f}: s − t = {:.3e} at t = {}", s.q[clock] - s.t, s.t);
+        }
+        // n h = 300000 × 1e-5 is 3 + 1 ulp in floating point: the counted time itself.
+        let end = r.samples.last().unwrap().q[clock];
+        assert!((end - 3.0).abs() <= 2.0 * 3.0 * f64::EPSILON, "{f}: s(3) − 3 = {:.3e}", end - 3.0);
+    }
+}

@@ -131,3 +131,18 @@ fn iftomm_a05_flyball_governor_holds_the_sleeve_to_its_reference() {
     // The sleeve rises as the balls fly out: s is not the trivial 0.5 m.
     assert!(reference.iter().any(|(_, s)| *s > 0.7));
 }
+
+#[test]
+fn an_adaptive_stage_that_fails_is_a_rejected_step_not_a_failed_run() {
+    // Regression: on the flyball governor (full rank) force (ω = 20) + Dop853 at 1e-6 ended as
+    // failed at t = 0 with "matrix is singular": Hairer's initial-step guess and the first trial
+    // stages land on states far off the constraints where J W Jᵀ is singular. A failed stage is
+    // now a rejected step, retried a tenth as long: the cell runs, its rejections counted.
+    let m = model("iftomm_a05_flyball");
+    let params = [("omega", Scalar::Num(20.0))];
+    let control = Control::Adaptive { rtol: 1e-6, atol: 1e-6 };
+    let spec = CellSpec::named("force", &params, "dense_lu", &[], Some("dop853"), control, 0.2).unwrap().sampled(0.1);
+    let r = run(&m.scene, &spec);
+    assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
+    assert!(r.summary.counters.rejected > 0, "the failed stages count as rejected steps");
+}

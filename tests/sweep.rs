@@ -45,7 +45,17 @@ fn without_timings(report: &str) -> Vec<String> {
                 || l.starts_with("- run ")
                 || l.starts_with("- merged from"))
         })
-        .map(str::to_string)
+        .map(|l| {
+            // A ranking row: its wall-time and median-step columns (the two before `front`) come
+            // from the parallel pass for cells that did not run to the end, and vary.
+            let cells: Vec<&str> = l.split(" | ").collect();
+            if l.starts_with("| ") && cells.len() >= 16 {
+                let n = cells.len();
+                [&cells[..n - 3], &cells[n - 1..]].concat().join(" | ")
+            } else {
+                l.to_string()
+            }
+        })
         .collect()
 }
 

@@ -106,13 +106,14 @@ pub const MAX_REPEATS: usize = 100;
 pub const DEFAULT_REPEATS: usize = 3;
 
 /// Validates `target`, `rank_by` and `timing`; `has_reference` says whether a reference error
-/// exists (a reference file, or an exact solution of the scene).
+/// exists (a reference file, or an exact solution of the scene), `driven` whether the scene has
+/// drives (whose work changes the energy, so that the default ranking is by drift there).
 pub fn goals(
     file: &str,
     target: Option<&Spanned<RawTarget>>,
     rank_by: Option<&Spanned<String>>,
     timing: Option<&Spanned<RawTiming>>,
-    has_reference: bool,
+    (has_reference, driven): (bool, bool),
     scene: &str,
 ) -> Result<Goals, ConfigError> {
     let target = match target {
@@ -155,7 +156,13 @@ pub fn goals(
             Some(Target { bounds })
         }
     };
-    let default_accuracy = if has_reference { Metric::ReferenceError } else { Metric::EnergyError };
+    // A drive does work: the energy change of a driven mechanism measures the drive, not the
+    // method, so without a reference the default is the constraint drift there.
+    let default_accuracy = match (has_reference, driven) {
+        (true, _) => Metric::ReferenceError,
+        (false, true) => Metric::Drift,
+        (false, false) => Metric::EnergyError,
+    };
     let rank_by = match rank_by {
         None => RankBy::Metric(default_accuracy),
         Some(r) => match r.value.as_str() {

@@ -390,7 +390,7 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
         cells_per_variant(&formulations, &solvers, &integrators, stabilizers.len(), steps.len(), tolerances.len());
     let (scene, mut variants) =
         super::source::variants(file, &raw, &limits, per_variant, &steps, (duration, sample_interval))?;
-    let divergence_bound = divergence_bound.unwrap_or_else(|| scene.default_divergence_bound());
+    let divergence_bound = divergence_bound.unwrap_or_else(|| scene.default_divergence_bound(&variants));
 
     let axis = Axis { duration, sample_interval, steps: &steps, cells_per_variant: per_variant as f64 };
     let model_reference = match &scene {
@@ -399,8 +399,15 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
     };
     let measure = measurements(file, &raw, &mut variants, &axis, model_reference)?;
     let has_reference = measure.reference.is_some() || variants.iter().all(|v| v.scene.reference.is_some());
-    let mut goals =
-        goals(file, raw.target.as_ref(), raw.rank_by.as_ref(), raw.timing.as_ref(), has_reference, scene.name())?;
+    let driven = variants.iter().any(|v| v.scene.system.constraints().iter().any(|c| c.kind() == "drive"));
+    let mut goals = goals(
+        file,
+        raw.target.as_ref(),
+        raw.rank_by.as_ref(),
+        raw.timing.as_ref(),
+        (has_reference, driven),
+        scene.name(),
+    )?;
     goals.energy_window = super::goal::energy_window(file, raw.energy_window.as_ref(), duration)?;
 
     Ok(Experiment {

@@ -298,6 +298,24 @@ fn median(x: &mut [f64]) -> f64 {
     if n % 2 == 1 { x[n / 2] } else { 0.5 * (x[n / 2 - 1] + x[n / 2]) }
 }
 
+/// How a run that broke a branch invariant ended, by the stated rule: if the step that broke it
+/// moved a body by more than the length scale `scale` (the divergence bound) or turned a planar
+/// body by more than π, the integration ran away — no converging step makes such a jump, and the
+/// invariant failed because the numbers blew up, not because the mechanism went through a
+/// singular configuration onto another branch — so the run diverged; otherwise it left the branch.
+fn off_branch(t: f64, reason: String, (moved, turned): (f64, f64), scale: f64) -> Status {
+    if moved > scale || turned > std::f64::consts::PI || moved.is_nan() || turned.is_nan() {
+        Status::Diverged {
+            t,
+            reason: format!(
+                "the state jumped in one step (a body moved {moved:.3e} m, length scale {scale:.3e} m; a planar body turned {turned:.3e} rad, more than π is a jump), which broke the branch invariant: {reason}"
+            ),
+        }
+    } else {
+        Status::LeftBranch { t, reason }
+    }
+}
+
 fn all_finite(a: &[f64], b: &[f64]) -> bool {
     a.iter().chain(b).all(|x| x.is_finite())
 }
@@ -363,6 +381,8 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
     // Event functions g = output − value (wrapped for angles) at the last step boundary.
     let mut g_prev = vec![0.0; cell.events.len()];
     let mut values = vec![0.0; outs.len()];
+    // The positions at the last branch check (every step, when the scene has branch invariants).
+    let mut branch_prev = if scene.branch.is_empty() { Vec::new() } else { scene.q0.clone() };
     if !cell.events.is_empty() {
         probe.outputs(scene, outs, &mut values);
         for (g, e) in g_prev.iter_mut().zip(&cell.events) {
@@ -449,6 +469,21 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
                         None if h >= h_max => cell.duration,
                         None => t + h,
                     };
+                    // A driven scene's clock s is the counted time n h, not a sum of steps.
+                    if clock.is_some() {
+                        match &mut driver {
+                            Driver::Ode { ode, x, .. } => {
+                                if let Some(i) = ode.clock_index() {
+                                    x[i] = t;
+                                }
+                            }
+                            Driver::Stepper { .. } => {
+                                if let Some(i) = sys.clock_q_index() {
+                                    q[i] = t;
+                                }
+                            }
+                        }
+                    }
                     if !finite {
                         status = Status::Diverged { t, reason: "non-finite state (NaN or infinity)".into() };
                         wall += start.elapsed().as_secs_f64() - unmeasured;
@@ -512,9 +547,11 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
                 }
                 probe.load(&driver, None);
                 let off = scene.branch.iter().find_map(|b| b.violated(sys, &probe.q));
+                let jump = crate::scene::largest_jump(sys, &branch_prev, &probe.q);
+                branch_prev.copy_from_slice(&probe.q);
                 unmeasured += branch_start.elapsed().as_secs_f64();
                 if let Some(reason) = off {
-                    status = Status::LeftBranch { t, reason };
+                    status = off_branch(t, reason, jump, cell.drift_bound);
                     wall += start.elapsed().as_secs_f64() - unmeasured;
                     break 'outer;
                 }
@@ -585,4 +622,23 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
         counters,
     };
     RunResult { samples, summary, probes, events }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_branch_invariant_broken_by_a_jump_is_a_divergence_not_a_branch_change() {
+        // Regression: force (ω = 10) + RK4 on the N-four-bar ended "left the assembly branch" with
+        // a coupler angle of −9.7e6 rad reached in one step. A step turning a planar body by more
+        // than π, or moving a body by more than the length scale, is a blow-up.
+        let reason = || "K2.angle outside [-0.5, 0.5]".to_string();
+        assert_eq!(off_branch(1.0, reason(), (1e-3, 1e-3), 1.0).label(), "left branch");
+        assert_eq!(off_branch(1.0, reason(), (1e-3, 9.7e6), 1.0).label(), "diverged");
+        assert_eq!(off_branch(1.0, reason(), (2.0, 0.0), 1.0).label(), "diverged");
+        assert_eq!(off_branch(1.0, reason(), (f64::NAN, 0.0), 1.0).label(), "diverged");
+        let Status::Diverged { reason, .. } = off_branch(1.0, reason(), (0.0, 4.0), 1.0) else { unreachable!() };
+        assert!(reason.contains("jumped in one step") && reason.contains("K2.angle"), "{reason}");
+    }
 }

@@ -56,11 +56,12 @@ impl SceneSource {
         }
     }
 
-    /// The divergence bound when the config gives none: 100 (constraint units) for a registered
-    /// scene, whose mechanisms are about a metre; a model's own length scale for a model.
-    pub fn default_divergence_bound(&self) -> f64 {
+    /// The divergence bound when the config gives none: the mechanism's length scale — a
+    /// registered scene's extent ([`crate::scene::Scene::extent`], the largest over the variants),
+    /// a model's `length_scale`.
+    pub fn default_divergence_bound(&self, variants: &[Variant]) -> f64 {
         match self {
-            SceneSource::Builtin(_) => 100.0,
+            SceneSource::Builtin(_) => variants.iter().map(|v| v.scene.extent()).fold(0.0, f64::max),
             SceneSource::Model(m) => m.length_scale,
         }
     }

@@ -155,6 +155,10 @@ impl SecondOrderOde for Force<'_> {
         self.ns.system.normalize(x)
     }
 
+    fn clock_index(&self) -> Option<usize> {
+        self.ns.system.clock_q_index()
+    }
+
     fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
         x.copy_from_slice(self.q0);
         xd.copy_from_slice(self.v0);

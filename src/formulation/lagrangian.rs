@@ -428,6 +428,10 @@ impl SecondOrderOde for Lagrangian<'_> {
         self.tree.normalize(&mut x[..xk])
     }
 
+    fn clock_index(&self) -> Option<usize> {
+        self.clock.map(|_| self.tree.position_dim())
+    }
+
     fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
         let (k, xk) = self.tree_dims();
         self.probe.borrow_mut().reduce(&self.scene.q0, &self.scene.v0, &mut x[..xk], &mut xd[..k]);

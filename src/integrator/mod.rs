@@ -63,6 +63,12 @@ pub trait SecondOrderOde: Send {
     fn normalize(&self, _x: &mut [f64]) -> bool {
         false
     }
+    /// The index in x of a driven scene's clock s (ṡ = 1), if it has one: with fixed steps the
+    /// runner sets it to the counted time n h after every step, so that s does not accumulate the
+    /// rounding of a sum of steps.
+    fn clock_index(&self) -> Option<usize> {
+        None
+    }
     /// The initial (x, ẋ) from the scene's initial state.
     fn initial(&self, x: &mut [f64], xd: &mut [f64]);
     /// The acceleration a(x, ẋ): one right-hand-side evaluation (one linear solve).
@@ -137,6 +143,17 @@ pub enum IntegrateError {
     StepSizeUnderflow {
         /// The last step size tried.
         h: f64,
+    },
+    /// An adaptive method's stage evaluation kept failing as the step was cut (each failure a
+    /// rejected step) until the step underflowed; the last failure is the source.
+    #[error(
+        "step size underflow (h = {h:.3e} s): every trial step failed in a stage evaluation, the last with: {source}"
+    )]
+    StageFailed {
+        /// The last step size tried \[s\].
+        h: f64,
+        /// The last stage's error.
+        source: Box<IntegrateError>,
     },
 }
 

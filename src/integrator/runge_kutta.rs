@@ -224,12 +224,24 @@ impl RungeKutta {
         }
         let mut h = if dnf <= 1e-10 || dny <= 1e-10 { 1e-6 } else { (dny / dnf).sqrt() * 0.01 };
         h = h.min(h_max);
-        for i in 0..self.y.len() {
-            self.stage[i] = self.y[i] + h * self.k[0][i];
-        }
         let last = self.k.len() - 1;
-        let (d, stage) = (self.d, &self.stage);
-        Self::f(ode, d, stage, &mut self.k[last], &mut self.stats)?;
+        // The trial evaluation at y + h f(y): where it fails, a tenth of h (a rejected trial).
+        loop {
+            for i in 0..self.y.len() {
+                self.stage[i] = self.y[i] + h * self.k[0][i];
+            }
+            let (d, stage) = (self.d, &self.stage);
+            match Self::f(ode, d, stage, &mut self.k[last], &mut self.stats) {
+                Ok(()) => break,
+                Err(e) => {
+                    self.stats.rejected += 1;
+                    if !(0.1 * h > 1e-14 * h_max.max(1.0)) {
+                        return Err(IntegrateError::StageFailed { h, source: Box::new(e) });
+                    }
+                    h *= 0.1;
+                }
+            }
+        }
         let mut der2 = 0.0;
         for i in 0..self.y.len() {
             let sk = atol + rtol * self.y[i].abs();
@@ -306,7 +318,17 @@ impl Integrator for RungeKutta {
                 loop {
                     let clipped = h_max < self.h;
                     let h = if clipped { h_max } else { self.h };
-                    self.attempt(ode, h)?;
+                    // A stage whose evaluation fails (a trial state where the formulation's solve
+                    // breaks down) is a rejected step: retry a tenth as long, down to the
+                    // underflow bound, and report the stage's own error only there.
+                    if let Err(e) = self.attempt(ode, h) {
+                        self.stats.rejected += 1;
+                        self.h = 0.1 * h;
+                        if !(self.h > 1e-14 * h_max.max(1.0)) {
+                            return Err(IntegrateError::StageFailed { h, source: Box::new(e) });
+                        }
+                        continue;
+                    }
                     let err = self.error_norm(h, rtol, atol);
                     let t = self.tab;
                     let fac11 = err.powf(t.expo);

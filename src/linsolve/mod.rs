@@ -218,7 +218,7 @@ pub enum SolveError {
     },
     /// A Cholesky factorization met a non-positive pivot.
     #[error(
-        "{solver}: matrix is not positive definite (pivot {pivot}): J W J^T is singular (redundant constraints or a singular configuration)"
+        "{solver}: matrix is not positive definite (pivot {pivot}): J W J^T is singular at the evaluated state (`check` tells whether rows are redundant at q0)"
     )]
     NotPositiveDefinite {
         /// Solver name.

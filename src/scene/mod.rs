@@ -147,3 +147,68 @@ pub fn push_pose(q0: &mut Vec<f64>, pose: Pose3) {
     q0.extend_from_slice(&pose.0);
     q0.extend_from_slice(&pose.1);
 }
+
+impl Scene {
+    /// The mechanism's extent \[m\]: the diagonal of the bounding box of its body centres at q0
+    /// and the world origin (a pendulum of length L: L; a chain of N links of length L laid out
+    /// straight: N L), or 1 m when that is zero (a single body at the origin). O(bodies). A
+    /// registered scene's length scale, which its default divergence bound and the jump rule of
+    /// [`largest_jump`] use.
+    pub fn extent(&self) -> f64 {
+        let sys = &self.system;
+        let (mut lo, mut hi) = ([0.0f64; 3], [0.0f64; 3]);
+        for (i, b) in sys.bodies().iter().enumerate() {
+            if b.kind == crate::model::BodyKind::Clock {
+                continue;
+            }
+            let o = sys.q_offsets()[i];
+            for k in 0..b.kind.dim() {
+                lo[k] = lo[k].min(self.q0[o + k]);
+                hi[k] = hi[k].max(self.q0[o + k]);
+            }
+        }
+        let d = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt();
+        if d > 0.0 && d.is_finite() { d } else { 1.0 }
+    }
+}
+
+/// The largest change of a body's position \[m\] and of a planar body's angle \[rad\] between two
+/// position vectors of `system` (one step's motion), for the rule that tells a divergence from a
+/// move to another assembly branch: a step that moves a body by more than the mechanism's length
+/// scale, or turns a planar body by more than π, is a jump no step of a converging integration
+/// makes.
+pub fn largest_jump(system: &crate::system::System, before: &[f64], after: &[f64]) -> (f64, f64) {
+    let (mut dx, mut da) = (0.0f64, 0.0f64);
+    let nan_max = |m: f64, x: f64| if x.is_nan() || m.is_nan() { f64::NAN } else { m.max(x) };
+    for (i, b) in system.bodies().iter().enumerate() {
+        let o = system.q_offsets()[i];
+        match b.kind {
+            crate::model::BodyKind::Clock => continue,
+            crate::model::BodyKind::Rigid2 => da = nan_max(da, (after[o + 2] - before[o + 2]).abs()),
+            _ => {}
+        }
+        let d2: f64 = (0..b.kind.dim()).map(|k| (after[o + k] - before[o + k]).powi(2)).sum();
+        dx = nan_max(dx, d2.sqrt());
+    }
+    (dx, da)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::params::Scalar;
+
+    #[test]
+    fn the_extent_is_the_mechanisms_size() {
+        // A 1 m pendulum: 1 m (its bob from the pivot at the origin), so a drift of 65 m is a
+        // divergence by the default bound (it was 100 for every registered scene). The chain of 10
+        // masses 1 m apart along x, the first pinned at the origin: 9 m.
+        let scene = |name: &str, p: &[(&str, f64)]| {
+            let given: Vec<(&str, Scalar)> = p.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
+            super::registry::find(name).unwrap().build_default(&given).unwrap()
+        };
+        let pendulum = scene("pendulum", &[("length", 1.0)]);
+        assert!((pendulum.extent() - 1.0).abs() < 1e-12, "{}", pendulum.extent());
+        let chain = scene("chain", &[("n", 10.0), ("link", 1.0)]);
+        assert!((chain.extent() - 9.0).abs() < 1e-12, "{}", chain.extent());
+    }
+}
