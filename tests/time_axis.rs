@@ -85,3 +85,15 @@ fn dop853_sampled_every_millisecond_takes_the_same_steps_as_with_one_sample() {
 fn tol(t: f64) -> Control {
     Control::Adaptive { rtol: t, atol: t }
 }
+
+#[test]
+fn a_sample_interval_may_be_a_fraction_as_steps_are() {
+    // Regression: `sample_interval: "1/60"` was refused though `steps` take p/q.
+    let text = "name: frac\nscene: {name: pendulum}\nformulations: [{name: force}]\nsolvers: [{name: dense_lu}]\nintegrators: [{name: rk4}]\nsteps: [\"1/60\"]\nduration: 1\nsample_interval: \"1/60\"\n";
+    let exp = tinkertoy::experiment::grid::from_text("frac.yaml", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(exp.sample_interval, 1.0 / 60.0);
+    let bad = text.replace("sample_interval: \"1/60\"", "sample_interval: \"1/0\"");
+    let Err(e) = tinkertoy::experiment::grid::from_text("frac.yaml", &bad) else { panic!("1/0 accepted") };
+    let e = e.to_string();
+    assert!(e.contains("sample_interval") && e.contains("1/60"), "{e}");
+}

@@ -179,8 +179,8 @@ pub struct RawConfig {
     pub tolerances: Option<Spanned<Vec<Spanned<f64>>>>,
     /// Simulated time \[s\].
     pub duration: Spanned<f64>,
-    /// Time between samples \[s\].
-    pub sample_interval: Spanned<f64>,
+    /// Time between samples \[s\]: a number, or a fraction "p/q" as steps take.
+    pub sample_interval: Spanned<StepValue>,
     /// Windows \[0, w\] and \[T − w, T\] \[s\] over which the report averages the signed energy change.
     #[serde(default)]
     pub energy_window: Option<Spanned<f64>>,

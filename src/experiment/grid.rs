@@ -285,7 +285,20 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
     };
 
     let duration = check_positive(file, "duration", &raw.duration)?;
-    let sample_interval = check_positive(file, "sample_interval", &raw.sample_interval)?;
+    let sample_interval = {
+        let v = &raw.sample_interval;
+        if !(v.value.seconds.is_finite() && v.value.seconds > 0.0) {
+            return err(
+                file,
+                at(v),
+                format!(
+                    "field `sample_interval` = {} is invalid; expected a finite number > 0 or a fraction like \"1/60\"",
+                    crate::params::short(&v.value.text)
+                ),
+            );
+        }
+        v.value.seconds
+    };
     if sample_interval > duration {
         return err(
             file,

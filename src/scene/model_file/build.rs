@@ -401,8 +401,9 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
         let output = Output::new(text, unit, &format!("branch invariant {text}"), quantity);
         scene.branch.push(crate::scene::Invariant { output, min, max });
     }
-    let (keep, keep_v) = match &raw.assemble {
-        Some(a) => {
+    let off = matches!(raw.assemble.as_ref().map(|a| &a.value), Some(super::RawAssembleChoice::Off));
+    let (keep, keep_v) = match raw.assemble.as_ref().map(|a| &a.value) {
+        Some(super::RawAssembleChoice::On(a)) => {
             let resolve = |list: &[Spanned<String>], field: &str| -> Result<Vec<usize>, ConfigError> {
                 list.iter()
                     .map(|s| {
@@ -414,15 +415,19 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
                     })
                     .collect()
             };
-            (resolve(&a.value.keep, "keep")?, resolve(&a.value.keep_velocity, "keep_velocity")?)
+            (resolve(&a.keep, "keep")?, resolve(&a.keep_velocity, "keep_velocity")?)
         }
-        None => (Vec::new(), Vec::new()),
+        _ => (Vec::new(), Vec::new()),
     };
-    let assembly = super::assemble::assemble(&mut scene, &keep, &keep_v, length_scale).map_err(|m| ConfigError {
-        file: file.into(),
-        location: at(&raw.model),
-        message: m,
-    })?;
+    let assembly = if off {
+        super::assemble::unassembled(&scene)
+    } else {
+        super::assemble::assemble(&mut scene, &keep, &keep_v, length_scale).map_err(|m| ConfigError {
+            file: file.into(),
+            location: at(&raw.model),
+            message: m,
+        })?
+    };
     if let Some(reason) = scene.branch.iter().find_map(|b| b.violated(&scene.system, &scene.q0)) {
         let at_branch = raw.branch.first().map_or(at(&raw.model), |b| at(&b.value.value));
         return Err(ConfigError {

@@ -96,7 +96,7 @@ pub struct RawModel {
     pub outputs: Vec<Spanned<RawOutput>>,
     /// How the declared state is made consistent.
     #[serde(default)]
-    pub assemble: Option<Spanned<RawAssemble>>,
+    pub assemble: Option<Spanned<RawAssembleChoice>>,
     /// Invariants that identify the assembly branch: a run leaving one is reported as such.
     #[serde(default)]
     pub branch: Vec<Spanned<RawInvariant>>,
@@ -371,8 +371,37 @@ pub struct RawOutput {
     pub describes: Option<String>,
 }
 
-/// `assemble:`.
-#[derive(Debug, Deserialize)]
+/// `assemble:` — `false` (use the declared state as written, off the constraints, e.g. to study
+/// stabilization from a violated start), or what the assembly keeps.
+#[derive(Debug)]
+pub enum RawAssembleChoice {
+    /// `assemble: false`.
+    Off,
+    /// `assemble: true` (the default) or `assemble: {keep: …}`.
+    On(RawAssemble),
+}
+
+impl<'de> Deserialize<'de> for RawAssembleChoice {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawAssembleChoice;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("true, false, or a map {keep: [..], keep_velocity: [..]}")
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<RawAssembleChoice, E> {
+                Ok(if b { RawAssembleChoice::On(RawAssemble::default()) } else { RawAssembleChoice::Off })
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawAssembleChoice, A::Error> {
+                RawAssemble::deserialize(de::value::MapAccessDeserializer::new(map)).map(RawAssembleChoice::On)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `assemble: {…}`.
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawAssemble {
     /// Coordinates the position assembly keeps as declared (`K1.angle`, `K2.x`, …).
