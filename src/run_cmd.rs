@@ -174,6 +174,7 @@ fn run_one(
         );
         return ExitCode::SUCCESS;
     }
+    let load_start = report::provenance::load_average();
     // Every output error before computing: the directory is checked, locked and written to now.
     let claim_name = match shard {
         Some((i, n)) => format!("{}.shard-{i}-of-{n}", exp.name),
@@ -248,6 +249,7 @@ fn run_one(
     let (timings, core) = exp.time_all(&kept, &results, &|| bar.inc(1));
     bar.finish_and_clear();
     let mut prov = Provenance::collect(&exp.text, threads);
+    prov.load_start = load_start;
     prov.timing_core = core;
     if reused > 0 {
         eprintln!(

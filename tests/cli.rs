@@ -432,6 +432,8 @@ fn every_table_of_a_report_renders_as_markdown() {
     let report = std::fs::read_to_string(reports.join("md/report.md")).unwrap();
     assert_tables_render(&report);
     assert!(report.contains("\\|\\|C\\|\\|inf"), "the header is escaped");
+    // Provenance carries the machine's load (timings depend on it) and its CPU count.
+    assert!(report.contains("load average (1, 5, 15 min) at the start") && report.contains("logical CPUs"));
     let elbow = format!("{}/tests/data/elbow_motor.yaml", env!("CARGO_MANIFEST_DIR"));
     std::fs::write(
         &config,

@@ -42,6 +42,7 @@ fn without_timings(report: &str) -> Vec<String> {
                 || l.contains("wall time")
                 || l.contains(" ms")
                 || l.contains("timing")
+                || l.contains("load average")
                 || l.starts_with("- run ")
                 || l.starts_with("- merged from"))
         })

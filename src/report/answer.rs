@@ -62,7 +62,8 @@ pub struct Pick {
 pub struct Choice {
     /// Cells meeting the target, cheapest (median wall time) first.
     pub meeting: Vec<usize>,
-    /// Cheapest by wall time (median of the repeats); None when no cell meets the target.
+    /// Cheapest by wall time (median of the repeats; among cells whose time range overlaps the
+    /// fastest one's, the one with the least work); None when no cell meets the target.
     pub by_time: Option<Pick>,
     /// Cheapest by work counters (RHS evaluations, then solves, then iterations).
     pub by_work: Option<Pick>,
@@ -80,7 +81,22 @@ fn pick(sorted: &[&Candidate], tied: impl Fn(&Candidate, &Candidate) -> bool) ->
 pub fn choose(cells: &[Candidate], target: &Target) -> Choice {
     let mut meeting: Vec<&Candidate> = cells.iter().filter(|c| c.meets(target)).collect();
     meeting.sort_by(|a, b| a.time.median.total_cmp(&b.time.median).then(a.work.cmp(&b.work)).then(a.id.cmp(&b.id)));
-    let by_time = pick(&meeting, |a, b| a.time.overlaps(&b.time));
+    // Ties by time are broken by work: among the cells whose time range overlaps the fastest
+    // one's, the least work is the pick, so that an answer does not follow the machine's load
+    // between two cells the measurements cannot tell apart.
+    let mut by_time_order = meeting.clone();
+    if let Some(first) = meeting.first() {
+        let lightest = meeting
+            .iter()
+            .filter(|c| c.time.overlaps(&first.time))
+            .min_by(|a, b| a.work.cmp(&b.work).then(a.time.median.total_cmp(&b.time.median)).then(a.id.cmp(&b.id)));
+        if let Some(l) = lightest {
+            let i = by_time_order.iter().position(|c| c.id == l.id).unwrap_or(0);
+            let chosen = by_time_order.remove(i);
+            by_time_order.insert(0, chosen);
+        }
+    }
+    let by_time = pick(&by_time_order, |a, b| a.time.overlaps(&b.time));
     let mut by_work_order = meeting.clone();
     by_work_order
         .sort_by(|a, b| a.work.cmp(&b.work).then(a.time.median.total_cmp(&b.time.median)).then(a.id.cmp(&b.id)));
@@ -168,6 +184,19 @@ mod tests {
         let c = choose(&cells, &target(1e-6));
         assert_eq!(c.by_time, Some(Pick { best: 0, runner_up: Some(1), tied: true }));
         assert_eq!(c.by_work, Some(Pick { best: 0, runner_up: Some(1), tied: true }));
+    }
+
+    #[test]
+    fn a_tie_by_time_goes_to_the_cell_with_less_work() {
+        // Regression: the wall-time answer followed the machine's load (the same config named a
+        // different cheapest cell 8 minutes apart). Cell 1 is faster by median but its range
+        // overlaps cell 0's, which does half the work: cell 0 is the pick, tied with cell 1.
+        let cells = [cell(0, 1e-9, (1.0, 1.3, 1.6), 500), cell(1, 1e-9, (1.1, 1.2, 2.0), 1000)];
+        let c = choose(&cells, &target(1e-6));
+        assert_eq!(c.by_time, Some(Pick { best: 0, runner_up: Some(1), tied: true }));
+        // Without the overlap the faster cell wins whatever its work.
+        let cells = [cell(0, 1e-9, (1.5, 1.6, 1.7), 500), cell(1, 1e-9, (1.1, 1.2, 1.3), 1000)];
+        assert_eq!(choose(&cells, &target(1e-6)).by_time, Some(Pick { best: 1, runner_up: Some(0), tied: false }));
     }
 
     #[test]

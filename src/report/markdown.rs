@@ -301,5 +301,6 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
         let _ = writeln!(out, "- {note}");
     }
     let _ = writeln!(out, "- run {} on {}, {} worker threads", prov.date, prov.machine, prov.threads);
+    let _ = writeln!(out, "- {}", prov.load_text());
     out
 }

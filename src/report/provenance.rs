@@ -17,6 +17,11 @@ pub struct Provenance {
     pub machine: String,
     /// Worker threads used.
     pub threads: usize,
+    /// The machine's load average over 1, 5 and 15 minutes when the run started (Linux
+    /// `/proc/loadavg`), if set: timings depend on it, the machine may be shared.
+    pub load_start: Option<[f64; 3]>,
+    /// The load average when the report was assembled.
+    pub load_end: Option<[f64; 3]>,
     /// The core the timing thread was pinned to, if timing ran and pinning succeeded.
     pub timing_core: Option<usize>,
     /// How the results were put together when not by one run from scratch (resumed, merged from
@@ -69,7 +74,25 @@ fn machine() -> String {
     format!("{} {}, {cpu}, {cpus} logical CPUs, {mem}", std::env::consts::OS, std::env::consts::ARCH)
 }
 
+/// The load average over 1, 5 and 15 minutes (`/proc/loadavg`), where the system gives it.
+pub fn load_average() -> Option<[f64; 3]> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let mut it = text.split_whitespace().map(|w| w.parse::<f64>().ok());
+    Some([it.next()??, it.next()??, it.next()??])
+}
+
 impl Provenance {
+    /// The load line of the report: at the start and at the end, with the logical CPUs.
+    pub fn load_text(&self) -> String {
+        let f = |l: Option<[f64; 3]>| l.map_or("unknown".to_string(), |[a, b, c]| format!("{a:.2}, {b:.2}, {c:.2}"));
+        let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        format!(
+            "load average (1, 5, 15 min) at the start {}, at the end {}, on {cpus} logical CPUs: timings taken under a load near or above the CPU count are slower and spread more",
+            f(self.load_start),
+            f(self.load_end)
+        )
+    }
+
     /// Collects provenance for a run of the config text `config` on `threads` threads.
     pub fn collect(config: &str, threads: usize) -> Self {
         let hash = Sha256::digest(config.as_bytes());
@@ -82,6 +105,8 @@ impl Provenance {
             date: now_utc(),
             machine: machine(),
             threads,
+            load_start: None,
+            load_end: load_average(),
             timing_core: None,
             notes: Vec::new(),
         }

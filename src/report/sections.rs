@@ -85,7 +85,7 @@ pub(super) fn answer(out: &mut String, exp: &Experiment, rows: &[Row]) {
     let _ = writeln!(out, "## Answer: the cheapest cell that meets the target\n");
     let timing = if exp.goals.repeats > 0 {
         format!(
-            "the median of {} timed runs of the cell, one cell at a time on one pinned core [min–max in brackets]; cells whose ranges overlap are tied",
+            "the median of {} timed runs of the cell, one cell at a time on one pinned core [min–max in brackets]; cells whose ranges overlap are tied, and among the cells tied with the fastest the one with the least work is named",
             exp.goals.repeats
         )
     } else {
