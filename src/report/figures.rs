@@ -101,7 +101,8 @@ fn time_figure(rows: &[Row], with_scene: bool, value: fn(&crate::experiment::Sam
             let faint = !points.is_empty() && points.iter().all(|p| p.1.abs() <= NOISE);
             // A run that ended before its second sample still shows as a marker.
             let style = if r.result.samples.len() <= 3 { Style::LineMarkers } else { Style::Line };
-            (*r, Series { label: r.label(with_scene), color: r.cell.formulation, variant, points, style, faint })
+            let (label, color, group) = (r.label(with_scene), r.cell.formulation, r.cell.stabilizer);
+            (*r, Series { label, color, variant, points, style, faint, group })
         })
         .collect();
     mark_noise(panels(items, with_scene, true))
@@ -159,6 +160,7 @@ fn by_group<'r, 'a>(
             None => {
                 let mut s = Series::new(r.group(with_scene), r.cell.formulation, vec![(xv, yv)], Style::LineMarkers);
                 s.variant = variant;
+                s.group = r.cell.stabilizer;
                 out.push((r, s));
             }
         }

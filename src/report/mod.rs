@@ -288,6 +288,7 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
     let accuracy = accuracy_name(exp);
     let scale = exp.variants[0].scene.energy_scale.definition.as_str();
     let names: Vec<String> = exp.formulations.iter().map(|f| f.label.clone()).collect();
+    let groups: Vec<String> = exp.stabilizers.iter().map(|s| s.label.clone()).collect();
     let mut plots: Vec<PlotEntry> = Vec::new();
     // Data before pictures: the CSVs are written; a figure that cannot be drawn is reported with
     // the reason and never stops the report.
@@ -300,7 +301,7 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
             let (fig, note) = if aggregate::too_large(&fig) {
                 let n: usize = fig.panels.iter().map(|p| p.series.len()).sum();
                 let note = format!(
-                    "{n} series in {} panels are too many to draw one by one (at most {} series, {} panels): each formulation is drawn as one line {} ({} bins of the x axis), over all scene variants. Every cell's values are in `summary.csv` and `runs.csv`.",
+                    "{n} series in {} panels are too many to draw one by one (at most {} series, {} panels): each formulation with each post-step stabilizer is drawn as one line {} ({} bins of the x axis), over all scene variants. Every cell's values are in `summary.csv` and `runs.csv`.",
                     fig.panels.len(),
                     aggregate::MAX_SERIES,
                     aggregate::MAX_PANELS,
@@ -311,7 +312,7 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
                     },
                     aggregate::BINS
                 );
-                (aggregate::aggregate(&fig, keep, &names), Some(note))
+                (aggregate::aggregate(&fig, keep, &names, &groups), Some(note))
             } else {
                 (fig, None)
             };

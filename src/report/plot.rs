@@ -51,12 +51,15 @@ pub struct Series {
     pub style: Style,
     /// Rounding noise only: drawn thin and pale and said so in the legend.
     pub faint: bool,
+    /// Which of its colour's lines it joins when the figure is aggregated: the cell's
+    /// post-step stabilizer, so that stabilized and unstabilized cells stay apart.
+    pub group: usize,
 }
 
 impl Series {
     /// A series with the default look (no variant, not faint).
     pub fn new(label: String, color: usize, points: Vec<(f64, f64)>, style: Style) -> Series {
-        Series { label, color, variant: 0, points, style, faint: false }
+        Series { label, color, variant: 0, points, style, faint: false, group: 0 }
     }
 }
 
