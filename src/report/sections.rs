@@ -278,6 +278,17 @@ pub(super) struct Order {
     pub observed: (f64, f64),
     /// The step sizes used, as written.
     pub steps: Vec<String>,
+    /// The step sizes left out of the fit: their error is of order one, outside any asymptotic
+    /// range (an angle off by a radian, an energy off by its scale).
+    pub saturated: Vec<String>,
+}
+
+/// The error at or above which a cell is not converging at all, for the order fit: 1 for an
+/// error in radians or relative to the energy scale (a pendulum a radian off, an energy off by its
+/// scale, gives an order that means nothing); none for errors in other units.
+fn saturation(exp: &Experiment) -> f64 {
+    let name = super::metric_name(exp, exp.goals.accuracy);
+    if name.ends_with("[rad]") || name.ends_with("[1]") { 1.0 } else { f64::INFINITY }
 }
 
 /// The observed orders of every fixed-step series with at least two step sizes that ran to the end.
@@ -295,10 +306,16 @@ pub(super) fn orders(exp: &Experiment, rows: &[Row]) -> Vec<Order> {
                 None => groups.push((r.short_group.clone(), nominal, vec![r])),
             }
         }
+        let ceiling = saturation(exp);
         for (series, nominal, list) in groups {
-            let pts: Vec<(f64, f64)> = list.iter().filter_map(|r| Some((r.h?, r.accuracy()?))).collect();
-            if let Some(observed) = answer::observed_order(&pts) {
-                let mut steps: Vec<(f64, String)> = list.iter().filter_map(|r| Some((r.h?, r.step.clone()))).collect();
+            let (fit, off): (Vec<&&Row>, Vec<&&Row>) =
+                list.iter().partition(|r| r.accuracy().is_some_and(|e| !(e >= ceiling)));
+            let pts: Vec<(f64, f64)> = fit.iter().filter_map(|r| Some((r.h?, r.accuracy()?))).collect();
+            // A series whose steps are all but one saturated keeps its row, without an order.
+            let observed =
+                answer::observed_order(&pts).or((list.len() >= 2 && !off.is_empty()).then_some((f64::NAN, f64::NAN)));
+            if let Some(observed) = observed {
+                let mut steps: Vec<(f64, String)> = fit.iter().filter_map(|r| Some((r.h?, r.step.clone()))).collect();
                 steps.sort_by(|a, b| b.0.total_cmp(&a.0));
                 out.push(Order {
                     variant: variant.clone(),
@@ -306,11 +323,17 @@ pub(super) fn orders(exp: &Experiment, rows: &[Row]) -> Vec<Order> {
                     nominal,
                     observed,
                     steps: steps.into_iter().map(|s| s.1).collect(),
+                    saturated: off.iter().map(|r| r.step.clone()).collect(),
                 });
             }
         }
     }
     out
+}
+
+/// An observed order to three decimals, or "—" where there is none.
+fn order_text(p: f64) -> String {
+    if p.is_finite() { format!("{p:.3}") } else { "—".into() }
 }
 
 /// `## Observed convergence orders`.
@@ -333,13 +356,17 @@ pub(super) fn orders_section(out: &mut String, exp: &Experiment, orders: &[Order
     for o in orders {
         let _ = writeln!(
             out,
-            "| {}{} | {} | {:.3} | {:.3} | {} |",
+            "| {}{} | {} | {} | {} | {} |",
             if with_variant { format!("{} | ", cell(&o.variant)) } else { String::new() },
             cell(&o.series),
             o.nominal.map_or("—".into(), |n| n.to_string()),
-            o.observed.0,
-            o.observed.1,
-            o.steps.join(", ")
+            order_text(o.observed.0),
+            order_text(o.observed.1),
+            if o.saturated.is_empty() {
+                o.steps.join(", ")
+            } else {
+                format!("{} (left out, error ≥ 1: {})", o.steps.join(", "), o.saturated.join(", "))
+            }
         );
     }
     let _ = writeln!(out);

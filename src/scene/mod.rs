@@ -73,12 +73,15 @@ impl Reference {
         }
     }
 
-    /// The reference error of the Cartesian configuration `q` at time `t` \[s\].
+    /// The reference error of the Cartesian configuration `q` at time `t` \[s\]: for the pendulum
+    /// the angle difference wrapped into (−π, π], in absolute value.
     pub fn error(&self, t: f64, q: &[f64]) -> f64 {
         match self {
             Reference::Pendulum { length, gravity, theta0 } => {
                 let theta = q[0].atan2(-q[1]);
-                (theta - pendulum::exact_angle(*length, *gravity, *theta0, t)).abs()
+                let d = theta - pendulum::exact_angle(*length, *gravity, *theta0, t);
+                let pi = std::f64::consts::PI;
+                ((d + pi).rem_euclid(2.0 * pi) - pi).abs()
             }
         }
     }
@@ -196,6 +199,23 @@ pub fn largest_jump(system: &crate::system::System, before: &[f64], after: &[f64
 #[cfg(test)]
 mod tests {
     use crate::params::Scalar;
+
+    #[test]
+    fn the_pendulum_reference_error_is_the_wrapped_angle_difference() {
+        // Regression: angle errors were not wrapped and exceeded π (a cell a turn ahead read as
+        // 6 rad off). At any t, a bob at θ_exact + 2π − 0.1 is 0.1 rad off, never more than π.
+        let r = super::Reference::Pendulum { length: 1.0, gravity: 9.81, theta0: 1.0 };
+        for t in [0.0, 0.3, 1.7] {
+            let exact = super::pendulum::exact_angle(1.0, 9.81, 1.0, t);
+            for (off, want) in
+                [(2.0 * std::f64::consts::PI - 0.1, 0.1), (3.0, 3.0), (-3.5, 2.0 * std::f64::consts::PI - 3.5)]
+            {
+                let th = exact + off;
+                let e = r.error(t, &[th.sin(), -th.cos()]);
+                assert!((e - want).abs() < 1e-12, "t = {t}, off {off}: {e}");
+            }
+        }
+    }
 
     #[test]
     fn the_extent_is_the_mechanisms_size() {
