@@ -190,7 +190,7 @@ fn run_one(
     };
     // Every finished cell is stored as it completes, for `--resume` and `--cells`.
     let reuse = resume || selection.is_some();
-    let store = match experiment::store::Store::open(&reports, &claim_name, &exp.text, reuse) {
+    let store = match experiment::store::Store::open(&reports, &claim_name, &exp.identity(), reuse) {
         Ok(s) => s,
         Err(e) => return bad_input(&e),
     };
@@ -268,7 +268,7 @@ fn run_one(
     if let Some((i, n)) = shard {
         let file = experiment::store::ShardFile {
             build: experiment::store::build_id().to_string(),
-            config_hash: experiment::store::config_hash(&exp.text),
+            config_hash: exp.identity(),
             config_file: file.clone(),
             config_text: exp.text.clone(),
             index: i,

@@ -225,3 +225,53 @@ fn cells_reruns_a_selection_and_reuses_the_rest() {
         assert!(stderr.contains(needle), "{stderr}");
     }
 }
+
+#[test]
+fn an_edited_model_file_is_never_published_with_the_old_numbers() {
+    // Regression: the store and the shards were keyed by the config text alone, so after a model
+    // file changed `--resume` reused every stored cell ("reused 6 of 6") and `merge` mixed the
+    // two mechanisms. Now they carry the identity of the config and of every file it reads.
+    let dir = temp_dir("edited-model");
+    let model = dir.join("m.yaml");
+    let original =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/elbow_motor.yaml")).unwrap();
+    std::fs::write(&model, &original).unwrap();
+    let config = dir.join("edited.yaml");
+    std::fs::write(
+        &config,
+        "name: edited\nscene: {model: m.yaml}\nformulations: [{name: force}, {name: impulse}]\nsolvers: [{name: dense_lu}]\nintegrators: [{name: rk4}]\nsteps: [0.01]\nduration: 0.5\nsample_interval: 0.1\ntiming: {repeats: 0}\n",
+    )
+    .unwrap();
+    let reports = dir.join("reports");
+    let heavier = original.replacen("mass: 1,", "mass: 3,", 1);
+    assert_ne!(heavier, original);
+    // --resume and --cells after the edit recompute every cell on the edited model.
+    for extra in [&["--resume"][..], &["--cells", "0"][..]] {
+        std::fs::write(&model, &original).unwrap();
+        assert!(tinkertoy(&["run", s(&config), "--reports", s(&reports)]).status.success());
+        let before = std::fs::read(reports.join("edited/summary.csv")).unwrap();
+        std::fs::write(&model, &heavier).unwrap();
+        let out = tinkertoy(&[&["run", s(&config), "--reports", s(&reports)][..], extra].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(!stderr.contains("reused"), "{extra:?}: {stderr}");
+        assert_ne!(std::fs::read(reports.join("edited/summary.csv")).unwrap(), before, "{extra:?}");
+    }
+    // Shards computed on the original model do not merge once it has changed.
+    std::fs::write(&model, &original).unwrap();
+    let sharded = dir.join("sharded");
+    for i in 1..=2 {
+        let shard = format!("{i}/2");
+        assert!(tinkertoy(&["run", s(&config), "--reports", s(&sharded), "--shard", &shard]).status.success());
+    }
+    std::fs::write(&model, &heavier).unwrap();
+    let shards: Vec<String> = (1..=2).map(|i| s(&sharded.join(format!("edited.shard-{i}-of-2"))).to_string()).collect();
+    let out = tinkertoy(&["merge", &shards[0], &shards[1], "--reports", s(&dir.join("merged"))]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("m.yaml") && stderr.contains("differs"), "{stderr}");
+    // With the model as it was, they merge.
+    std::fs::write(&model, &original).unwrap();
+    let out = tinkertoy(&["merge", &shards[0], &shards[1], "--reports", s(&dir.join("merged"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -447,6 +447,47 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
 }
 
 impl Experiment {
+    /// The files besides the config that determine the results, with their SHA-256 (hex): the
+    /// model file (its text) and the reference data (the parsed times and values, bit for bit).
+    pub fn inputs(&self) -> Vec<(String, String)> {
+        use sha2::{Digest, Sha256};
+        let mut out = Vec::new();
+        if let super::source::SceneSource::Model(m) = &self.scene {
+            out.push((m.file.clone(), m.text_hash.clone()));
+        }
+        if let Some(r) = &self.measure.reference {
+            let mut h = Sha256::new();
+            for c in &r.columns {
+                h.update(c.as_bytes());
+                h.update([0u8]);
+            }
+            for (t, row) in r.times.iter().zip(&r.values) {
+                h.update(t.to_bits().to_le_bytes());
+                for v in row {
+                    h.update(v.to_bits().to_le_bytes());
+                }
+            }
+            out.push((r.file.clone(), h.finalize().iter().map(|b| format!("{b:02x}")).collect()));
+        }
+        out
+    }
+
+    /// The identity of the experiment's results: SHA-256 (hex) of the config text and of every
+    /// input ([`Experiment::inputs`]). A stored cell or a shard is reused or merged only under the
+    /// same identity, so an edited model or reference file is never published with old numbers.
+    pub fn identity(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(self.text.as_bytes());
+        for (file, hash) in self.inputs() {
+            h.update([0u8]);
+            h.update(file.as_bytes());
+            h.update([0u8]);
+            h.update(hash.as_bytes());
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// Every cell, in report order.
     pub fn cells(&self) -> Vec<Cell> {
         let mut out = Vec::new();

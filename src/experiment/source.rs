@@ -28,6 +28,8 @@ pub struct ModelInfo {
     pub reference: Option<crate::scene::model_file::ModelReference>,
     /// Physics the model turns off, named in its label and report.
     pub simplifications: Vec<String>,
+    /// SHA-256 of the model file's text, hex.
+    pub text_hash: String,
 }
 
 /// The mechanism of an experiment.
@@ -120,6 +122,7 @@ pub(super) fn variants(
                 length_scale: model.length_scale,
                 assembly: model.assembly,
                 simplifications: model.simplifications,
+                text_hash: model.text_hash,
                 reference: model.reference.map(|r| crate::scene::model_file::ModelReference {
                     file: std::path::Path::new(&m.value)
                         .parent()

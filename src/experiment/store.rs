@@ -61,15 +61,16 @@ struct StoredCellRef<'a> {
 }
 
 impl Store {
-    /// Opens the store of `name` in `reports` (the caller holds the name's lock). Without
-    /// `resume` it starts empty.
-    pub fn open(reports: &Path, name: &str, config_text: &str, resume: bool) -> Result<Store, String> {
+    /// Opens the store of `name` in `reports` (the caller holds the name's lock) for results of
+    /// the experiment whose [`Experiment::identity`] is `identity`. Without `resume` it starts
+    /// empty.
+    pub fn open(reports: &Path, name: &str, identity: &str, resume: bool) -> Result<Store, String> {
         let dir = reports.join(format!(".{name}.cells"));
         if !resume && dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(|e| format!("cannot clear `{}`: {e}", dir.display()))?;
         }
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-        Ok(Store { dir, hash: config_hash(config_text) })
+        Ok(Store { dir, hash: identity.to_string() })
     }
 
     fn path(&self, cell: &Cell) -> PathBuf {
@@ -102,7 +103,8 @@ impl Store {
 pub struct ShardFile {
     /// The build that computed it ([`build_id`]).
     pub build: String,
-    /// SHA-256 of the config text.
+    /// The identity of the sweep's results ([`Experiment::identity`]): SHA-256 of the config text
+    /// and of every model and reference file it read.
     pub config_hash: String,
     /// The config file as given on the command line (reference files are relative to it).
     pub config_file: String,
@@ -257,9 +259,9 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
         if s.config_hash != first.config_hash {
             return Err(format!(
                 "`{d}` is a shard of another config (SHA-256 {}…, `{}`) than `{first_dir}` ({}…, `{}`)",
-                &s.config_hash[..12],
+                s.config_hash.get(..12).unwrap_or(&s.config_hash),
                 s.config_file,
-                &first.config_hash[..12],
+                first.config_hash.get(..12).unwrap_or(&first.config_hash),
                 first.config_file
             ));
         }
@@ -286,6 +288,12 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
         }
     }
     let exp = super::grid::from_text(&first.config_file, &first.config_text).map_err(|e| e.to_string())?;
+    if exp.identity() != first.config_hash {
+        return Err(format!(
+            "`{first_dir}`: the config text or a file it reads ({}) differs from what the shards were computed with; rerun the shards",
+            exp.inputs().iter().map(|(f, _)| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
     let cells = exp.cells();
     let mut owner: Vec<Option<usize>> = vec![None; cells.len()];
     for (d, s) in &shards {

@@ -296,6 +296,10 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
 
     let _ = writeln!(out, "## Provenance\n");
     let _ = writeln!(out, "- config: `{}`, SHA-256 `{}`", exp.file, prov.config_hash);
+    for (file, hash) in exp.inputs() {
+        let _ =
+            writeln!(out, "- input: `{}`, SHA-256 `{hash}` (a model's text; reference data as parsed)", cell(&file));
+    }
     let _ = writeln!(out, "- tinkertoy {} at commit `{}`", prov.version, prov.commit);
     for note in &prov.notes {
         let _ = writeln!(out, "- {note}");

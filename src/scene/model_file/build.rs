@@ -446,6 +446,7 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
         body_names,
         joints: marks,
         simplifications,
+        text_hash: String::new(),
         reference: match &raw.reference {
             Some(r) => {
                 let dir = std::path::Path::new(file).parent().unwrap_or(std::path::Path::new(""));

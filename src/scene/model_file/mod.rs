@@ -436,6 +436,8 @@ pub struct Model {
     /// Physics the model turns off (e.g. the gyroscopic term), one phrase each, for labels and
     /// reports; empty for a model with everything on.
     pub simplifications: Vec<String>,
+    /// SHA-256 of the model file's text, hex: part of the identity of every result computed on it.
+    pub text_hash: String,
 }
 
 /// Where a joint sits, for pictures: its type and its anchor on each side (a body and a point in
@@ -460,7 +462,9 @@ pub fn load(file: &str) -> Result<Model, ConfigError> {
 /// [`load`] from text (`file` names it in errors).
 pub fn from_text(file: &str, text: &str) -> Result<Model, ConfigError> {
     let raw: RawModel = parse_as(file, text)?;
-    build::build(file, &raw)
+    let mut m = build::build(file, &raw)?;
+    m.text_hash = crate::experiment::store::config_hash(text);
+    Ok(m)
 }
 
 /// The models shipped in `models/`, built into the binary (path as in the repository, text), so
@@ -477,7 +481,9 @@ pub const SHIPPED: &[(&str, &str)] = &[
 /// reference file on disk, which the caller carries beside it.
 pub fn from_embedded(file: &str, text: &str) -> Result<Model, ConfigError> {
     let raw: RawModel = parse_as(file, text)?;
-    build::build_checked(file, &raw, false)
+    let mut m = build::build_checked(file, &raw, false)?;
+    m.text_hash = crate::experiment::store::config_hash(text);
+    Ok(m)
 }
 
 /// A located error in a model file.
