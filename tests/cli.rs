@@ -447,3 +447,24 @@ fn every_table_of_a_report_renders_as_markdown() {
     // so its energy change is theirs): regression, it was ranked by the energy error.
     assert!(driven.contains("| max \\|\\|C\\|\\|inf [units of C] |"), "{driven}");
 }
+
+#[test]
+fn fifos_and_devices_are_refused_by_type_before_reading() {
+    // Regression: a config, model or reference path that is a FIFO blocked forever (opening it
+    // waits for a writer), and `/dev/zero` as a reference was read without bound.
+    let dir = temp_dir("fifo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("pipe.yaml");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let model_cfg = dir.join("model.yaml");
+    std::fs::write(&model_cfg, format!("name: m\nscene: {{model: {}}}\nformulations: [{{name: force}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: rk4}}]\nsteps: [0.01]\nduration: 1\nsample_interval: 0.1\n", fifo.display())).unwrap();
+    let ref_cfg = dir.join("reference.yaml");
+    std::fs::write(&ref_cfg, "name: r\nscene: {name: pendulum}\nformulations: [{name: force}]\nsolvers: [{name: dense_lu}]\nintegrators: [{name: rk4}]\nsteps: [0.01]\nduration: 1\nsample_interval: 0.1\nreference: {file: /dev/zero}\n").unwrap();
+    for (config, needle) in [(&fifo, "FIFO"), (&model_cfg, "FIFO"), (&ref_cfg, "device")] {
+        let start = std::time::Instant::now();
+        let (code, stderr) = run(config, &dir.join("reports"), &[]);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(needle) && stderr.lines().count() == 1, "{stderr}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(1), "took {:?}", start.elapsed());
+    }
+}

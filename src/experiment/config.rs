@@ -368,6 +368,8 @@ pub fn read_config(file: &str) -> Result<String, ConfigError> {
 pub fn read_text(file: &str, what: &str, typical: &str) -> Result<String, ConfigError> {
     use std::io::Read;
     let fail = |message: String| ConfigError { file: file.to_string(), location: None, message };
+    // By type before opening: opening a FIFO blocks until a writer comes, a device may never end.
+    refuse_special(file).map_err(|m| fail(format!("cannot read {what}: {m}")))?;
     let f = std::fs::File::open(file).map_err(|e| fail(format!("cannot read {what}: {}", io_reason(&e))))?;
     if f.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(fail(format!("cannot read {what}: it is a directory")));
@@ -382,6 +384,27 @@ pub fn read_text(file: &str, what: &str, typical: &str) -> Result<String, Config
     String::from_utf8(bytes).map_err(|e| {
         fail(format!("{what} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
     })
+}
+
+/// Refuses a path that is not a regular file (after following links): a directory, a FIFO, a
+/// socket or a device, named as such; Ok for a regular file or one that cannot be inspected (the
+/// open that follows then says why).
+pub fn refuse_special(path: impl AsRef<std::path::Path>) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(md) = std::fs::metadata(path) else { return Ok(()) };
+    let t = md.file_type();
+    let kind = if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        return Ok(());
+    };
+    Err(format!("it is {kind}, not a regular file"))
 }
 
 /// An I/O error as a short reason, without the library's wording.

@@ -18,7 +18,7 @@ use super::config::{ConfigError, RawConfig, RawItem, at, check_label, parse};
 use super::goal::{Goals, goals};
 use super::measure::{Axis, Measurements, measurements};
 use super::pairing::{cells_per_variant, check_pairings, names_of_kind, pairs_with};
-use super::runner::{RunResult, run};
+use super::runner::{RunResult, run_contained};
 use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind};
 use crate::integrator::Control;
 use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};
@@ -577,7 +577,7 @@ impl Experiment {
         cells
             .par_iter()
             .map(|c| {
-                let r = run(&self.variants[c.variant].scene, &self.spec(c));
+                let r = run_contained(&self.variants[c.variant].scene, &self.spec(c));
                 done(c, &r);
                 r
             })

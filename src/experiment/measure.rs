@@ -247,6 +247,9 @@ fn reference(
     let fail = |msg: String| {
         err(file, at(path_field), format!("field `reference.file` = `{}`: {msg}", short(&path_field.value)))
     };
+    if let Err(m) = super::config::refuse_special(&path) {
+        return fail(format!("cannot read {}: {m}", path.display()));
+    }
     match std::fs::metadata(&path) {
         Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
         Ok(md) if md.len() > REFERENCE_MAX_BYTES => {

@@ -25,5 +25,5 @@ pub use goal::{Goals, Metric, RankBy, Target};
 pub use grid::{Cell, Experiment, OWN_STEPPER, load, load_with};
 pub use measure::{Measurements, Recorded, ReferenceData};
 pub use observe::{Crossings, Direction, EventSpec};
-pub use runner::{Counters, RunResult, Sample, Status, Summary, run};
+pub use runner::{Counters, RunResult, Sample, Status, Summary, run, run_contained};
 pub use timing::{Spread, Timing};

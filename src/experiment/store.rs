@@ -135,6 +135,7 @@ impl ShardFile {
     /// Reads `<dir>/shard.bin`.
     pub fn read(dir: &Path) -> Result<ShardFile, String> {
         let path = dir.join(SHARD_FILE);
+        super::config::refuse_special(&path).map_err(|m| format!("`{}`: {m}", path.display()))?;
         let bytes = std::fs::read(&path)
             .map_err(|e| format!("`{}` is not a shard directory: {}", dir.display(), super::grid::io_reason(&e)))?;
         postcard::from_bytes(&bytes).map_err(|_| format!("`{}` is damaged or from another format", path.display()))

@@ -4,7 +4,7 @@
 //! summarised as median and min–max over the repeats.
 
 use super::grid::{Cell, Experiment};
-use super::runner::{RunResult, Status, run};
+use super::runner::{RunResult, Status, run_contained};
 
 /// min, median and max of a set of measurements.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -87,7 +87,7 @@ impl Experiment {
                         }
                         let (mut wall, mut step) = (Vec::with_capacity(repeats), Vec::with_capacity(repeats));
                         for _ in 0..repeats {
-                            let again = run(&self.variants[c.variant].scene, &self.spec(c));
+                            let again = run_contained(&self.variants[c.variant].scene, &self.spec(c));
                             // A timed run repeats the same computation: the same steps and solves.
                             debug_assert_eq!(again.summary.counters.steps, r.summary.counters.steps);
                             debug_assert_eq!(again.summary.counters.rhs_evals, r.summary.counters.rhs_evals);
