@@ -64,6 +64,16 @@ fn cases(dir: &Path) -> Vec<Case> {
             &[],
             &["scene.params", "16000000 bodies", "limits.cell_memory_mb"],
         ),
+        // Messages name the expected type and hint at the usual slip (regression: "expected string
+        // scalar (got [5)", a mis-indented key blamed on another).
+        case("a list for a number", with("duration: 1", "duration: [5]"), &[], &["field `duration`", "a single value", "not a list"]),
+        case("a number for a list", with("steps: [0.01]", "steps: 0.01"), &[], &["field `steps`", "expected a list, e.g. [0.01]"]),
+        case(
+            "params at the top level",
+            with("scene: {name: pendulum}", "scene: {name: pendulum}\nparams: {theta0: 1}"),
+            &[],
+            &["unknown field `params`", "indented under the wrong key", "scene:"],
+        ),
         case("20100 scene variants", with("scene: {name: pendulum}", &sweep), &[], &["scene.params", "20100 scene variants", "limits.variants"]),
         case(
             "too many cells",
@@ -104,7 +114,7 @@ fn cases(dir: &Path) -> Vec<Case> {
             &[],
             &["tolerances[0]", "1e-24", "2.3e-15"],
         ),
-        case("config /dev/zero", None, &["/dev/zero"], &["/dev/zero", "larger than 1048576 bytes"]),
+        case("config /dev/zero", None, &["/dev/zero"], &["/dev/zero", "a device, not a regular file"]),
         case("config is a directory", None, &[&dir.display().to_string()], &["a directory"]),
         case("config missing", None, &["/nonexistent/x.yaml"], &["x.yaml", "no such file"]),
         case("config not UTF-8", None, &[&not_utf8.display().to_string()], &["latin1.yaml", "not UTF-8"]),

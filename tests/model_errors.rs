@@ -80,6 +80,11 @@ fn every_malformed_model_is_one_clear_line_with_exit_2() {
         ("a repeated body name", broken("name: lower", "name: upper"), &["bodies[1].name", "`upper`", "earlier body"]),
         ("a body called world", broken("name: lower", "name: world"), &["bodies[1].name", "`world`"]),
         ("an orientation on a planar body", broken("angle: 0}", "orientation: {quaternion: [1, 0, 0, 0]}}"), &["rigid2", "`angle`", "not `orientation`"]),
+        (
+            "an unquoted value with commas in a flow map",
+            broken("value: lower.angle - upper.angle", "value: lower.point(0.5, 0).x"),
+            &["unknown field `0)", "must be quoted"],
+        ),
         ("an unknown force", broken("type: gravity", "type: gravitation"), &["forces[0]", "`gravitation`", "gravity, spring, constant, torque, gyroscopic"]),
         ("a field the force does not take", broken("stiffness: 10}", "stiffness: 10, torque: 1}"), &["forces[1]", "`torque`", "does not apply to `spring`", "stiffness"]),
         ("a spring without stiffness", broken(", stiffness: 10}", "}"), &["forces[1]", "`spring` needs field `stiffness`"]),

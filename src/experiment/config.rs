@@ -273,6 +273,7 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Resul
         if let Some(v) = value.filter(|v| !v.is_empty() && !message.contains('`')) {
             message = format!("{message} (got `{}`)", crate::params::short(&v));
         }
+        message = hint(&message);
         // A missing field is reported where its map ends; the key before that point is not it.
         if let Some(key) = key
             && !message.starts_with("field `")
@@ -282,6 +283,36 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Resul
         }
         ConfigError { file: file.to_string(), location, message }
     })
+}
+
+/// The expected type named as a user reads it, and a hint where a common slip explains the
+/// error: a mis-indented key, an unquoted value with commas in a flow map.
+fn hint(message: &str) -> String {
+    let got = message.split("(got ").nth(1).map(|g| g.trim_end_matches(')').to_string());
+    let mut m = message.to_string();
+    for (library, plain) in [
+        ("expected string scalar", "expected a single value (a number or a word)"),
+        ("expected scalar", "expected a single value (a number or a word)"),
+        ("expected sequence start", "expected a list, e.g. [0.01]"),
+        ("expected mapping start", "expected a map, e.g. {name: rk4}"),
+    ] {
+        if m.starts_with(library) {
+            m = m.replacen(library, plain, 1);
+            if got.as_deref().is_some_and(|g| g.starts_with("`[")) {
+                m.push_str(", not a list");
+            }
+        }
+    }
+    if let Some(key) = m.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) {
+        if key.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '.') || key.contains(')') {
+            m.push_str("; a value with commas inside a `{…}` map must be quoted, e.g. value: \"B.point(0, 0, 0.5).x\"");
+        } else if ["params", "name", "label"].contains(&key) {
+            m.push_str(&format!(
+                "; is `{key}` indented under the wrong key? It belongs to `scene:` or to an entry of formulations, solvers, integrators or stabilizers"
+            ));
+        }
+    }
+    m
 }
 
 /// The YAML library's wording made plain: no advice about its options.

@@ -304,7 +304,7 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
     for note in &prov.notes {
         let _ = writeln!(out, "- {note}");
     }
-    let _ = writeln!(out, "- run {} on {}, {} worker threads", prov.date, prov.machine, prov.threads);
     let _ = writeln!(out, "- {}", prov.load_text());
+    let _ = writeln!(out, "- run {} on {}, {} worker threads", prov.date, prov.machine, prov.threads);
     out
 }
