@@ -19,6 +19,12 @@ fn validate_passes_on_every_built_in_cell() {
     let checks = run_all(&sel);
     let failed: Vec<_> = checks.iter().filter(|c| c.outcome == Outcome::Fail).collect();
     assert!(failed.is_empty(), "{}", scorecard_text(&checks));
+    // Every stepping formulation's order is checked in 2D and on an asymmetric body in space, and
+    // passes (regression: nothing checked a stepper's order, and rattle ran at order 1 in space).
+    let steppers = FORMULATIONS.iter().filter(|f| f.order.is_some()).count();
+    let orders: Vec<_> = checks.iter().filter(|c| c.case.starts_with("stepper order")).collect();
+    assert_eq!(orders.len(), 2 * steppers, "{orders:?}");
+    assert!(orders.iter().all(|c| c.outcome == Outcome::Pass), "{orders:?}");
     // The expected behaviours of the methods are observed, not just tolerated.
     assert!(checks.iter().filter(|c| c.outcome == Outcome::AsPredicted).count() >= 5);
     // Dop853 at tight tolerance: the pendulum's period to 1e-10 relative, for both ODE formulations.

@@ -55,7 +55,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<ImpulseOptions>(
     "impulse",
     "velocity level, J W J^T lambda = -(J v* + beta/h C), sequential impulses with gauss_seidel",
     FormulationKind::Stepper,
-);
+)
+.with_order(1);
 
 /// The impulse-based stepper on one scene, with its workspaces.
 pub struct Impulse<'a> {

@@ -143,7 +143,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<MidpointOptions>(
     "constrained implicit midpoint, force along J at the midpoint (Gonzalez 1999): symmetric, rigid to tol, energy-conserving for distance and linear constraints under gravity at any h; Newton with geometric stiffness",
     FormulationKind::Stepper,
 )
-.solving(SystemShape::NormalWithStiffness);
+.solving(SystemShape::NormalWithStiffness)
+.with_order(2);
 
 /// The midpoint stepper on one scene, with its workspaces.
 pub struct Midpoint<'a> {

@@ -64,6 +64,10 @@ pub struct FormulationEntry {
     pub workspace: WorkspaceFn,
     /// The linear system it solves (what its memory scales with, for the budget).
     pub system: SystemShape,
+    /// A stepping formulation's order of accuracy in h (positions at a fixed time), which
+    /// `validate` checks on a 2D and a 3D mechanism; None for the ODE formulations, whose order
+    /// is their integrator's.
+    pub order: Option<u32>,
 }
 
 /// The shape of the linear system a formulation solves, for the memory budget.
@@ -102,7 +106,13 @@ impl FormulationEntry {
             build: build_erased::<P>,
             workspace: workspace_erased::<P>,
             system: SystemShape::Normal,
+            order: None,
         }
+    }
+
+    /// The same entry with its declared order of accuracy (stepping formulations).
+    pub const fn with_order(self, order: u32) -> Self {
+        FormulationEntry { order: Some(order), ..self }
     }
 
     /// The same entry solving the system of shape `system`.

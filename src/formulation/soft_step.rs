@@ -63,7 +63,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<SoftStepOptions>(
     "soft_step",
     "Box2D v3 soft step: substeps with soft velocity constraints (frequency, damping ratio) and a rigid relax pass",
     FormulationKind::Stepper,
-);
+)
+.with_order(1);
 
 /// The soft-step stepper on one scene, with its workspaces.
 pub struct SoftStep<'a> {

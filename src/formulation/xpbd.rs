@@ -63,7 +63,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<XpbdOptions>(
     "xpbd",
     "XPBD with substeps: compliant position projection (J W J^T + alpha/h^2) dlambda = -C - alpha/h^2 lambda",
     FormulationKind::Stepper,
-);
+)
+.with_order(1);
 
 /// The XPBD stepper on one scene, with its workspaces.
 pub struct Xpbd<'a> {

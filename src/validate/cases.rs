@@ -16,7 +16,7 @@ use crate::scene::{Reference, Scene};
 const DOUBLE: &str = include_str!("../../tests/data/double_pendulum_reference.csv");
 const CARTESIAN: &str = include_str!("../../tests/data/cartesian_pendulum_reference.csv");
 
-fn scene(name: &str, params: &[(&str, f64)]) -> Scene {
+pub(super) fn scene(name: &str, params: &[(&str, f64)]) -> Scene {
     let given: Vec<(&str, Scalar)> = params.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
     scenes::find(name).expect("registered scene").build_default(&given).expect("valid built-in parameters")
 }

@@ -9,6 +9,7 @@
 mod benchmarks;
 mod cases;
 mod laws;
+mod orders;
 
 pub use laws::{null_space, off_gradient_ratio};
 
@@ -180,6 +181,7 @@ pub fn run_all(sel: &Selection) -> Vec<Check> {
     cases::bead(sel, &mut out);
     cases::stored(sel, &mut out);
     cases::rigid3d(sel, &mut out);
+    orders::stepper_orders(sel, &mut out);
     laws::energy_laws(sel, &mut out);
     laws::baumgarte(sel, &mut out);
     benchmarks::test_set(sel, &mut out);

@@ -1,0 +1,125 @@
+//! The observed order of every stepping formulation, on a planar mechanism (the exact pendulum)
+//! and on a mechanism in space with an asymmetric body (the two-hinge pendulum with unequal
+//! principal inertias, where the gyroscopic term does work on the coupling), against its declared
+//! order ([`crate::formulation::registry::FormulationEntry::order`]). The ODE formulations get
+//! their integrators' orders checked in `cases::pendulum`; a stepper's order was checked nowhere,
+//! which let `rattle` run at order 1 in space unnoticed.
+
+use super::{Check, Outcome, Selection, own_stepping, run_cell};
+use crate::integrator::Control;
+use crate::metrics::observed_order;
+use crate::scene::Scene;
+use crate::scene::model_file;
+
+/// The two-hinge pendulum in space with unequal principal inertias.
+const TWO_HINGE: &str = include_str!("../../tests/data/two_hinge_pendulum.yaml");
+
+/// How far an observed order may be from the declared one: the slope between two step sizes of a
+/// factor 2 in the asymptotic range is the order to a few hundredths; 0.3 leaves room for the
+/// next term of the error expansion at these h, as the integrators' check does.
+const ORDER_TOL: f64 = 0.3;
+
+/// The lower link's free end of the two-hinge pendulum at the last sample of `r`.
+fn tip(scene: &Scene, q: &[f64]) -> [f64; 3] {
+    let mut p = [0.0; 3];
+    for (k, name) in ["tip_x", "tip_y", "tip_z"].iter().enumerate() {
+        p[k] = scene.output(name).map_or(f64::NAN, |o| o.value(&scene.system, q));
+    }
+    p
+}
+
+/// Errors of `error(q, t)` at the end of runs of `f` with each h, with the first solver of the
+/// selection that pairs with `f`; None where a cell is not applicable or does not run to the end.
+fn errors(
+    sel: &Selection,
+    f: &crate::formulation::registry::FormulationEntry,
+    scene: &Scene,
+    hs: &[f64],
+    t_end: f64,
+    error: &dyn Fn(&[f64], f64) -> f64,
+) -> Option<(String, Vec<f64>)> {
+    let i = own_stepping(sel, f)?;
+    for s in &sel.solvers {
+        let runs: Vec<Option<f64>> = hs
+            .iter()
+            .map(|&h| {
+                let r = run_cell(scene, f, s, i, Control::Fixed { h }, t_end, t_end)?;
+                let last = r.samples.last()?;
+                (r.summary.status.is_ok() && (last.t - t_end).abs() < 1e-9).then(|| error(&last.q, last.t))
+            })
+            .collect();
+        if runs.iter().all(Option::is_some) {
+            return Some((s.name.to_string(), runs.into_iter().flatten().collect()));
+        }
+    }
+    None
+}
+
+/// Every stepping formulation's observed order in 2D and in 3D.
+pub fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
+    if !sel.own_steppers {
+        return;
+    }
+    let pendulum = super::cases::scene("pendulum", &[("theta0", 1.0)]);
+    let Ok(model) = model_file::from_embedded("tests/data/two_hinge_pendulum.yaml", TWO_HINGE) else { return };
+    let two_hinge = model.scene;
+    // The 3D reference: joint coordinates (the articulated-body algorithm) with Dop853 at 1e-13.
+    let reference = {
+        let lagrangian = crate::formulation::registry::find("lagrangian");
+        let dop853 = crate::integrator::registry::find("dop853");
+        let solver = crate::linsolve::registry::find("dense_lu");
+        match (lagrangian, dop853, solver) {
+            (Some(f), Some(i), Some(s)) => {
+                let control = Control::Adaptive { rtol: 1e-13, atol: 1e-13 };
+                run_cell(&two_hinge, f, s, i, control, 1.0, 1.0)
+                    .and_then(|r| r.samples.last().map(|x| tip(&two_hinge, &x.q)))
+            }
+            _ => None,
+        }
+    };
+    for f in &sel.formulations {
+        let Some(order) = f.order else { continue };
+        let planar_hs = [1.0 / 200.0, 1.0 / 400.0, 1.0 / 800.0];
+        let planar = errors(sel, f, &pendulum, &planar_hs, 1.0, &|q, t| {
+            pendulum.reference.as_ref().map_or(f64::NAN, |r| r.error(t, q))
+        });
+        let spatial_hs = [4e-3, 2e-3, 1e-3];
+        let spatial = reference.and_then(|re| {
+            errors(sel, f, &two_hinge, &spatial_hs, 1.0, &|q, _| {
+                let p = tip(&two_hinge, q);
+                ((p[0] - re[0]).powi(2) + (p[1] - re[1]).powi(2) + (p[2] - re[2]).powi(2)).sqrt()
+            })
+        });
+        for (case, hs, found, what) in [
+            ("stepper order, 2D (exact pendulum)", &planar_hs, planar, "|theta(1) - theta_exact(1)|"),
+            (
+                "stepper order, 3D asymmetric body (two-hinge pendulum)",
+                &spatial_hs,
+                spatial,
+                "tip distance at t = 1 s from lagrangian + dop853 at 1e-13",
+            ),
+        ] {
+            let Some((solver, errs)) = found else {
+                out.push(Check {
+                    case: case.into(),
+                    cell: format!("{} · (no solver runs it)", f.name),
+                    measured: f64::NAN,
+                    tolerance: format!("{order} +- {ORDER_TOL}"),
+                    outcome: Outcome::Info,
+                    note: "not applicable to the mechanism, or a cell did not run to the end".into(),
+                });
+                continue;
+            };
+            // The slope between the two smallest steps: the asymptotic order.
+            let p = observed_order(&hs[1..], &errs[1..]);
+            out.push(Check {
+                case: case.into(),
+                cell: format!("{} · {solver} · stepper · h={}..{}", f.name, hs[0], hs[2]),
+                measured: p,
+                tolerance: format!("{order} +- {ORDER_TOL}"),
+                outcome: if (p - order as f64).abs() <= ORDER_TOL { Outcome::Pass } else { Outcome::Fail },
+                note: format!("slope of log {what} against log h between the two smallest h; declared order {order}"),
+            });
+        }
+    }
+}
