@@ -468,3 +468,23 @@ fn fifos_and_devices_are_refused_by_type_before_reading() {
         assert!(start.elapsed() < std::time::Duration::from_secs(1), "took {:?}", start.elapsed());
     }
 }
+
+#[test]
+fn an_answer_says_when_its_pick_is_isolated_in_its_series() {
+    // Regression: the N = 2 four-bar's answer named a cell that met the target at one tolerance
+    // only (its neighbours left the branch) without saying so. Here force without feedback and
+    // symplectic Euler on the pendulum over 10 s: at h = 1/30 it drifts away (diverged), at 1/60 it
+    // ends more than 1 rad off, at 1/120 it meets a 1 rad target: it is the pick, and isolated.
+    let reports = temp_dir("isolated");
+    std::fs::create_dir_all(&reports).unwrap();
+    let config = reports.join("iso.yaml");
+    std::fs::write(
+        &config,
+        "name: iso\nscene: {name: pendulum, params: {theta0: 1}}\nformulations: [{name: force}]\nsolvers: [{name: dense_lu}]\nintegrators: [{name: symplectic_euler}]\nsteps: [\"1/30\", \"1/60\", \"1/120\"]\nduration: 10\nsample_interval: 0.05\ntarget: {reference_error: 1}\ntiming: {repeats: 0}\n",
+    )
+    .unwrap();
+    assert_eq!(run(&config, &reports, &[]).0, 0);
+    let report = std::fs::read_to_string(reports.join("iso/report.md")).unwrap();
+    let answer = report.split("## What was run").next().unwrap();
+    assert!(answer.contains("h=1/120") && answer.contains("**Isolated**: 2 of the 2 other cells"), "{answer}");
+}

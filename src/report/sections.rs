@@ -55,7 +55,27 @@ fn find<'r, 'a>(rows: &[&'r Row<'a>], id: usize) -> &'r Row<'a> {
     rows.iter().find(|r| r.cell.id == id).copied().unwrap_or(rows[0])
 }
 
-fn describe_pick(out: &mut String, rows: &[&Row], p: &Pick, by: &str, cost: &dyn Fn(&Row) -> String, acc: &str) {
+/// The cells of `best`'s series (the same method at the other steps or tolerances) that do not
+/// meet `target`, and how many cells the series has besides `best`.
+fn failing_neighbours<'r, 'a>(
+    rows: &[&'r Row<'a>],
+    best: &Row,
+    target: &crate::experiment::Target,
+) -> (Vec<&'r Row<'a>>, usize) {
+    let neighbours: Vec<&Row> =
+        rows.iter().copied().filter(|r| r.short_group == best.short_group && r.cell.id != best.cell.id).collect();
+    let n = neighbours.len();
+    (neighbours.into_iter().filter(|r| !r.candidate().meets(target)).collect(), n)
+}
+
+fn describe_pick(
+    out: &mut String,
+    rows: &[&Row],
+    p: &Pick,
+    by: &str,
+    cost: &dyn Fn(&Row) -> String,
+    (acc, target): (&str, &crate::experiment::Target),
+) {
     let best = find(rows, p.best);
     let _ = write!(
         out,
@@ -74,6 +94,18 @@ fn describe_pick(out: &mut String, rows: &[&Row], p: &Pick, by: &str, cost: &dyn
         None => {
             let _ = writeln!(out, "; the only cell that meets the target.");
         }
+    }
+    // An isolated pick: most of its series fails the target, so the setting is fragile.
+    let (failing, n) = failing_neighbours(rows, best, target);
+    if n > 0 && 2 * failing.len() > n {
+        let listed: Vec<String> =
+            failing.iter().map(|r| format!("{} {}", cell(&r.step), r.result.summary.status.label())).collect();
+        let _ = writeln!(
+            out,
+            "  - **Isolated**: {} of the {n} other cells of its series (the same method at other steps or tolerances) do not meet the target ({}): it meets it at this setting, not robustly.",
+            failing.len(),
+            listed.join(", ")
+        );
     }
 }
 
@@ -104,7 +136,7 @@ pub(super) fn answer(out: &mut String, exp: &Experiment, rows: &[Row]) {
         let ran = vrows.iter().filter(|r| r.result.summary.counters.steps > 0).count();
         match (&by_time, &by_work) {
             (Some(t), Some(w)) => {
-                describe_pick(out, &vrows, t, "wall time", &|r| format!("{} ms", wall(r)), &acc);
+                describe_pick(out, &vrows, t, "wall time", &|r| format!("{} ms", wall(r)), (&acc, target));
                 let work = |r: &Row| {
                     let c = &r.result.summary.counters;
                     format!(
@@ -112,7 +144,7 @@ pub(super) fn answer(out: &mut String, exp: &Experiment, rows: &[Row]) {
                         c.rhs_evals, c.linear_solves, c.solver_iterations
                     )
                 };
-                describe_pick(out, &vrows, w, "work", &work, &acc);
+                describe_pick(out, &vrows, w, "work", &work, (&acc, target));
                 let _ = writeln!(out, "- {} of {ran} cells that ran meet the target.\n", meeting.len());
             }
             _ => {
