@@ -488,3 +488,46 @@ fn an_answer_says_when_its_pick_is_isolated_in_its_series() {
     let answer = report.split("## What was run").next().unwrap();
     assert!(answer.contains("h=1/120") && answer.contains("**Isolated**: 2 of the 2 other cells"), "{answer}");
 }
+
+#[test]
+fn links_planted_where_tinkertoy_writes_are_never_written_through() {
+    // Regression: a symlink at the lock (dangling), at the cell store, or at a stored cell's
+    // temporary file made the run write through it, outside the reports directory.
+    use std::os::unix::fs::symlink;
+    let dir = temp_dir("links");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let config = configs().join("valid_small.yaml");
+    let snapshot = |p: &Path| -> Vec<String> {
+        let mut v: Vec<String> =
+            std::fs::read_dir(p).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+        v.sort();
+        v
+    };
+    // 1. A dangling link at the lock: refused, nothing created at its target.
+    let reports = dir.join("r1");
+    std::fs::create_dir_all(&reports).unwrap();
+    symlink(outside.join("lock-target"), reports.join(".valid_small.lock")).unwrap();
+    let (code, stderr) = run(&config, &reports, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!outside.join("lock-target").exists());
+    // 2. A link at the cell store: refused before computing.
+    let reports = dir.join("r2");
+    std::fs::create_dir_all(&reports).unwrap();
+    symlink(&outside, reports.join(".valid_small.cells")).unwrap();
+    let (code, stderr) = run(&config, &reports, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("link"), "{stderr}");
+    assert!(snapshot(&outside).is_empty(), "{:?}", snapshot(&outside));
+    // 3. A link at a stored cell's temporary name (planted after a first run, before --resume):
+    //    removed as a link, the target untouched.
+    let reports = dir.join("r3");
+    assert_eq!(run(&config, &reports, &[]).0, 0);
+    let victim = outside.join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let tmp = reports.join(".valid_small.cells/0.bin.tmp");
+    let _ = std::fs::remove_file(&tmp);
+    symlink(&victim, &tmp).unwrap();
+    assert_eq!(run(&config, &reports, &[]).0, 0);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+}

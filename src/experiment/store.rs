@@ -66,6 +66,13 @@ impl Store {
     /// empty.
     pub fn open(reports: &Path, name: &str, identity: &str, resume: bool) -> Result<Store, String> {
         let dir = reports.join(format!(".{name}.cells"));
+        // The store is ours: a link at its name is refused, never followed.
+        if dir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+            return Err(format!(
+                "`{}` is not a directory (a link or a file); tinkertoy does not write through links — remove it",
+                dir.display()
+            ));
+        }
         if !resume && dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(|e| format!("cannot clear `{}`: {e}", dir.display()))?;
         }
@@ -90,8 +97,18 @@ impl Store {
         let key = cell_key(&self.hash, exp, cell);
         let stored = StoredCellRef { key: &key, result };
         if let Ok(bytes) = postcard::to_stdvec(&stored) {
+            // Created new (O_EXCL) without following links: a link planted at the temporary name
+            // is removed as a link, never written through; rename replaces a link at the final
+            // name itself, not its target.
             let tmp = self.dir.join(format!("{}.bin.tmp", cell.id));
-            if std::fs::write(&tmp, bytes).is_ok() {
+            let _ = std::fs::remove_file(&tmp);
+            let created = {
+                use std::os::unix::fs::OpenOptionsExt;
+                std::fs::OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW).open(&tmp)
+            };
+            if let Ok(mut f) = created
+                && std::io::Write::write_all(&mut f, &bytes).is_ok()
+            {
                 let _ = std::fs::rename(&tmp, self.path(cell));
             }
         }

@@ -98,12 +98,18 @@ pub fn claim(root: &Path, name: &str) -> Result<Publisher, String> {
         return Err(format!("`{}` exists and is not a directory; move it away", shown(&final_dir)));
     }
     let lock_path = root.join(format!(".{name}.lock"));
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
+    // O_NOFOLLOW: a link planted at the lock's name (dangling or not) is refused, never written
+    // through to a file outside the reports directory.
+    let lock = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&lock_path)
+    }
+    .map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
     match lock.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
@@ -118,7 +124,10 @@ pub fn claim(root: &Path, name: &str) -> Result<Publisher, String> {
     }
     remove_stale(root, name);
     let tmp = root.join(format!(".{name}.tmp-{}", std::process::id()));
-    if tmp.exists() {
+    if tmp.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+        // A link is removed as a link (remove_file does not follow it), never descended into.
+        let _ = std::fs::remove_file(&tmp);
+    } else if tmp.exists() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
     std::fs::create_dir(&tmp).map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
