@@ -25,6 +25,10 @@ fn validate_passes_on_every_built_in_cell() {
     let orders: Vec<_> = checks.iter().filter(|c| c.case.starts_with("stepper order")).collect();
     assert_eq!(orders.len(), 2 * steppers, "{orders:?}");
     assert!(orders.iter().all(|c| c.outcome == Outcome::Pass), "{orders:?}");
+    // The steppers declared conservative (rattle, midpoint) keep the pendulum's energy without drift.
+    let conservative = FORMULATIONS.iter().filter(|f| f.conservative).count();
+    let energy: Vec<_> = checks.iter().filter(|c| c.case.starts_with("stepper: bounded energy")).collect();
+    assert!(conservative >= 2 && energy.len() == conservative, "{energy:?}");
     // The expected behaviours of the methods are observed, not just tolerated.
     assert!(checks.iter().filter(|c| c.outcome == Outcome::AsPredicted).count() >= 5);
     // Dop853 at tight tolerance: the pendulum's period to 1e-10 relative, for both ODE formulations.

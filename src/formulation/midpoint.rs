@@ -144,7 +144,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<MidpointOptions>(
     FormulationKind::Stepper,
 )
 .solving(SystemShape::NormalWithStiffness)
-.with_order(2);
+.with_order(2)
+.conservative();
 
 /// The midpoint stepper on one scene, with its workspaces.
 pub struct Midpoint<'a> {

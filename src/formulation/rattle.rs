@@ -94,7 +94,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<RattleOptions>(
     "SHAKE/RATTLE: symplectic, order 2, on C = 0 and J v = 0 to tol (Newton with one factorization per step)",
     FormulationKind::Stepper,
 )
-.with_order(2);
+.with_order(2)
+.conservative();
 
 /// The RATTLE stepper on one scene, with its workspaces.
 pub struct Rattle<'a> {

@@ -68,6 +68,9 @@ pub struct FormulationEntry {
     /// `validate` checks on a 2D and a 3D mechanism; None for the ODE formulations, whose order
     /// is their integrator's.
     pub order: Option<u32>,
+    /// Whether the stepping formulation conserves the energy of a conservative mechanism (bounded
+    /// error, no secular drift: symplectic or energy-conserving), which `validate` checks.
+    pub conservative: bool,
 }
 
 /// The shape of the linear system a formulation solves, for the memory budget.
@@ -107,7 +110,13 @@ impl FormulationEntry {
             workspace: workspace_erased::<P>,
             system: SystemShape::Normal,
             order: None,
+            conservative: false,
         }
+    }
+
+    /// The same entry declared energy-conserving (bounded energy error, no drift).
+    pub const fn conservative(self) -> Self {
+        FormulationEntry { conservative: true, ..self }
     }
 
     /// The same entry with its declared order of accuracy (stepping formulations).

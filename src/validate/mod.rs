@@ -182,6 +182,7 @@ pub fn run_all(sel: &Selection) -> Vec<Check> {
     cases::stored(sel, &mut out);
     cases::rigid3d(sel, &mut out);
     orders::stepper_orders(sel, &mut out);
+    orders::stepper_energy(sel, &mut out);
     laws::energy_laws(sel, &mut out);
     laws::baumgarte(sel, &mut out);
     benchmarks::test_set(sel, &mut out);

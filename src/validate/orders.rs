@@ -123,3 +123,74 @@ pub fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
         }
     }
 }
+
+/// Every stepping formulation declared conservative keeps the pendulum's energy bounded without a
+/// secular trend over 100 periods at h = T/64 (the least-squares trend of the per-period mean of
+/// E − E₀ over the run is at most 0.05 of the error's amplitude, as for the symplectic
+/// integrators); the others' energy change is reported.
+pub fn stepper_energy(sel: &Selection, out: &mut Vec<Check>) {
+    if !sel.own_steppers {
+        return;
+    }
+    let theta0 = 1.0;
+    let pendulum = super::cases::scene("pendulum", &[("theta0", theta0)]);
+    let period = crate::scene::pendulum::exact_period(1.0, 9.81, theta0);
+    let (per, periods) = (64usize, 100usize);
+    let h = period / per as f64;
+    for f in &sel.formulations {
+        let Some(i) = own_stepping(sel, f) else { continue };
+        let Some(s) = sel.solvers.iter().find(|s| {
+            run_cell(&pendulum, f, s, i, Control::Fixed { h }, h, h).is_some_and(|r| r.summary.status.is_ok())
+        }) else {
+            continue;
+        };
+        let Some(r) = run_cell(&pendulum, f, s, i, Control::Fixed { h }, periods as f64 * period, h) else { continue };
+        let e0 = r.samples[0].energy;
+        let mut amp = 0.0f64;
+        let mut pts = Vec::new();
+        for (k, chunk) in r.samples[1..].chunks(per).enumerate() {
+            let mean = chunk.iter().map(|x| x.energy - e0).sum::<f64>() / chunk.len() as f64;
+            amp = chunk.iter().fold(amp, |a, x| a.max((x.energy - e0).abs()));
+            pts.push(((k + 1) as f64 * period, mean));
+        }
+        let ok = r.summary.status.is_ok();
+        let (slope, _) = crate::metrics::linear_fit(&pts);
+        let trend = if ok { (slope * periods as f64 * period).abs() / amp.max(f64::MIN_POSITIVE) } else { f64::NAN };
+        let cell = format!("{} · {} · stepper · pendulum, {periods} periods, h = T/{per}", f.name, s.name);
+        if f.conservative {
+            // An energy-conserving method (not symplectic: `midpoint`) has no oscillation to
+            // compare a trend with; its energy moves only by what its Newton iteration leaves, at
+            // most the constraint force times the position tolerance per step: steps × tol × F_max
+            // with the steppers' default tol = 1e-10 m and F_max = m g (3 − 2 cos θ₀) ≤ 3 m g.
+            let tiny = amp <= steps_bound(periods * per);
+            out.push(Check {
+                case: "stepper: bounded energy, no secular trend".into(),
+                cell,
+                measured: trend,
+                tolerance: "trend <= 0.05 x amplitude, or |dE| <= steps tol F".into(),
+                outcome: if ok && (tiny || trend <= 0.05) { Outcome::Pass } else { Outcome::Fail },
+                note: format!(
+                    "declared conservative: the energy error (amplitude {amp:.2e} J) oscillates without drift (symplectic), or stays within the Newton tolerance's {:.1e} J (energy-conserving)",
+                    steps_bound(periods * per)
+                ),
+            });
+        } else {
+            let last = r.samples.last().map_or(f64::NAN, |x| (x.energy - e0) / pendulum.energy_scale.joules);
+            out.push(Check {
+                case: "stepper: energy change (not declared conservative)".into(),
+                cell,
+                measured: last,
+                tolerance: "reported".into(),
+                outcome: Outcome::Info,
+                note: "(E(end) - E0)/E_scale: feedback, softness or first-order splitting dissipate or gain energy"
+                    .into(),
+            });
+        }
+    }
+}
+
+/// The energy a conserving stepper may move by over `steps` steps of the 1 kg, 1 m pendulum: the
+/// position tolerance 1e-10 m times the largest constraint force 3 m g, per step.
+fn steps_bound(steps: usize) -> f64 {
+    steps as f64 * 1e-10 * 3.0 * 9.81
+}
