@@ -531,3 +531,16 @@ fn links_planted_where_tinkertoy_writes_are_never_written_through() {
     assert_eq!(run(&config, &reports, &[]).0, 0);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
 }
+
+#[test]
+fn a_reference_file_with_a_column_named_twice_is_refused() {
+    // Regression: a duplicated column was accepted (compared with one copy or the other).
+    let dir = temp_dir("dupcol");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("dup.csv"), "t,theta,theta\n0,1,1\n0.1,0.9,0.9\n").unwrap();
+    let config = dir.join("dup.yaml");
+    std::fs::write(&config, "name: dup\nscene: {name: pendulum}\nformulations: [{name: force}]\nsolvers: [{name: dense_lu}]\nintegrators: [{name: rk4}]\nsteps: [0.01]\nduration: 0.1\nsample_interval: 0.1\nreference: {file: dup.csv}\n").unwrap();
+    let (code, stderr) = run(&config, &dir.join("reports"), &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("repeats the name `theta`"), "{stderr}");
+}

@@ -245,3 +245,17 @@ fn animate_writes_an_animated_png_of_recorded_cells_and_refuses_what_it_cannot_d
         assert!(stderr.contains(needle), "{stderr}");
     }
 }
+
+#[test]
+fn principal_moments_no_body_can_have_are_refused() {
+    // Regression: rigid-body moments with I3 > I1 + I2 were accepted (no mass distribution has
+    // them: I1 + I2 − I3 = 2 ∫ z² dm ≥ 0). A flat body's moments, I3 = I1 + I2, are accepted.
+    let text = |i: &str| {
+        format!(
+            "model: m\nlength_scale: 1\nenergy_scale: {{joules: 1, definition: \"1 J\"}}\nbodies:\n  - {{name: A, kind: rigid3, mass: 1, inertia: {i}, position: [0, 0, 0]}}\n"
+        )
+    };
+    let e = tinkertoy::scene::model_file::from_text("m.yaml", &text("[0.02, 0.09, 0.2]")).unwrap_err().to_string();
+    assert!(e.contains("inertia") && e.contains("no body's") && e.contains("I3 <= I1 + I2"), "{e}");
+    assert!(tinkertoy::scene::model_file::from_text("m.yaml", &text("[0.02, 0.09, 0.11]")).is_ok());
+}

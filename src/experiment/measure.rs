@@ -268,6 +268,14 @@ fn reference(
     if header.first().map(String::as_str) != Some("t") {
         return fail(format!("the first column must be `t` (time in s); the header is `{}`", short(&header.join(","))));
     }
+    // A column named twice would be read once and compared with either copy: ambiguous.
+    if let Some((i, h)) = header.iter().enumerate().find(|(i, h)| header[..*i].contains(h)) {
+        return fail(format!(
+            "column {} repeats the name `{}` of an earlier column; each column must be named once",
+            i + 1,
+            short(h)
+        ));
+    }
     let columns: Vec<Spanned<String>> = match &r.value.columns {
         Some(c) => c.value.clone(),
         // Default: every column that names an output of the scene (others, e.g. error bounds,

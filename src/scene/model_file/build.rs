@@ -194,6 +194,23 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
                 for x in m {
                     positive("inertia", x).map_err(&here)?;
                 }
+                // Principal moments of a real body satisfy the triangle inequalities
+                // I_a ≤ I_b + I_c (I_a + I_b − I_c = 2 ∫ z² dm ≥ 0), equality for a flat body;
+                // a relative 1e-12 allows moments rounded from a flat body's.
+                for k in 0..3 {
+                    let (a, b, c) = (m[k], m[(k + 1) % 3], m[(k + 2) % 3]);
+                    if a > (b + c) * (1.0 + 1e-12) {
+                        return Err(here(format!(
+                            "field `inertia` = [{}, {}, {}] is no body's: a principal moment exceeds the sum of the other two ({} > {} + {}); expected I1 <= I2 + I3, I2 <= I1 + I3, I3 <= I1 + I2",
+                            fmt_num(m[0]),
+                            fmt_num(m[1]),
+                            fmt_num(m[2]),
+                            fmt_num(a),
+                            fmt_num(b),
+                            fmt_num(c)
+                        )));
+                    }
+                }
                 Body::rigid3(mass, m)
             }
             (_, Some(_)) => return Err(here(format!("field `inertia` does not apply to a {} body", kw.value))),
