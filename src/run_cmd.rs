@@ -281,6 +281,7 @@ fn run_one(
             timing_core: core,
         };
         let written = postcard::to_stdvec(&file)
+            .map(experiment::store::seal)
             .map_err(|e| e.to_string())
             .and_then(|bytes| {
                 std::fs::write(publisher.dir().join(experiment::store::SHARD_FILE), bytes)

@@ -35,6 +35,21 @@ fn cell_key(config_hash: &str, exp: &Experiment, cell: &Cell) -> String {
     Sha256::digest(spec.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// `bytes` followed by their SHA-256: what every stored cell and shard file holds, so that any
+/// change of a byte (a flipped bit, a truncation, an edit) is detected before the data is used.
+pub fn seal(mut bytes: Vec<u8>) -> Vec<u8> {
+    let sum = Sha256::digest(&bytes);
+    bytes.extend_from_slice(&sum);
+    bytes
+}
+
+/// The data of a [`seal`]ed file, or None if its checksum does not match (or it is too short).
+pub fn unseal(bytes: &[u8]) -> Option<&[u8]> {
+    let n = bytes.len().checked_sub(32)?;
+    let (data, sum) = bytes.split_at(n);
+    (Sha256::digest(data).as_slice() == sum).then_some(data)
+}
+
 /// A result read back: the scene's energy scale is not stored, it is the variant's.
 fn restore(exp: &Experiment, cell: &Cell, mut r: RunResult) -> RunResult {
     r.summary.energy_scale = exp.variants[cell.variant].scene.energy_scale.clone();
@@ -87,7 +102,8 @@ impl Store {
     /// The stored result of `cell`, if one from this build and config is there.
     pub fn load(&self, exp: &Experiment, cell: &Cell) -> Option<RunResult> {
         let bytes = std::fs::read(self.path(cell)).ok()?;
-        let stored: StoredCell = postcard::from_bytes(&bytes).ok()?;
+        // A damaged file (any byte changed) is not reused: the cell runs again.
+        let stored: StoredCell = postcard::from_bytes(unseal(&bytes)?).ok()?;
         (stored.key == cell_key(&self.hash, exp, cell)).then(|| restore(exp, cell, stored.result))
     }
 
@@ -96,7 +112,7 @@ impl Store {
     pub fn save(&self, exp: &Experiment, cell: &Cell, result: &RunResult) {
         let key = cell_key(&self.hash, exp, cell);
         let stored = StoredCellRef { key: &key, result };
-        if let Ok(bytes) = postcard::to_stdvec(&stored) {
+        if let Ok(bytes) = postcard::to_stdvec(&stored).map(seal) {
             // Created new (O_EXCL) without following links: a link planted at the temporary name
             // is removed as a link, never written through; rename replaces a link at the final
             // name itself, not its target.
@@ -155,7 +171,9 @@ impl ShardFile {
         super::config::refuse_special(&path).map_err(|m| format!("`{}`: {m}", path.display()))?;
         let bytes = std::fs::read(&path)
             .map_err(|e| format!("`{}` is not a shard directory: {}", dir.display(), super::grid::io_reason(&e)))?;
-        postcard::from_bytes(&bytes).map_err(|_| format!("`{}` is damaged or from another format", path.display()))
+        let data = unseal(&bytes)
+            .ok_or_else(|| format!("`{}` is damaged: its checksum does not match its contents", path.display()))?;
+        postcard::from_bytes(data).map_err(|_| format!("`{}` is damaged or from another format", path.display()))
     }
 
     /// Restores the energy scales of the results from the experiment's scenes.
