@@ -544,3 +544,30 @@ fn a_reference_file_with_a_column_named_twice_is_refused() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("repeats the name `theta`"), "{stderr}");
 }
+
+#[test]
+fn cleanup_removes_only_what_dead_runs_of_this_host_left() {
+    // Regression: `run` deleted user directories whose names merely looked like its leftovers
+    // (`.data.old-4000000`, `.x.tmp-4000001`). Now only directories holding this host's run marker
+    // whose process is gone are removed.
+    let reports = temp_dir("cleanup");
+    for d in [".data.old-4000000", ".x.tmp-4000001", ".valid_small.tmp-4000002"] {
+        std::fs::create_dir_all(reports.join(d)).unwrap();
+        std::fs::write(reports.join(d).join("precious"), "user data").unwrap();
+    }
+    // A leftover of a dead run of this host: its marker names a PID that is not running.
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap().trim().to_string();
+    let dead = reports.join(".other.tmp-4000003");
+    std::fs::create_dir_all(&dead).unwrap();
+    std::fs::write(dead.join(".tinkertoy-run"), format!("tinkertoy run\nhost {host}\npid 4000003\nstart 1\n")).unwrap();
+    // Another host's live-looking leftover is not ours to judge.
+    let foreign = reports.join(".other.tmp-4000004");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join(".tinkertoy-run"), "tinkertoy run\nhost elsewhere\npid 4000004\nstart 1\n").unwrap();
+    assert_eq!(run(&configs().join("valid_small.yaml"), &reports, &[]).0, 0);
+    for d in [".data.old-4000000", ".x.tmp-4000001", ".valid_small.tmp-4000002"] {
+        assert!(reports.join(d).join("precious").exists(), "{d} was removed");
+    }
+    assert!(!dead.exists(), "a dead run's leftover stays");
+    assert!(foreign.exists(), "another host's directory was removed");
+}

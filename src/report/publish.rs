@@ -132,11 +132,52 @@ pub fn claim(root: &Path, name: &str) -> Result<Publisher, String> {
     }
     std::fs::create_dir(&tmp).map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
     pending(&tmp, true);
+    mark(&tmp).map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
     Ok(Publisher { final_dir, tmp, _lock: lock, done: false })
 }
 
-/// Removes what dead runs left in `root`: every temporary or old directory of `name` (we hold its
-/// lock, so no live run owns one), and those of other names whose process is gone.
+/// The marker file inside every directory a run creates (its temporary directory, which becomes
+/// the published report): which host and process made it, and when that process started.
+pub const MARKER: &str = ".tinkertoy-run";
+
+/// This machine's host name (Linux: the kernel's), for the marker.
+fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
+}
+
+/// The start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat), which
+/// tells a live process from a later one that reused its PID.
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Writes the marker of this run into `dir`.
+fn mark(dir: &Path) -> std::io::Result<()> {
+    let pid = std::process::id();
+    let text = format!("tinkertoy run\nhost {}\npid {pid}\nstart {}\n", host(), start_time(pid).unwrap_or(0));
+    std::fs::write(dir.join(MARKER), text)
+}
+
+/// Whether `dir` was made by a run of this host that is provably gone (its process is dead, or
+/// its PID now belongs to a process started at another time), or — `same_name` — by another run
+/// of the experiment whose lock we hold. Without a readable marker of this host: never.
+fn made_by_a_dead_run(dir: &Path, same_name: bool) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join(MARKER)) else { return false };
+    let field = |k: &str| text.lines().find_map(|l| l.strip_prefix(k).map(|v| v.trim().to_string()));
+    let (Some(h), Some(pid), Some(start)) = (field("host "), field("pid "), field("start ")) else { return false };
+    let (Ok(pid), Ok(start)) = (pid.parse::<u32>(), start.parse::<u64>()) else { return false };
+    if h != host() || pid == std::process::id() {
+        return false;
+    }
+    same_name || !alive(pid) || start_time(pid).is_some_and(|s| s != start)
+}
+
+/// Removes what dead runs of this host left in `root`: temporary and old directories that hold
+/// this host's marker and whose run is gone (for `name`, whose lock we hold, any other run's).
+/// A directory without the marker — a user's, whatever its name — or another host's is never
+/// touched.
 fn remove_stale(root: &Path, name: &str) {
     let Ok(entries) = std::fs::read_dir(root) else { return };
     for e in entries.flatten() {
@@ -144,8 +185,10 @@ fn remove_stale(root: &Path, name: &str) {
         let Some(rest) = file.strip_prefix('.') else { continue };
         let split = [".tmp-", ".old-", ".trash-"].iter().find_map(|m| rest.rsplit_once(m));
         let Some((stem, pid)) = split else { continue };
-        let Ok(pid) = pid.parse::<u32>() else { continue };
-        if (stem == name && pid != std::process::id()) || !alive(pid) {
+        if pid.parse::<u32>().is_err() || e.file_type().map_or(true, |t| !t.is_dir()) {
+            continue;
+        }
+        if made_by_a_dead_run(&e.path(), stem == name) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
