@@ -463,7 +463,7 @@ pub fn load(file: &str) -> Result<Model, ConfigError> {
 pub fn from_text(file: &str, text: &str) -> Result<Model, ConfigError> {
     let raw: RawModel = parse_as(file, text)?;
     let mut m = build::build(file, &raw)?;
-    m.text_hash = crate::experiment::store::config_hash(text);
+    m.text_hash = text_hash(text);
     Ok(m)
 }
 
@@ -477,12 +477,18 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("models/iftomm_a05_flyball.yaml", include_str!("../../../models/iftomm_a05_flyball.yaml")),
 ];
 
+/// SHA-256 of a model file's text, hex.
+fn text_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// A model built into the binary (`validate`'s benchmarks): [`from_text`] without looking for its
 /// reference file on disk, which the caller carries beside it.
 pub fn from_embedded(file: &str, text: &str) -> Result<Model, ConfigError> {
     let raw: RawModel = parse_as(file, text)?;
     let mut m = build::build_checked(file, &raw, false)?;
-    m.text_hash = crate::experiment::store::config_hash(text);
+    m.text_hash = text_hash(text);
     Ok(m)
 }
 
