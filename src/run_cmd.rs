@@ -377,10 +377,16 @@ pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool) -> ExitC
     let mut prov = Provenance::collect(&m.exp.text, m.threads);
     prov.timing_core = m.timing_core;
     prov.notes.push(format!(
-        "merged from {} shards (`run --shard I/{}`), computed by tinkertoy {}; each shard timed its own cells",
+        "merged from {} shards (`run --shard I/{}`), computed by tinkertoy {} and merged by tinkertoy {}{}; each shard timed its own cells",
         m.count,
         m.count,
-        experiment::store::build_id()
+        m.build,
+        experiment::store::build_id(),
+        if m.build == experiment::store::build_id() {
+            " (the same build)"
+        } else {
+            " — another build: the version and commit below are the merging build's, not the computing one's"
+        }
     ));
     finish(&m.exp, &m.cells, &m.results, &m.timings, &prov, publisher, strict)
 }

@@ -90,7 +90,7 @@ fn showcase_as_three_shards_merges_into_the_single_run_byte_for_byte() {
     }
     let a = std::fs::read_to_string(single.join("showcase/report.md")).unwrap();
     let b = std::fs::read_to_string(merged.join("showcase/report.md")).unwrap();
-    assert!(b.contains("merged from 3 shards"));
+    assert!(b.contains("merged from 3 shards") && b.contains("merged by tinkertoy") && b.contains("(the same build)"));
     let (a, b) = (without_timings(&a), without_timings(&b));
     assert!(a.len() > 60, "{} lines compared", a.len());
     assert_eq!(a, b, "the merged report differs beyond timings");

@@ -281,6 +281,8 @@ pub struct Merged {
     pub timing_core: Option<usize>,
     /// Number of shards.
     pub count: usize,
+    /// The build that computed the shards ([`build_id`] as they recorded it).
+    pub build: String,
 }
 
 /// Reads the shard directories and checks that they are one sweep: one config and build, every
@@ -348,6 +350,7 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
     }
     let threads = shards.iter().map(|(_, s)| s.threads).max().unwrap_or(1);
     let timing_core = first.timing_core;
+    let build = first.build.clone();
     let mut slots: Vec<Option<(RunResult, Timing)>> = (0..cells.len()).map(|_| None).collect();
     for (_, s) in shards {
         for (id, r, t) in s.restore(&exp, &cells) {
@@ -355,5 +358,5 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
         }
     }
     let (results, timings) = slots.into_iter().map(|x| x.expect("every cell is covered")).unzip();
-    Ok(Merged { exp, cells, results, timings, threads, timing_core, count: n })
+    Ok(Merged { exp, cells, results, timings, threads, timing_core, count: n, build })
 }
