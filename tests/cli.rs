@@ -434,7 +434,15 @@ fn every_table_of_a_report_renders_as_markdown() {
     assert!(report.contains("\\|\\|C\\|\\|inf"), "the header is escaped");
     // Provenance carries the machine's load (timings depend on it) and its CPU count.
     assert!(report.contains("load average (1, 5, 15 min) at the start") && report.contains("logical CPUs"));
-    let elbow = format!("{}/tests/data/elbow_motor.yaml", env!("CARGO_MANIFEST_DIR"));
+    // The model's summary is shown as text: raw HTML escaped (regression: it went in unescaped).
+    let text = std::fs::read_to_string(format!("{}/tests/data/elbow_motor.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let elbow = reports.join("elbow_motor.yaml");
+    std::fs::write(
+        &elbow,
+        text.replacen("model: elbow_motor\n", "model: elbow_motor\nsummary: \"<b>elbow</b> | motor\"\n", 1),
+    )
+    .unwrap();
+    let elbow = elbow.display().to_string();
     std::fs::write(
         &config,
         format!("name: md_driven\nscene: {{model: {elbow}}}\nformulations: [{{name: force}}, {{name: rattle}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: rk4}}]\nsteps: [0.01, 0.005]\nduration: 2\nsample_interval: 0.1\ntiming: {{repeats: 0}}\n"),
@@ -443,6 +451,7 @@ fn every_table_of_a_report_renders_as_markdown() {
     assert_eq!(run(&config, &reports, &[]).0, 0);
     let driven = std::fs::read_to_string(reports.join("md_driven/report.md")).unwrap();
     assert_tables_render(&driven);
+    assert!(driven.contains("&lt;b&gt;elbow&lt;/b&gt;") && !driven.contains("<b>"), "{driven}");
     // A driven mechanism without a reference is ranked by drift by default (its drives do work,
     // so its energy change is theirs): regression, it was ranked by the energy error.
     assert!(driven.contains("| max \\|\\|C\\|\\|inf [units of C] |"), "{driven}");

@@ -81,9 +81,10 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
             let _ = writeln!(out, "- scene: `{}` — {}; parameters: {}", e.name, e.summary, scene_params.join(", "));
         }
         SceneSource::Model(m) => {
-            let _ = writeln!(out, "- scene: model `{}` from `{}` — {}", m.name, m.file, m.summary);
+            // The model's own text is prose: kept on one line, raw HTML shown as text.
+            let _ = writeln!(out, "- scene: model `{}` from `{}` — {}", m.name, cell(&m.file), cell(&m.summary));
             if !m.source.is_empty() {
-                let _ = writeln!(out, "- model source: {}", m.source);
+                let _ = writeln!(out, "- model source: {}", cell(&m.source));
             }
             let _ = writeln!(out, "- {}", m.assembly);
             for s in &m.simplifications {
