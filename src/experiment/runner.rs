@@ -414,6 +414,12 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
     // Event functions g = output − value (wrapped for angles) at the last step boundary.
     let mut g_prev = vec![0.0; cell.events.len()];
     let mut values = vec![0.0; outs.len()];
+    // Where a driven scene's clock sits in the integrated state (x for an ODE, q for a stepper),
+    // found once.
+    let clock_at = match &driver {
+        Driver::Ode { ode, .. } => ode.clock_index(),
+        Driver::Stepper { .. } => sys.clock_q_index(),
+    };
     // The positions at the last branch check (every step, when the scene has branch invariants).
     let mut branch_prev = if scene.branch.is_empty() { Vec::new() } else { scene.q0.clone() };
     if !cell.events.is_empty() {
@@ -515,18 +521,10 @@ pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
                     };
                     CELL_TIME.with(|c| c.set(t));
                     // A driven scene's clock s is the counted time n h, not a sum of steps.
-                    if clock.is_some() {
+                    if let (Some(i), Some(_)) = (clock_at, &clock) {
                         match &mut driver {
-                            Driver::Ode { ode, x, .. } => {
-                                if let Some(i) = ode.clock_index() {
-                                    x[i] = t;
-                                }
-                            }
-                            Driver::Stepper { .. } => {
-                                if let Some(i) = sys.clock_q_index() {
-                                    q[i] = t;
-                                }
-                            }
+                            Driver::Ode { x, .. } => x[i] = t,
+                            Driver::Stepper { .. } => q[i] = t,
                         }
                     }
                     if !finite {
