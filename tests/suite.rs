@@ -140,3 +140,17 @@ fn check_on_a_suite_describes_every_member() {
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("`rattel`"));
 }
+
+#[test]
+fn suites_in_flow_style_or_with_a_byte_order_mark_are_suites() {
+    // Regression: a suite was recognised by a line starting with `suite:`, so flow style and a
+    // byte-order mark were read as broken experiment configs.
+    let (a, b) = (member("first", 0.01), member("second", 0.001));
+    let flow = "{suite: two, description: Two pendulum experiments., experiments: [a.yaml, b.yaml]}\n";
+    let bom = format!("\u{feff}{SUITE}");
+    for (tag, text) in [("suite_flow", flow), ("suite_bom", bom.as_str())] {
+        let (code, stderr, reports) = run(tag, &[("suite.yaml", text), ("a.yaml", &a), ("b.yaml", &b)], &[]);
+        assert_eq!(code, 0, "{tag}: {stderr}");
+        assert!(reports.join("two/report.md").is_file(), "{tag}");
+    }
+}

@@ -412,6 +412,8 @@ pub fn read_text(file: &str, what: &str, typical: &str) -> Result<String, Config
     if bytes.len() as u64 > CONFIG_MAX_BYTES {
         return Err(fail(format!("{what} is larger than {CONFIG_MAX_BYTES} bytes; {typical}")));
     }
+    // A UTF-8 byte-order mark, which some editors write, is not part of the YAML.
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).map(<[u8]>::to_vec).unwrap_or(bytes);
     String::from_utf8(bytes).map_err(|e| {
         fail(format!("{what} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
     })

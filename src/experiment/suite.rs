@@ -40,7 +40,10 @@ pub struct Suite {
 
 /// Whether `text` is a suite file (a top-level `suite:` key) rather than an experiment.
 pub fn is_suite(text: &str) -> bool {
-    text.lines().any(|l| l.starts_with("suite:"))
+    // Parsed, not sniffed: a top-level key `suite` in block or flow style; text that is not a
+    // YAML map is no suite (the config reader then says what is wrong with it).
+    serde_saphyr::from_str::<std::collections::BTreeMap<String, serde::de::IgnoredAny>>(text)
+        .is_ok_and(|m| m.contains_key("suite"))
 }
 
 /// Reads and checks a suite file: its name, and that every member exists, once. The members'
