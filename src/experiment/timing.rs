@@ -3,8 +3,9 @@
 //! cell at a time, on one thread pinned to one core, and its wall time and median step time are
 //! summarised as median and min–max over the repeats.
 
+use super::contained::run_contained;
 use super::grid::{Cell, Experiment};
-use super::runner::{RunResult, Status, run_contained};
+use super::runner::{RunResult, Status};
 
 /// min, median and max of a set of measurements.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
