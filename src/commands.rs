@@ -3,19 +3,19 @@
 //! refused (printed by `main` with exit status 2).
 
 use crate::constraint::registry::CONSTRAINTS;
-use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind, SolverUse};
-use crate::integrator::registry::{INTEGRATORS, IntegratorKind};
-use crate::linsolve::registry::SOLVERS;
+use crate::formulation::registry::{FormulationEntry, FormulationKind, SolverUse};
+use crate::integrator::registry::IntegratorKind;
 use crate::params;
+use crate::registry::{Axis, Registry};
 use crate::scene::model_file;
-use crate::scene::registry::{SCENES, SceneEntry};
-use crate::stabilization::registry::STABILIZERS;
+use crate::scene::registry::SceneEntry;
 use std::path::{Path, PathBuf};
 
-/// The text of `tinkertoy list`: every registered constraint, scene, formulation, linear solver,
-/// stabilizer and integrator with its parameters, units and defaults, and the model files in
-/// `models/`.
-pub fn list() -> String {
+/// The text of `tinkertoy list`: every constraint, and every scene, formulation, linear solver,
+/// stabilizer and integrator of `reg` (items from outside the crate marked so) with its
+/// parameters, units and defaults, and the model files in `models/`.
+pub fn list(reg: &Registry) -> String {
+    let outside = |axis: Axis, name: &str| if reg.is_outside(axis, name) { " (outside)" } else { "" };
     let mut out = String::from("Constraints\n");
     for c in CONSTRAINTS {
         out.push_str(&format!("  {:<16} {}\n    params: {}\n", c.name, c.summary, c.params));
@@ -31,7 +31,8 @@ pub fn list() -> String {
             SolverUse::Any => String::new(),
             SolverUse::Own(s) => format!("; its own solver: {s}"),
         };
-        (e.name, format!("{} [{kind}{solver}]", e.summary), e.params, String::new())
+        let from = outside(Axis::Formulation, e.name);
+        (e.name, format!("{} [{kind}{solver}]{from}", e.summary), e.params, String::new())
     };
     // A scene's named outputs (at its default parameters) for `record`, `reference` and `events`.
     let outputs = |e: &SceneEntry| match e.build_default(&[]) {
@@ -43,12 +44,29 @@ pub fn list() -> String {
         _ => String::new(),
     };
     let sections: [(&str, Rows); 4] = [
-        ("Scenes", SCENES.iter().map(|e| (e.name, e.summary.to_string(), e.params, outputs(e))).collect()),
-        ("Formulations", FORMULATIONS.iter().map(formulation).collect()),
-        ("Linear solvers", SOLVERS.iter().map(|e| (e.name, e.summary.to_string(), e.params, String::new())).collect()),
+        (
+            "Scenes",
+            reg.scenes()
+                .iter()
+                .map(|e| (e.name, format!("{}{}", e.summary, outside(Axis::Scene, e.name)), e.params, outputs(e)))
+                .collect(),
+        ),
+        ("Formulations", reg.formulations().iter().map(formulation).collect()),
+        (
+            "Linear solvers",
+            reg.solvers()
+                .iter()
+                .map(|e| (e.name, format!("{}{}", e.summary, outside(Axis::Solver, e.name)), e.params, String::new()))
+                .collect(),
+        ),
         (
             "Post-step stabilizers",
-            STABILIZERS.iter().map(|e| (e.name, e.summary.to_string(), e.params, String::new())).collect(),
+            reg.stabilizers()
+                .iter()
+                .map(|e| {
+                    (e.name, format!("{}{}", e.summary, outside(Axis::Stabilizer, e.name)), e.params, String::new())
+                })
+                .collect(),
         ),
     ];
     for (title, rows) in sections {
@@ -64,12 +82,12 @@ pub fn list() -> String {
     }
     out.push_str(&models_section());
     out.push_str("\nIntegrators\n");
-    for i in INTEGRATORS {
+    for i in reg.integrators() {
         let kind = match i.kind() {
             IntegratorKind::Fixed { order } => format!("fixed step h, order {order}"),
             IntegratorKind::Adaptive { order } => format!("adaptive (tolerance), order {order}"),
         };
-        out.push_str(&format!("  {:<16} {} [{kind}]\n", i.name, i.summary));
+        out.push_str(&format!("  {:<16} {} [{kind}]{}\n", i.name, i.summary, outside(Axis::Integrator, i.name)));
     }
     out
 }

@@ -19,8 +19,10 @@
 //!   outputs ([`scene::Output`]);
 //! - [`formulation`]: what λ means and which system is solved (ODE formulations and steppers);
 //! - [`stabilization`]: post-step corrections;
+//! - [`registry`]: every item a config can name, as one value an outside crate extends;
 //! - [`experiment`], [`report`], [`validate`]: configs and cells (the time axis, the runner, what
-//!   a run measures: [`experiment::observe`], [`experiment::measure`]), reports, and the scorecard.
+//!   a run measures: [`experiment::observe`], [`experiment::measure`]), reports, and the scorecard;
+//! - [`commands`], [`cli`]: the command line, [`cli::main_with`] a registry.
 //!
 //! The math and the architecture are described in `docs/design.md`; every kernel cites its equation.
 //!
@@ -68,6 +70,7 @@ macro_rules! registry {
     };
 }
 
+pub mod cli;
 pub mod commands;
 pub mod constraint;
 pub mod contact;
@@ -80,6 +83,7 @@ pub mod model;
 pub mod multibody;
 pub mod normal_solve;
 pub mod params;
+pub mod registry;
 pub mod report;
 pub mod scene;
 pub mod sparse;

@@ -580,3 +580,60 @@ fn cleanup_removes_only_what_dead_runs_of_this_host_left() {
     assert!(!dead.exists(), "a dead run's leftover stays");
     assert!(foreign.exists(), "another host's directory was removed");
 }
+
+/// The example outside crate (`examples/own_method.rs`, built by `cargo test` with the tests):
+/// a formulation registered from outside is listed, runs from a YAML config next to built-in
+/// cells, is named in the report, and gets every validate check a built-in stepper gets; its
+/// deliberately broken copy (an undeclared velocity leak) fails validate; the plain binary does
+/// not know it and says so.
+#[test]
+fn an_outside_formulation_is_listed_run_reported_and_validated_like_a_built_in_one() {
+    let bin = Path::new(BIN).parent().unwrap().join("examples").join("own_method");
+    assert!(bin.exists(), "{} is built by `cargo test` (examples)", bin.display());
+    let out = Command::new(&bin).arg("list").output().unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        list.lines().any(|l| l.trim_start().starts_with("constrained_euler ") && l.ends_with("(outside)")),
+        "{list}"
+    );
+
+    let dir = temp_dir("own_method");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/own_method.yaml");
+    let st = Command::new(&bin).arg("run").arg(&config).arg("--reports").arg(&dir).status().unwrap();
+    assert!(st.success());
+    let summary = std::fs::read_to_string(dir.join("own_method/summary.csv")).unwrap();
+    let formulations = column(&summary, "formulation");
+    for f in ["constrained_euler", "rattle", "impulse"] {
+        assert_eq!(formulations.iter().filter(|x| *x == f).count(), 3, "{f}: {summary}");
+    }
+    let report = std::fs::read_to_string(dir.join("own_method/report.md")).unwrap();
+    assert!(report.contains("items from outside tinkertoy") && report.contains("formulation `constrained_euler`"));
+    let (code, err) = run(&config, &dir, &[]);
+    assert_eq!(code, 2, "the plain binary refuses the unknown name: {err}");
+    assert!(err.contains("unknown formulation `constrained_euler`"), "{err}");
+
+    let validate = |f: &str| {
+        let out = Command::new(&bin).args(["validate", "--formulation", f, "--reports"]).arg(&dir).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, card) = validate("constrained_euler");
+    assert_eq!(code, Some(0), "{card}");
+    // The checks a built-in stepper gets, each present and passed for the outside method.
+    for case in [
+        "virtual-work orthogonality",
+        "pendulum theta(t) (exact)",
+        "stepper order, 2D (exact pendulum)",
+        "stepper order, 3D asymmetric body",
+        "stepper: bounded energy, no secular trend",
+    ] {
+        assert!(
+            card.lines().any(|l| l.starts_with(case) && l.contains("constrained_euler") && l.ends_with("pass")),
+            "{case}: {card}"
+        );
+    }
+    let (code, card) = validate("constrained_euler_leaky");
+    assert_eq!(code, Some(1), "{card}");
+    let failed = |case: &str| card.lines().any(|l| l.starts_with(case) && l.ends_with("FAIL"));
+    assert!(failed("stepper: bounded energy, no secular trend"), "{card}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

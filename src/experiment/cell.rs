@@ -71,11 +71,11 @@ impl CellSpec<'static> {
         control: Control,
         duration: f64,
     ) -> Result<Self, String> {
-        let f =
-            crate::formulation::registry::find(formulation).ok_or(format!("unknown formulation `{formulation}`"))?;
-        let s = crate::linsolve::registry::find(solver).ok_or(format!("unknown solver `{solver}`"))?;
+        let reg = crate::registry::active();
+        let f = reg.formulation(formulation).ok_or(format!("unknown formulation `{formulation}`"))?;
+        let s = reg.solver(solver).ok_or(format!("unknown solver `{solver}`"))?;
         let i = match integrator {
-            Some(name) => Some(crate::integrator::registry::find(name).ok_or(format!("unknown integrator `{name}`"))?),
+            Some(name) => Some(reg.integrator(name).ok_or(format!("unknown integrator `{name}`"))?),
             None => None,
         };
         let none = crate::stabilization::registry::find("none").expect("`none` is registered");
@@ -139,7 +139,7 @@ impl<'f> CellSpec<'f> {
 
     /// The same cell with the registered stabilizer `name` and parameter overrides.
     pub fn stabilized(self, name: &str, params: &[(&str, Scalar)]) -> Result<Self, String> {
-        let st = crate::stabilization::registry::find(name).ok_or(format!("unknown stabilizer `{name}`"))?;
+        let st = crate::registry::active().stabilizer(name).ok_or(format!("unknown stabilizer `{name}`"))?;
         let stabilizer_params = st.params.with(name, params).map_err(|e| e.to_string())?;
         Ok(CellSpec { stabilizer: st, stabilizer_params, ..self })
     }

@@ -20,14 +20,13 @@ use super::goal::{Goals, goals};
 use super::measure::{Axis, Measurements, measurements};
 use super::pairing::{cells_per_variant, check_pairings, names_of_kind, pairs_with};
 use super::runner::RunResult;
-use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind};
+use crate::formulation::registry::{FormulationEntry, FormulationKind};
 use crate::integrator::Control;
-use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};
-use crate::linsolve::registry::{SOLVERS, SolverEntry};
+use crate::integrator::registry::{IntegratorEntry, IntegratorKind};
+use crate::linsolve::registry::SolverEntry;
 use crate::params::{self, ParamTable, Resolved, Scalar, fmt_num};
-use crate::scene::registry as scenes;
 use crate::scene::{Output, Scene};
-use crate::stabilization::registry::{STABILIZERS, StabilizerEntry};
+use crate::stabilization::registry::StabilizerEntry;
 use rayon::prelude::*;
 use serde_saphyr::Spanned;
 
@@ -251,16 +250,27 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
         );
     }
     if let Some(n) = &raw.scene.name
-        && scenes::find(&n.value).is_none()
+        && crate::registry::active().scene(&n.value).is_none()
     {
         return err(
             file,
             at(n),
-            format!("field `scene.name`: unknown scene `{}`; expected one of: {}", n.value, scenes::names()),
+            format!(
+                "field `scene.name`: unknown scene `{}`; expected one of: {}",
+                n.value,
+                crate::registry::active().scene_names()
+            ),
         );
     }
-    let formulations = items(file, "formulations", &raw.formulations, FORMULATIONS, |e| e.name, |e| e.params)?;
-    let solvers = items(file, "solvers", &raw.solvers, SOLVERS, |e| e.name, |e| e.params)?;
+    let formulations = items(
+        file,
+        "formulations",
+        &raw.formulations,
+        crate::registry::active().formulations(),
+        |e| e.name,
+        |e| e.params,
+    )?;
+    let solvers = items(file, "solvers", &raw.solvers, crate::registry::active().solvers(), |e| e.name, |e| e.params)?;
     let integrators = match &raw.integrators {
         Some(list) => {
             if let Some(i) = list.value.iter().position(|r| r.name.value == "stepper") {
@@ -273,14 +283,16 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
                     ),
                 );
             }
-            items(file, "integrators", list, INTEGRATORS, |e| e.name, |_| NO_PARAMS)?
+            items(file, "integrators", list, crate::registry::active().integrators(), |e| e.name, |_| NO_PARAMS)?
         }
         None => Vec::new(),
     };
     let stabilizers = match &raw.stabilizers {
-        Some(list) => items(file, "stabilizers", list, STABILIZERS, |e| e.name, |e| e.params)?,
+        Some(list) => {
+            items(file, "stabilizers", list, crate::registry::active().stabilizers(), |e| e.name, |e| e.params)?
+        }
         None => {
-            let entry = &STABILIZERS[0];
+            let entry = crate::registry::active().stabilizer("none").expect("`none` is registered");
             vec![Item { entry, params: entry.params.defaults(), label: entry.name.to_string() }]
         }
     };

@@ -3,13 +3,19 @@
 
 use super::config::{ConfigError, RawConfig, at};
 use super::grid::{Item, StepChoice, err};
-use crate::formulation::registry::{FORMULATIONS, FormulationEntry, FormulationKind, SolverUse};
-use crate::integrator::registry::{INTEGRATORS, IntegratorEntry, IntegratorKind};
+use crate::formulation::registry::{FormulationEntry, FormulationKind, SolverUse};
+use crate::integrator::registry::{IntegratorEntry, IntegratorKind};
 use crate::linsolve::registry::SolverEntry;
 
 /// The registered formulations of `kind`, comma-separated.
 pub(super) fn names_of_kind(kind: FormulationKind) -> String {
-    FORMULATIONS.iter().filter(|f| f.kind == kind).map(|f| f.name).collect::<Vec<_>>().join(", ")
+    crate::registry::active()
+        .formulations()
+        .iter()
+        .filter(|f| f.kind == kind)
+        .map(|f| f.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Whether formulation `f` runs with solver `s`: any solver, or its own one given without
@@ -73,7 +79,7 @@ pub(super) fn check_pairings(
                     format!(
                         "formulation `{}` yields an ODE right-hand side and needs at least one entry in `integrators` (one of: {})",
                         f.entry.name,
-                        INTEGRATORS.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+                        crate::registry::active().integrators().iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
                     ),
                 );
             }

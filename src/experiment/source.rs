@@ -143,10 +143,14 @@ pub(super) fn variants(
                 vec![Variant { label, params: Vec::new(), scene: model.scene, outputs: Vec::new() }],
             ));
         }
-        (Some(n), None) => scenes::find(&n.value).ok_or_else(|| ConfigError {
+        (Some(n), None) => crate::registry::active().scene(&n.value).ok_or_else(|| ConfigError {
             file: file.to_string(),
             location: at(n),
-            message: format!("field `scene.name`: unknown scene `{}`; expected one of: {}", n.value, scenes::names()),
+            message: format!(
+                "field `scene.name`: unknown scene `{}`; expected one of: {}",
+                n.value,
+                crate::registry::active().scene_names()
+            ),
         })?,
         (None, None) => {
             return err(file, s.at(), "field `scene` needs `name` (a built-in scene) or `model` (a model file)".into());

@@ -8,12 +8,22 @@ use crate::scene::Scene;
 use crate::sparse::BlockJacobian;
 
 /// The workspace every Cartesian stepper shares (`impulse`, `pgs`, `rattle`, `xpbd`,
-/// `xpbd_newton`, `soft_step`), private to the formulations: the J W Jᵀ solve (with its own λ,
+/// `xpbd_newton`, `soft_step`, and a stepper written outside the crate): the J W Jᵀ solve (with its own λ,
 /// the unknown of the last solve and the next one's warm start), the applied forces Q, the
 /// constraint values C, the multipliers accumulated over a (sub)step, an n-vector scratch, the
 /// constraint force of the last (sub)step and the count of applied-force evaluations. Allocated
 /// once per run. The steppers are written as Box2D's stages over it: [`Self::integrate_velocities`],
-/// warm start, solve, relax, [`Self::integrate_positions`], project.
+/// [`Self::warm_start`], [`Self::solve_velocity`] (rigid or soft), [`Self::relax`],
+/// [`Self::integrate_positions`], [`Self::shake`] (positions onto C = 0), [`Self::project`].
+///
+/// Invariants of the stage API, which a stepper outside the crate relies on as the built-in ones
+/// do: J in the solve is the one of the last stage that names a configuration (`update_constraints`,
+/// `shake`, `project`); every stage that solves counts its solve in [`Stepper::solver_counters`];
+/// the velocity stages leave the multipliers of their solve in [`Self::lambda`]; nothing allocates
+/// after [`StepperCore::new`]. The reported constraint force is whatever the stepper last set with
+/// [`Self::force_from_solution`] or [`Self::force_from_accumulated`] (zero until then).
+///
+/// [`Stepper::solver_counters`]: super::Stepper::solver_counters
 pub struct StepperCore<'a> {
     /// The constraint-space solve.
     pub(super) ns: NormalSolve<'a>,
@@ -164,6 +174,104 @@ impl<'a> StepperCore<'a> {
     pub fn force_from_accumulated(&mut self, s: f64) {
         self.ns.jac.mul_t(&self.accumulated, &mut self.qhat);
         self.qhat.iter_mut().for_each(|x| *x *= s);
+    }
+
+    /// The mechanism the stepper advances.
+    pub fn system(&self) -> &'a crate::system::System {
+        self.ns.system
+    }
+
+    /// Sets the Tikhonov term added to the diagonal of J W Jᵀ in every later solve (0: none).
+    pub fn set_regularization(&mut self, reg: f64) {
+        self.ns.reg = reg;
+    }
+
+    /// C and J at `q` (C into [`Self::constraint_values`]), for a velocity solve with a bias.
+    pub fn update_constraints(&mut self, q: &[f64]) {
+        self.ns.update_constraints(q, &mut self.c);
+    }
+
+    /// C(q) of the last [`Self::update_constraints`] or [`Self::shake`] (length m).
+    pub fn constraint_values(&self) -> &[f64] {
+        &self.c
+    }
+
+    /// The multipliers of the last solve (length m): an impulse \[N·s\] for the velocity stages.
+    pub fn lambda(&self) -> &[f64] {
+        &self.ns.lambda
+    }
+
+    /// The multipliers accumulated over the (sub)step (length m), the warm start of the next.
+    pub fn accumulated(&self) -> &[f64] {
+        &self.accumulated
+    }
+
+    /// Stage "solve": the velocity constraint (J W Jᵀ) λ = −(J v + b C) with the bias rate b
+    /// (Baumgarte β/h or a soft bias; None for J v⁺ = 0), from the previous λ when `warm_start`,
+    /// else from zero; then v ← v + W Jᵀ λ. J and C must be current ([`Self::update_constraints`]).
+    /// The λ is an impulse; the stepper adds it to the accumulated multipliers if it wants to.
+    pub fn solve_velocity(
+        &mut self,
+        v: &mut [f64],
+        bias_rate: Option<f64>,
+        warm_start: bool,
+    ) -> Result<(), SolveError> {
+        self.velocity_target(v, bias_rate);
+        if !warm_start {
+            self.ns.lambda.fill(0.0);
+        }
+        self.ns.solve(true)?;
+        self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
+        Ok(())
+    }
+
+    /// Stage "shake" (SHAKE's position solve; Ryckaert, Ciccotti & Berendsen 1977; Hairer, Lubich &
+    /// Wanner, GNI §VII.1.4): the impulse Λ along J(q₀) for which q = q₀ ⊕ h (v + W J(q₀)ᵀ Λ) lies
+    /// on C(q) = 0, by simplified Newton with one factorization of J(q₀) W J(q₀)ᵀ,
+    /// (J₀ W J₀ᵀ) δ = −C(q) / h, Λ += δ, until ‖C‖∞ ≤ `tol` \[units of C\]. On entry `q` is q₀ and
+    /// `v` the unconstrained velocity; on return `q` is on the manifold, `v` = v + W J₀ᵀ Λ, Λ is
+    /// in [`Self::accumulated`] and C(q) in [`Self::constraint_values`]; returns the iterations.
+    /// More than `max_iter` iterations (or a non-finite C) is [`SolveError::NotConverged`].
+    /// `q0` is scratch of length nq for q₀.
+    pub fn shake(
+        &mut self,
+        q: &mut [f64],
+        v: &mut [f64],
+        h: f64,
+        (tol, max_iter): (f64, usize),
+        q0: &mut [f64],
+    ) -> Result<usize, SolveError> {
+        let sys = self.ns.system;
+        q0.copy_from_slice(q);
+        self.ns.update_jacobian(q0);
+        self.accumulated.fill(0.0);
+        sys.advance(q, v, h);
+        for it in 0.. {
+            sys.eval_constraints(q, &mut self.c);
+            let res = crate::metrics::inf_norm(&self.c);
+            if res <= tol {
+                return Ok(it);
+            }
+            if it >= max_iter || !res.is_finite() {
+                return Err(SolveError::NotConverged { solver: "shake", iterations: it, residual: res, tol });
+            }
+            for (r, c) in self.ns.rhs.iter_mut().zip(&self.c) {
+                *r = -c / h;
+            }
+            self.ns.lambda.fill(0.0);
+            if it == 0 {
+                self.ns.solve(true)?
+            } else {
+                self.ns.solve_same(true)?
+            }
+            for (a, d) in self.accumulated.iter_mut().zip(&self.ns.lambda) {
+                *a += d;
+            }
+            self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
+            q.copy_from_slice(q0);
+            sys.advance(q, v, h);
+        }
+        unreachable!("the loop returns")
     }
 
     /// Sets the reported constraint force Q̂ = s · Jᵀ λ from the last solve's solution.

@@ -81,6 +81,20 @@ pub fn load_average() -> Option<[f64; 3]> {
     Some([it.next()??, it.next()??, it.next()??])
 }
 
+/// The note naming the items of the active registry that came from outside the crate, if any:
+/// their code is the binary's, not that of tinkertoy's commit.
+fn outside_items() -> Option<String> {
+    let outside = crate::registry::active().outside();
+    (!outside.is_empty()).then(|| {
+        let items: Vec<String> = outside.iter().map(|(axis, name)| format!("{} `{name}`", axis.name())).collect();
+        format!(
+            "items from outside tinkertoy, registered by this binary ({}): {}; the commit above is tinkertoy's, their code is identified by the build",
+            std::env::current_exe().ok().and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned())).unwrap_or_default(),
+            items.join(", ")
+        )
+    })
+}
+
 impl Provenance {
     /// The load line of the report: at the start and at the end, with the logical CPUs.
     pub fn load_text(&self) -> String {
@@ -108,7 +122,7 @@ impl Provenance {
             load_start: None,
             load_end: load_average(),
             timing_core: None,
-            notes: Vec::new(),
+            notes: outside_items().into_iter().collect(),
         }
     }
 }

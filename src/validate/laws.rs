@@ -23,7 +23,7 @@ use nalgebra::{DMatrix, DVector};
 /// none of them contains, so that a gap in coverage is reported rather than passed over.
 fn ortho_scenes() -> (Vec<(&'static scenes::SceneEntry, bool)>, Vec<&'static str>) {
     let (mut out, mut kinds) = (Vec::new(), Vec::new());
-    for entry in scenes::SCENES {
+    for entry in crate::registry::active().scenes() {
         let Ok(scene) = entry.build_small() else { continue };
         if scene.system.contacts().is_some() {
             continue;

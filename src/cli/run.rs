@@ -1,12 +1,12 @@
 //! `run` and `merge`: one experiment or a suite, sharded or whole, into its published report.
 
 use super::{EXIT_BUSY, EXIT_CELLS_FAILED, bad_input};
+use crate::experiment;
+use crate::params;
+use crate::report::{self, provenance::Provenance};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tinkertoy::experiment;
-use tinkertoy::params;
-use tinkertoy::report::{self, provenance::Provenance};
 
 /// The options of `run` besides the config, threads and reports directory.
 pub(crate) struct Options {

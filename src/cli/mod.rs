@@ -1,0 +1,307 @@
+//! The `tinkertoy` command line as a library function, [`main_with`]: the `tinkertoy` binary is
+//! `main_with(Registry::builtin())`, and a researcher's binary passes a registry extended with
+//! its own methods to get every command with them in every table, config and report:
+//!
+//! ```no_run
+//! use tinkertoy::registry::Registry;
+//! # const MY_STEPPER: tinkertoy::formulation::registry::FormulationEntry = tinkertoy::formulation::impulse::ENTRY;
+//! fn main() -> std::process::ExitCode {
+//!     let registry = Registry::builtin().with_formulation(MY_STEPPER).expect("a new name");
+//!     tinkertoy::cli::main_with(registry)
+//! }
+//! ```
+
+use crate::commands;
+use crate::experiment;
+use crate::registry::Registry;
+use crate::report;
+use crate::validate;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+mod run;
+use run::{Options, merge, run};
+
+/// A research testbed for constrained dynamics.
+#[derive(Parser)]
+#[command(
+    name = "tinkertoy",
+    version,
+    about,
+    after_help = "Examples:\n  tinkertoy run experiments/showcase.yaml            # writes reports/showcase/\n  tinkertoy run experiments/seed002_bead.yaml --threads 1\n  tinkertoy validate                                   # scorecard of every cell against laws and references\n  tinkertoy validate --formulation impulse --solver sparse_cholesky\n  tinkertoy list                                       # every scene, formulation, solver, integrator"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment config and write reports/<name>/ (report.md, CSV data, plots).
+    Run {
+        /// The YAML experiment file.
+        config: PathBuf,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Directory the report folder is written into.
+        #[arg(long, default_value = "reports")]
+        reports: PathBuf,
+        /// Exit with status 3 when any cell failed or diverged (default: only when no cell ran
+        /// to the end). The report is written either way.
+        #[arg(long)]
+        strict: bool,
+        /// Override a limit of the config's `limits:` section, as NAME=VALUE (repeatable):
+        /// cells, variants, steps_per_cell, samples, cell_memory_mb, run_memory_mb, cell_seconds, threads.
+        #[arg(long = "limit", value_name = "NAME=VALUE")]
+        limits: Vec<String>,
+        /// Check the config, the budget and the reports directory, print the plan (cells, steps,
+        /// estimated memory) and exit without running or writing anything.
+        #[arg(long)]
+        dry_run: bool,
+        /// Run only shard I of N (1-based) of the cells, partitioned by estimated work, into
+        /// <reports>/<name>.shard-I-of-N/ for `merge`.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Reuse the cells an interrupted run of the same config and build already finished.
+        #[arg(long)]
+        resume: bool,
+        /// Run only these cells (indices `3`, ranges `5-9`, filters `formulation=force` …,
+        /// comma-separated); the others are reused from the previous run when stored.
+        #[arg(long, value_name = "SELECTION")]
+        cells: Option<String>,
+    },
+    /// Merge the shard directories of one sweep (`run --shard I/N`) into the report a single run
+    /// would write.
+    Merge {
+        /// The shard directories.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Directory the report folder is written into.
+        #[arg(long, default_value = "reports")]
+        reports: PathBuf,
+        /// Exit with status 3 when any cell failed or diverged.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Check every applicable cell against laws and reference cases; print a scorecard, write
+    /// reports/validate/, exit 1 if anything fails.
+    Validate {
+        /// Only this formulation (default: all registered).
+        #[arg(long)]
+        formulation: Option<String>,
+        /// Only this linear solver (default: all registered).
+        #[arg(long)]
+        solver: Option<String>,
+        /// Only this integrator (default: all registered).
+        #[arg(long)]
+        integrator: Option<String>,
+        /// Directory the `validate` folder is written into.
+        #[arg(long, default_value = "reports")]
+        reports: PathBuf,
+    },
+    /// Print every registered constraint, scene, formulation, linear solver, stabilizer and
+    /// integrator with its parameters, units and defaults.
+    List,
+    /// Describe each scene variant of a config, or a model file, without running it: size,
+    /// consistency of the initial state, rank of J at q0 (degrees of freedom, redundant rows
+    /// named) and the joint coordinates `lagrangian` gives it; for a model also what assembly did.
+    Check {
+        /// The YAML experiment file, a suite (each member), or a model file (first key `model:`).
+        config: PathBuf,
+    },
+    /// Animate recorded cells of a model's experiment side by side: the positions a run wrote to
+    /// `states.csv` (`record: [q]`), drawn as `draw` does, written as an animated PNG.
+    Animate {
+        /// The YAML model file the experiment ran.
+        model: PathBuf,
+        /// The experiment's report directory (holding `states.csv` and `summary.csv`).
+        report: PathBuf,
+        /// Cells to show, e.g. `0,3,7` (default: every recorded cell, at most 6).
+        #[arg(long, value_delimiter = ',')]
+        cells: Vec<usize>,
+        /// Number of frames, evenly spaced over the run.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(2..=1000))]
+        frames: u16,
+        /// Frames per second.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=100))]
+        fps: u16,
+        /// Directory for `<model>_animation.png`.
+        #[arg(long, default_value = "reports/models")]
+        out: PathBuf,
+    },
+    /// Draw a model file's mechanism at its assembled initial state (bodies, joints, springs,
+    /// world anchors, labels) as SVG and PNG.
+    Draw {
+        /// The YAML model file.
+        model: PathBuf,
+        /// Directory for `<model>.svg` and `<model>.png`.
+        #[arg(long, default_value = "reports/models")]
+        out: PathBuf,
+    },
+}
+
+/// Exit status 0 with `line` on stderr, or 2 with the reason.
+fn reported(result: Result<String, String>) -> ExitCode {
+    match result {
+        Ok(line) => {
+            eprintln!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => bad_input(&e),
+    }
+}
+
+/// Exit status of `run` when the report was written but cells failed: every applicable cell
+/// failed or diverged, or (with `--strict`) any did.
+const EXIT_CELLS_FAILED: u8 = 3;
+
+/// Exit status of `run` when another process is running the same experiment into the same
+/// reports directory.
+const EXIT_BUSY: u8 = 4;
+
+/// One line on stderr, exit status 2: bad input, found before anything was computed.
+fn bad_input(message: &str) -> ExitCode {
+    eprintln!("error: {}", experiment::config::one_line(message));
+    ExitCode::from(2)
+}
+
+fn pick<E>(
+    field: &str,
+    want: &Option<String>,
+    all: &'static [E],
+    name: fn(&E) -> &'static str,
+) -> Result<Vec<&'static E>, String> {
+    match want {
+        None => Ok(all.iter().collect()),
+        Some(w) => match all.iter().find(|e| name(e) == w) {
+            Some(e) => Ok(vec![e]),
+            None => Err(format!(
+                "--{field} `{w}` is unknown; expected one of: {}",
+                all.iter().map(name).collect::<Vec<_>>().join(", ")
+            )),
+        },
+    }
+}
+
+fn validate_cmd(
+    formulation: Option<String>,
+    solver: Option<String>,
+    integrator: Option<String>,
+    reports: PathBuf,
+) -> ExitCode {
+    let reg = crate::registry::active();
+    let sel = (|| -> Result<validate::Selection<'static>, String> {
+        Ok(validate::Selection {
+            formulations: pick("formulation", &formulation, reg.formulations(), |e| e.name)?,
+            solvers: pick("solver", &solver, reg.solvers(), |e| e.name)?,
+            integrators: pick("integrator", &integrator, reg.integrators(), |e| e.name)?,
+            own_steppers: integrator.is_none(),
+        })
+    })();
+    let sel = match sel {
+        Ok(s) => s,
+        Err(e) => return bad_input(&e),
+    };
+    if !sel.selects_any() {
+        let given: Vec<String> = [("formulation", &formulation), ("solver", &solver), ("integrator", &integrator)]
+            .iter()
+            .filter_map(|(k, v)| v.as_ref().map(|v| format!("--{k} {v}")))
+            .collect();
+        return bad_input(&format!(
+            "the filters {} select no cell (a stepping formulation takes no integrator; a formulation with its own solver pairs only with it); see `tinkertoy list`",
+            given.join(" ")
+        ));
+    }
+    report::publish::install_signal_cleanup();
+    let publisher = match report::publish::claim(&reports, "validate") {
+        Ok(p) => p,
+        Err(e) if e.starts_with("another tinkertoy process") => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_BUSY);
+        }
+        Err(e) => return bad_input(&e),
+    };
+    let checks = validate::run_all(&sel);
+    let text = validate::scorecard_text(&checks);
+    print!("{text}");
+    let tmp = publisher.dir().to_path_buf();
+    let written = std::fs::write(tmp.join("scorecard.txt"), &text)
+        .and_then(|()| std::fs::write(tmp.join("scorecard.md"), validate::scorecard_markdown(&checks)))
+        .map_err(|e| experiment::grid::io_reason(&e))
+        .and_then(|()| publisher.publish());
+    if let Err(e) = written {
+        eprintln!("error: writing {}: {e}", reports.join("validate").display());
+        return ExitCode::from(1);
+    }
+    if checks.iter().any(|c| c.outcome == validate::Outcome::Fail) { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}
+
+/// The whole command line (`run`, `merge`, `validate`, `list`, `check`, `draw`, `animate`) over
+/// `registry`: parses the process's arguments, installs the registry ([`Registry::install`]) and
+/// runs the command; returns the exit status (0 done, 1 a validate check failed or a write
+/// failed, 2 bad input, 3 cells failed, 4 busy).
+pub fn main_with(registry: Registry) -> ExitCode {
+    let cli = Cli::parse();
+    if registry.install().is_err() {
+        eprintln!("error: a registry was already in use in this process; main_with must come first");
+        return ExitCode::from(1);
+    }
+    match cli.command {
+        Command::Run { config, threads, reports, strict, limits, dry_run, shard, resume, cells } => {
+            run(config, threads, reports, Options { strict, limits, dry_run, shard, resume, cells })
+        }
+        Command::Merge { shards, reports, strict } => merge(shards, reports, strict),
+        Command::Validate { formulation, solver, integrator, reports } => {
+            validate_cmd(formulation, solver, integrator, reports)
+        }
+        Command::Check { config } => {
+            let file = config.display().to_string();
+            if commands::is_model_file(&file) {
+                return match commands::check_model(&file) {
+                    Ok(text) => {
+                        print!("{text}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => bad_input(&e),
+                };
+            }
+            // A suite: each member in turn, every one loaded before anything is printed.
+            let files = if experiment::config::read_config(&file).is_ok_and(|t| experiment::suite::is_suite(&t)) {
+                match experiment::suite::load(&file) {
+                    Ok(s) => s.members.iter().map(|m| m.display().to_string()).collect(),
+                    Err(e) => return bad_input(&e.to_string()),
+                }
+            } else {
+                vec![file]
+            };
+            let mut loaded = Vec::new();
+            for f in &files {
+                match experiment::load_with(f, &[]) {
+                    Ok(exp) => loaded.push(exp),
+                    Err(e) => return bad_input(&e.to_string()),
+                }
+            }
+            for exp in &loaded {
+                if files.len() > 1 {
+                    println!("{}:", exp.name);
+                }
+                for v in &exp.variants {
+                    let label =
+                        if v.label == v.scene.name { v.label.clone() } else { format!("{} {}", v.scene.name, v.label) };
+                    print!("{}", experiment::check::describe(&label, &v.scene));
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Command::List => {
+            print!("{}", commands::list(crate::registry::active()));
+            ExitCode::SUCCESS
+        }
+        Command::Animate { model, report, cells, frames, fps, out } => {
+            reported(commands::animate(&model, &report, &cells, frames as usize, fps, &out))
+        }
+        Command::Draw { model, out } => reported(commands::draw(&model, &out)),
+    }
+}
