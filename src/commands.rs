@@ -3,7 +3,7 @@
 //! refused (printed by `main` with exit status 2).
 
 use crate::constraint::registry::CONSTRAINTS;
-use crate::formulation::registry::{FormulationEntry, FormulationKind, SolverUse};
+use crate::formulation::registry::{FormulationEntry, FormulationKind};
 use crate::integrator::registry::IntegratorKind;
 use crate::params;
 use crate::registry::{Axis, Registry};
@@ -27,10 +27,8 @@ pub fn list(reg: &Registry) -> String {
             FormulationKind::Ode => "an ODE: pairs with integrators",
             FormulationKind::Stepper => "its own time stepper: pairs with steps",
         };
-        let solver = match e.solver {
-            SolverUse::Any => String::new(),
-            SolverUse::Own(s) => format!("; its own solver: {s}"),
-        };
+        let solvers: Vec<&str> = reg.solvers().iter().filter(|s| e.pairs_with(s)).map(|s| s.name).collect();
+        let solver = format!("; solves a {}: {}", e.system.describe(), solvers.join(", "));
         let from = outside(Axis::Formulation, e.name);
         (e.name, format!("{} [{kind}{solver}]{from}", e.summary), e.params, String::new())
     };

@@ -11,7 +11,7 @@
 //! names through [`active`], which is the built-in registry unless one was installed. A registry
 //! is installed at most once, before the first name is resolved.
 
-use crate::formulation::registry::{FORMULATIONS, FormulationEntry, SolverUse};
+use crate::formulation::registry::{FORMULATIONS, FormulationEntry};
 use crate::integrator::registry::{INTEGRATORS, IntegratorEntry};
 use crate::linsolve::registry::{SOLVERS, SolverEntry};
 use crate::scene::registry::{SCENES, SceneEntry};
@@ -68,16 +68,6 @@ pub enum RegistryError {
         /// The name given.
         name: String,
     },
-    /// A formulation names as its own solver one that is not registered.
-    #[error(
-        "formulation `{formulation}` runs its own solver `{solver}`, which is not registered; add the solver first"
-    )]
-    UnknownOwnSolver {
-        /// The formulation.
-        formulation: String,
-        /// The solver it names.
-        solver: String,
-    },
 }
 
 /// Every item configs can name, on every axis, in `list` order (built-in items first, then the
@@ -130,14 +120,8 @@ impl Registry {
         Ok(self)
     }
 
-    /// The registry with an outside formulation added (a solver it names as its own must be
-    /// registered already).
+    /// The registry with an outside formulation added.
     pub fn with_formulation(mut self, entry: FormulationEntry) -> Result<Self, RegistryError> {
-        if let SolverUse::Own(solver) = entry.solver
-            && self.solver(solver).is_none()
-        {
-            return Err(RegistryError::UnknownOwnSolver { formulation: entry.name.into(), solver: solver.into() });
-        }
         self.admit(Axis::Formulation, entry.name, self.formulation(entry.name).is_some())?;
         self.formulations.push(entry);
         Ok(self)
@@ -246,20 +230,17 @@ mod tests {
 
     #[test]
     fn outside_items_are_checked_and_recorded() {
-        let mut lagrangian_twin = *crate::formulation::registry::find("force").unwrap();
-        lagrangian_twin.name = "force";
-        let r = Registry::builtin().with_formulation(lagrangian_twin);
+        let mut twin = *crate::formulation::registry::find("force").unwrap();
+        twin.name = "force";
+        let r = Registry::builtin().with_formulation(twin);
         assert!(matches!(r, Err(RegistryError::Duplicate { axis: Axis::Formulation, .. })));
-        lagrangian_twin.name = "Force 2";
-        assert!(matches!(Registry::builtin().with_formulation(lagrangian_twin), Err(RegistryError::BadName { .. })));
-        lagrangian_twin.name = "force_twin";
-        let r = Registry::builtin().with_formulation(lagrangian_twin).unwrap();
+        twin.name = "Force 2";
+        assert!(matches!(Registry::builtin().with_formulation(twin), Err(RegistryError::BadName { .. })));
+        twin.name = "force_twin";
+        let r = Registry::builtin().with_formulation(twin).unwrap();
         assert_eq!(r.formulations().len(), FORMULATIONS.len() + 1);
         assert!(r.is_outside(Axis::Formulation, "force_twin"));
         assert!(!r.is_outside(Axis::Formulation, "force"));
-        let mut own = lagrangian_twin.with_own_solver("no_such_solver");
-        own.name = "own";
-        assert!(matches!(Registry::builtin().with_formulation(own), Err(RegistryError::UnknownOwnSolver { .. })));
         // Every built-in name obeys the rule outside names must.
         let b = Registry::builtin();
         let names = b.scenes().iter().map(|e| e.name).chain(b.formulations().iter().map(|e| e.name));

@@ -15,7 +15,7 @@
 
 use super::config::{ConfigError, at};
 use super::grid::{Cell, Experiment, err};
-use crate::formulation::registry::SystemShape;
+use crate::formulation::registry::SystemKind;
 use crate::linsolve::registry::Footprint;
 use crate::params::fmt_num;
 use crate::scene::registry::SceneSize;
@@ -311,12 +311,12 @@ impl Experiment {
                 Some(x) => *x,
                 None => {
                     let (system, footprint_solver) = match f.entry.system {
-                        SystemShape::Reduced => match crate::multibody::footprint(&v.scene.system) {
+                        SystemKind::LoopClosure => match crate::multibody::footprint(&v.scene.system) {
                             Ok((bytes, loop_rows)) => (bytes, (s.entry.memory)(&Footprint::Dense(loop_rows))),
                             Err(_) => (0, 0), // not applicable on this scene
                         },
                         shape => {
-                            let stiff = shape == SystemShape::NormalWithStiffness;
+                            let stiff = shape == SystemKind::NormalWithStiffness;
                             let pattern = patterns.entry((c.variant, stiff)).or_insert_with(|| {
                                 let sys = &v.scene.system;
                                 NormalMatrix::new(&if stiff {
@@ -347,7 +347,7 @@ impl Experiment {
                 .and_then(|i| self.integrators[i].entry.build(c.step.control).ok())
                 .map_or(0, |i| i.workspace_vectors()) as u64;
             // the formulation's own (e.g. midpoint's Krylov basis), on the rows it solves
-            let own_rows = if f.entry.system == SystemShape::NormalWithStiffness {
+            let own_rows = if f.entry.system == SystemKind::NormalWithStiffness {
                 patterns.get(&(c.variant, true)).map_or(size.rows, |p| p.dim())
             } else {
                 size.rows

@@ -3,7 +3,7 @@
 
 use super::config::{ConfigError, RawConfig, at};
 use super::grid::{Item, StepChoice, err};
-use crate::formulation::registry::{FormulationEntry, FormulationKind, SolverUse};
+use crate::formulation::registry::{FormulationEntry, FormulationKind};
 use crate::integrator::registry::{IntegratorEntry, IntegratorKind};
 use crate::linsolve::registry::SolverEntry;
 
@@ -18,13 +18,12 @@ pub(super) fn names_of_kind(kind: FormulationKind) -> String {
         .join(", ")
 }
 
-/// Whether formulation `f` runs with solver `s`: any solver, or its own one given without
-/// parameters (the formulation's own parameters set that iteration; the solver's would be ignored).
+/// Whether formulation `f` runs with solver `s`: the solver accepts the kind of system the
+/// formulation solves ([`FormulationEntry::pairs_with`]), and, where the formulation's own
+/// parameters set the solver's iteration (contact), the solver is given without parameters
+/// (they would be ignored, and the cell's label would say otherwise).
 pub(super) fn pairs_with(f: &Item<FormulationEntry>, s: &Item<SolverEntry>) -> bool {
-    match f.entry.solver {
-        SolverUse::Any => true,
-        SolverUse::Own(name) => s.entry.name == name && s.params.given().is_empty(),
-    }
+    f.entry.pairs_with(s.entry) && (f.entry.system.solver_params_apply() || s.params.given().is_empty())
 }
 
 /// Every listed formulation, solver and integrator must be part of at least one cell; the
@@ -59,15 +58,22 @@ pub(super) fn check_pairings(
     }
     for (i, f) in formulations.iter().enumerate() {
         let loc = at(&raw.formulations.value[i].name);
-        if let SolverUse::Own(own) = f.entry.solver
-            && !solvers.iter().any(|s| pairs_with(f, s))
-        {
+        if !solvers.iter().any(|s| pairs_with(f, s)) {
+            let accepting: Vec<&str> =
+                crate::registry::active().solvers().iter().filter(|s| f.entry.pairs_with(s)).map(|s| s.name).collect();
+            let how = if f.entry.system.solver_params_apply() {
+                String::new()
+            } else {
+                ", listed without parameters (the formulation's own parameters set its sweeps)".into()
+            };
             return err(
                 file,
                 loc,
                 format!(
-                    "formulation `{}` runs its own `{own}` sweeps, set by its own parameters; list solver `{own}` without parameters for it (a `{own}` entry with parameters pairs only with the other formulations)",
-                    f.entry.name
+                    "formulation `{}` solves a {} and pairs with none of the listed solvers; add one of: {}{how}",
+                    f.entry.name,
+                    f.entry.system.describe(),
+                    accepting.join(", ")
                 ),
             );
         }
@@ -102,9 +108,19 @@ pub(super) fn check_pairings(
                 file,
                 at(&raw.solvers.value[i].name),
                 format!(
-                    "solver `{}` pairs with none of the formulations: {} bring their own solver",
+                    "solver `{}` pairs with none of the formulations: it solves {}{}; {}",
                     s.entry.name,
-                    formulations.iter().map(|f| f.entry.name).collect::<Vec<_>>().join(", ")
+                    s.entry.accepts.iter().map(|k| k.describe()).collect::<Vec<_>>().join(", "),
+                    if s.params.given().is_empty() {
+                        ""
+                    } else {
+                        " (with its own parameters: not a contact problem, whose sweeps the formulation sets)"
+                    },
+                    formulations
+                        .iter()
+                        .map(|f| format!("{} solves a {}", f.entry.name, f.entry.system.describe()))
+                        .collect::<Vec<_>>()
+                        .join("; ")
                 ),
             );
         }

@@ -307,6 +307,17 @@ fn all_finite(a: &[f64], b: &[f64]) -> bool {
 
 /// Runs one cell on `scene`.
 pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
+    if !cell.formulation.pairs_with(cell.solver) {
+        return not_applicable(
+            scene,
+            format!(
+                "`{}` solves a {}, which solver `{}` does not take",
+                cell.formulation.name,
+                cell.formulation.system.describe(),
+                cell.solver.name
+            ),
+        );
+    }
     let solver = (cell.solver.build)(&cell.solver_params);
     let dynamics = match (cell.formulation.build)(&cell.formulation_params, scene, solver) {
         Ok(d) => d,

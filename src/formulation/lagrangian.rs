@@ -53,7 +53,7 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<LagrangianParams>(
     "joint coordinates from the constraint graph, M(u) u'' = Q by the articulated-body algorithm in O(N) (Featherstone 2008 ch. 7); loop closures explicit, G M^-1 G^T lambda with the cell's solver and force's feedback; planar mechanisms",
     FormulationKind::Ode,
 )
-.solving(super::registry::SystemShape::Reduced);
+.solving(super::registry::SystemKind::LoopClosure);
 
 /// The joint-coordinate formulation on one scene, with its workspaces.
 pub struct Lagrangian<'a> {

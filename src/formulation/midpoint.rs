@@ -57,7 +57,7 @@
 //! Lie-group midpoint rule (symmetric, order 2; its energy is not exactly conserved).
 
 use super::Dynamics;
-use super::registry::{FormulationEntry, FormulationKind, FormulationParams, SystemShape};
+use super::registry::{FormulationEntry, FormulationKind, FormulationParams, SystemKind};
 use super::stepper_core::StepperCore;
 use super::{NotApplicable, Stepper};
 use super::krylov::{Krylov, gmres};
@@ -143,7 +143,7 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<MidpointOptions>(
     "constrained implicit midpoint, force along J at the midpoint (Gonzalez 1999): symmetric, rigid to tol, energy-conserving for distance and linear constraints under gravity at any h; Newton with geometric stiffness",
     FormulationKind::Stepper,
 )
-.solving(SystemShape::NormalWithStiffness)
+.solving(SystemKind::NormalWithStiffness)
 .with_order(2)
 .conservative();
 

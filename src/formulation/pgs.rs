@@ -71,7 +71,7 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<PgsOptions>(
     "velocity level with contact and Coulomb friction (lambda_n >= 0, |lambda_t| <= mu lambda_n), projected Gauss-Seidel, warm-started (seed 001)",
     FormulationKind::Stepper,
 )
-.with_own_solver("gauss_seidel")
+.solving(super::registry::SystemKind::Contact)
 .with_order(1);
 
 /// One row of the sweep, laid out for it: the global column of each local column, J_r, W J_rᵀ and

@@ -6,6 +6,8 @@
 pub use super::FORMULATIONS;
 use super::{Dynamics, NotApplicable};
 use crate::linsolve::LinearSolver;
+use crate::linsolve::registry::SolverEntry;
+pub use crate::linsolve::registry::SystemKind;
 use crate::params::{ParamTable, Params, Resolved};
 use crate::scene::Scene;
 
@@ -16,16 +18,6 @@ pub enum FormulationKind {
     Ode,
     /// It is its own time-stepping scheme: it pairs with step sizes, never with an integrator.
     Stepper,
-}
-
-/// Which linear solvers a formulation uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SolverUse {
-    /// The cell's linear solver, whichever it is.
-    Any,
-    /// Its own solver, which is the registered solver of this name; that solver's parameters do
-    /// not apply (the formulation's own parameters set the iteration).
-    Own(&'static str),
 }
 
 /// The parameters of a formulation, which know how to build it on a scene.
@@ -54,16 +46,15 @@ pub struct FormulationEntry {
     pub summary: &'static str,
     /// ODE or stepper.
     pub kind: FormulationKind,
-    /// The linear solvers it pairs with.
-    pub solver: SolverUse,
     /// Declared parameters.
     pub params: ParamTable,
     /// Builds the dynamics.
     pub build: BuildFn,
     /// Its own workspace, for the memory budget ([`FormulationParams::workspace_bytes`]).
     pub workspace: WorkspaceFn,
-    /// The linear system it solves (what its memory scales with, for the budget).
-    pub system: SystemShape,
+    /// The linear system it hands to the cell's solver: it pairs with the solvers that accept
+    /// it ([`crate::linsolve::registry::SolverEntry::accepts`]), and its memory scales with it.
+    pub system: SystemKind,
     /// A stepping formulation's order of accuracy in h (positions at a fixed time), which
     /// `validate` checks on a 2D and a 3D mechanism; None for the ODE formulations, whose order
     /// is their integrator's.
@@ -71,18 +62,6 @@ pub struct FormulationEntry {
     /// Whether the stepping formulation conserves the energy of a conservative mechanism (bounded
     /// error, no secular drift: symplectic or energy-conserving), which `validate` checks.
     pub conservative: bool,
-}
-
-/// The shape of the linear system a formulation solves, for the memory budget.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SystemShape {
-    /// J W Jᵀ over the constraint rows (sparse).
-    Normal,
-    /// J W Jᵀ over the constraint rows and their geometric-stiffness rows (XPBD's Newton step).
-    NormalWithStiffness,
-    /// Joint coordinates: the joint tree's per-link workspace and the dense m × m loop-closure
-    /// system G M⁻¹ Gᵀ (m = loop-closure rows; [`crate::multibody::Tree::workspace_bytes`]).
-    Reduced,
 }
 
 fn build_erased<'a, P: FormulationParams>(
@@ -104,11 +83,10 @@ impl FormulationEntry {
             name,
             summary,
             kind,
-            solver: SolverUse::Any,
             params: ParamTable::of::<P>(),
             build: build_erased::<P>,
             workspace: workspace_erased::<P>,
-            system: SystemShape::Normal,
+            system: SystemKind::Normal,
             order: None,
             conservative: false,
         }
@@ -124,14 +102,14 @@ impl FormulationEntry {
         FormulationEntry { order: Some(order), ..self }
     }
 
-    /// The same entry solving the system of shape `system`.
-    pub const fn solving(self, system: SystemShape) -> Self {
+    /// The same entry solving a system of kind `system` (default [`SystemKind::Normal`]).
+    pub const fn solving(self, system: SystemKind) -> Self {
         FormulationEntry { system, ..self }
     }
 
-    /// The same entry with its own solver `name`.
-    pub const fn with_own_solver(self, name: &'static str) -> Self {
-        FormulationEntry { solver: SolverUse::Own(name), ..self }
+    /// Whether it pairs with `solver`: the solver accepts the system it solves.
+    pub fn pairs_with(&self, solver: &SolverEntry) -> bool {
+        solver.accepts.contains(&self.system)
     }
 }
 

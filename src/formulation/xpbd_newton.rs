@@ -81,7 +81,7 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<XpbdNewtonOptions>(
     "XPBD's compliant position step by full Newton iterations: geometric stiffness, residual M(q - q~) - J^T lambda, multipliers warm-started (Macklin 2016 eq. 8)",
     FormulationKind::Stepper,
 )
-.solving(super::registry::SystemShape::NormalWithStiffness)
+.solving(super::registry::SystemKind::NormalWithStiffness)
 .with_order(1);
 
 /// The XPBD Newton stepper on one scene, with its workspaces.

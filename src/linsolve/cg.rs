@@ -16,6 +16,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     name: "cg",
     summary: "matrix-free conjugate gradient on J W J^T (Witkin 4.4), warm start",
     kind: SolverKind::Iterative,
+    accepts: super::registry::ANY_SYMMETRIC,
     params: ParamTable::of::<Stopping>(),
     build: |p| Box::new(Cg::new(*p.get())),
     // Memory: matrix-free: x, r, p, A p, warm start, residual and J-sized scratch.

@@ -68,6 +68,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     name: "dense_cholesky",
     summary: "dense Cholesky (faer); small SPD systems",
     kind: SolverKind::Direct,
+    accepts: super::registry::ANY_SYMMETRIC,
     params: ParamTable::of::<NoParams>(),
     build: |_| Box::new(DenseCholesky::default()),
     // Memory: the d × d matrix factored in place and vectors.

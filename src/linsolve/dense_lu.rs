@@ -78,6 +78,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     name: "dense_lu",
     summary: "dense LU with partial pivoting (nalgebra); small systems, reference",
     kind: SolverKind::Direct,
+    accepts: super::registry::ANY_SYMMETRIC,
     params: ParamTable::of::<NoParams>(),
     build: |_| Box::new(DenseLu::default()),
     // Memory: the d × d matrix factored in place, pivots and vectors.

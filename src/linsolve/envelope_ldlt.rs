@@ -104,8 +104,6 @@ fn idx32(x: usize) -> u32 {
 /// Envelope LDLᵀ with the layout computed once per run.
 #[derive(Default)]
 pub struct EnvelopeLdlt {
-    /// The dense path, for a dense operator (`lagrangian`'s loop closures).
-    dense: super::DenseFallback,
     /// perm[new] = old row index.
     perm: Vec<usize>,
     /// First column of the envelope of each (permuted) row.
@@ -155,7 +153,7 @@ const PIVOT_TOL: f64 = 1e-13;
 fn memory(f: &Footprint) -> u64 {
     match f {
         Footprint::Normal(pattern) => (ordering(pattern).2 as u64) * 9 + f.sparse(8 + 16 + 3 * 16, 11 * 8),
-        Footprint::Dense(_) => (super::dense_cholesky::ENTRY.memory)(f), // the dense path
+        Footprint::Dense(_) => 0, // not accepted (SystemKind::LoopClosure): the cell is not built
     }
 }
 
@@ -365,9 +363,6 @@ impl LinearSolver for EnvelopeLdlt {
     }
 
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
-        if self.dense.prepare("envelope_ldlt", op)? {
-            return Ok(());
-        }
         let Operator::Normal { pattern, .. } = op else {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });
         };
@@ -417,7 +412,6 @@ impl LinearSolver for EnvelopeLdlt {
         };
         let chunk_terms = if chunk > 1 { terms.iter().map(|t| [t.ja / d0, t.jb / d0, t.w0 / d0]).collect() } else { Vec::new() };
         *self = EnvelopeLdlt {
-            dense: super::DenseFallback::default(),
             perm,
             first,
             row_start,
@@ -441,9 +435,6 @@ impl LinearSolver for EnvelopeLdlt {
     }
 
     fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
-        if let Some(r) = self.dense.solve("envelope_ldlt", op, b, x) {
-            return r;
-        }
         let Operator::Normal { jac, w, reg, .. } = op else {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });
         };
@@ -461,9 +452,6 @@ impl LinearSolver for EnvelopeLdlt {
     }
 
     fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
-        if let Some(r) = self.dense.solve("envelope_ldlt", op, b, x) {
-            return r;
-        }
         if !matches!(op, Operator::Normal { .. }) {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });
         }
@@ -479,6 +467,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     name: "envelope_ldlt",
     summary: "envelope (profile) LDL^T of J W J^T, natural or RCM order: linear cost on banded systems (chains), sqrt(m) wide on grids",
     kind: SolverKind::Direct,
+    accepts: super::registry::SPARSE_NORMAL,
     params: ParamTable::of::<NoParams>(),
     build: |_| Box::new(EnvelopeLdlt::default()),
     // Memory: the envelope of L (exact size from the ordering) and the assembly maps.

@@ -68,6 +68,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     name: "gauss_seidel",
     summary: "Gauss-Seidel/SOR; on J W J^T the sequential-impulse sweep",
     kind: SolverKind::Iterative,
+    accepts: &[super::registry::SystemKind::Normal, super::registry::SystemKind::NormalWithStiffness, super::registry::SystemKind::LoopClosure, super::registry::SystemKind::Contact],
     params: ParamTable::of::<GaussSeidelParams>(),
     build: |p| Box::new(GaussSeidel::new(*p.get())),
     // Memory: per row the scaled inverse diagonal, A x and a share of u, plus W Jᵀ and (ω/D) W Jᵀ

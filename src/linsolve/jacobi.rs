@@ -34,6 +34,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     name: "jacobi",
     summary: "damped Jacobi, matrix-free on J W J^T",
     kind: SolverKind::Iterative,
+    accepts: super::registry::ANY_SYMMETRIC,
     params: ParamTable::of::<JacobiParams>(),
     build: |p| Box::new(Jacobi::new(*p.get())),
     // Memory: matrix-free: diagonal, update, residual and scratch vectors.

@@ -278,65 +278,6 @@ pub trait LinearSolver: Send {
     }
 }
 
-/// A sparse solver given a dense operator (`lagrangian`'s loop-closure system): with no zero to
-/// skip, its factorization is the dense Cholesky factorization, which it delegates to; errors keep
-/// the solver's own name.
-#[derive(Default)]
-pub(crate) struct DenseFallback {
-    inner: Option<DenseCholesky>,
-}
-
-impl std::fmt::Debug for DenseFallback {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DenseFallback({})", if self.inner.is_some() { "dense" } else { "unused" })
-    }
-}
-
-impl DenseFallback {
-    /// Prepares for `op` if it is dense; returns whether it was.
-    pub(crate) fn prepare(&mut self, name: &'static str, op: &Operator) -> Result<bool, SolveError> {
-        if !matches!(op, Operator::Dense { .. }) {
-            self.inner = None;
-            return Ok(false);
-        }
-        let mut d = DenseCholesky::default();
-        d.prepare(op).map_err(|e| e.named(name))?;
-        self.inner = Some(d);
-        Ok(true)
-    }
-
-    /// The solve for a dense `op`, or `None` when `op` is not dense.
-    pub(crate) fn solve(
-        &mut self,
-        name: &'static str,
-        op: &Operator,
-        b: &[f64],
-        x: &mut [f64],
-    ) -> Option<Result<SolveInfo, SolveError>> {
-        match (&mut self.inner, op) {
-            (Some(d), Operator::Dense { .. }) => Some(d.solve(op, b, x).map_err(|e| e.named(name))),
-            _ => None,
-        }
-    }
-}
-
-impl SolveError {
-    /// The same error reported under the solver name `name`.
-    pub(crate) fn named(self, name: &'static str) -> SolveError {
-        match self {
-            SolveError::Singular { pivot, dim, .. } => SolveError::Singular { solver: name, pivot, dim },
-            SolveError::NotPositiveDefinite { pivot, .. } => SolveError::NotPositiveDefinite { solver: name, pivot },
-            SolveError::NotConverged { iterations, residual, tol, .. } => {
-                SolveError::NotConverged { solver: name, iterations, residual, tol }
-            }
-            SolveError::Breakdown { iterations, reason, .. } => {
-                SolveError::Breakdown { solver: name, iterations, reason }
-            }
-            SolveError::NotApplicable { reason, .. } => SolveError::NotApplicable { solver: name, reason },
-        }
-    }
-}
-
 /// Euclidean norm.
 pub(crate) fn norm(x: &[f64]) -> f64 {
     x.iter().map(|v| v * v).sum::<f64>().sqrt()

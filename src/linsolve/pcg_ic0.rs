@@ -24,6 +24,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     name: "pcg_ic0",
     summary: "conjugate gradient preconditioned by incomplete Cholesky IC(0) of the assembled J W J^T; exact in one iteration on chains",
     kind: SolverKind::Iterative,
+    accepts: super::registry::SPARSE_NORMAL,
     params: ParamTable::of::<Stopping>(),
     build: |p| Box::new(PcgIc0::new(*p.get())),
     // Memory: A and its IC(0) factor on A's pattern, five vectors.
@@ -35,8 +36,6 @@ const NOT_SPARSE: &str = "pcg_ic0 factors the assembled sparse J W Jᵀ; the den
 /// IC(0)-preconditioned conjugate gradient with its workspaces.
 #[derive(Debug)]
 pub struct PcgIc0 {
-    /// The dense path, for a dense operator (`lagrangian`'s loop closures).
-    dense: super::DenseFallback,
     stop: Stopping,
     a: Vec<f64>,
     u: Vec<f64>,
@@ -49,7 +48,7 @@ pub struct PcgIc0 {
 impl PcgIc0 {
     /// A solver with the given stopping rule.
     pub fn new(stop: Stopping) -> Self {
-        PcgIc0 { stop, dense: super::DenseFallback::default(), a: vec![], u: vec![], r: vec![], z: vec![], p: vec![], ap: vec![] }
+        PcgIc0 { stop, a: vec![], u: vec![], r: vec![], z: vec![], p: vec![], ap: vec![] }
     }
 }
 
@@ -124,9 +123,6 @@ impl LinearSolver for PcgIc0 {
     }
 
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
-        if self.dense.prepare("pcg_ic0", op)? {
-            return Ok(());
-        }
         let Operator::Normal { pattern, .. } = op else {
             return Err(SolveError::NotApplicable { solver: "pcg_ic0", reason: NOT_SPARSE });
         };
@@ -141,9 +137,6 @@ impl LinearSolver for PcgIc0 {
     }
 
     fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
-        if let Some(r) = self.dense.solve("pcg_ic0", op, b, x) {
-            return r;
-        }
         let Operator::Normal { jac, w, pattern, reg } = op else {
             return Err(SolveError::NotApplicable { solver: "pcg_ic0", reason: NOT_SPARSE });
         };

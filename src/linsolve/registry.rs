@@ -17,6 +17,53 @@ pub enum SolverKind {
     Iterative,
 }
 
+/// The kind of linear system a formulation hands to its solver: formulations declare the one
+/// they solve, solvers the ones they accept, and a formulation pairs with a solver exactly when
+/// the solver accepts its kind (docs/design.md §7). Nothing else decides pairing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SystemKind {
+    /// J W Jᵀ over the constraint rows: sparse (the constraint graph's pattern), symmetric
+    /// positive semidefinite, definite for independent rows or a regularization.
+    Normal,
+    /// J W Jᵀ over the constraint rows and their geometric-stiffness rows (XPBD's and the
+    /// midpoint rule's Newton step), with per-row regularization: sparse, symmetric.
+    NormalWithStiffness,
+    /// A small dense symmetric positive definite matrix: the loop-closure system G M⁻¹ Gᵀ of
+    /// `lagrangian` (m × m, m = loop-closure rows), given as a dense operator.
+    LoopClosure,
+    /// A contact problem over J W Jᵀ with contact rows (unilateral normals, bounded friction):
+    /// the formulation runs the solver's projected sweeps with its own parameters, so the
+    /// solver's own parameters do not apply.
+    Contact,
+}
+
+impl SystemKind {
+    /// One line for `list` and messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SystemKind::Normal => "sparse SPD J W J^T",
+            SystemKind::NormalWithStiffness => "sparse symmetric J W J^T with geometric-stiffness rows",
+            SystemKind::LoopClosure => "dense SPD loop-closure system G M^-1 G^T",
+            SystemKind::Contact => "contact problem (projected sweeps, the formulation's parameters)",
+        }
+    }
+
+    /// Whether a solver's own parameters apply to a solve of this kind (not for contact: the
+    /// formulation's parameters set the sweeps).
+    pub fn solver_params_apply(self) -> bool {
+        self != SystemKind::Contact
+    }
+}
+
+/// The kinds the sparse direct and preconditioned solvers accept: the sparse normal matrices
+/// (on a dense loop-closure system they would be a dense Cholesky factorization under another
+/// name).
+pub const SPARSE_NORMAL: &[SystemKind] = &[SystemKind::Normal, SystemKind::NormalWithStiffness];
+
+/// The kinds a solver that works on any symmetric operator (dense, or applied through J) accepts.
+pub const ANY_SYMMETRIC: &[SystemKind] =
+    &[SystemKind::Normal, SystemKind::NormalWithStiffness, SystemKind::LoopClosure];
+
 /// One registered linear solver.
 #[derive(Clone, Copy)]
 pub struct SolverEntry {
@@ -26,6 +73,8 @@ pub struct SolverEntry {
     pub summary: &'static str,
     /// Direct or iterative.
     pub kind: SolverKind,
+    /// The systems it solves: it pairs with the formulations that solve one of these.
+    pub accepts: &'static [SystemKind],
     /// Declared parameters.
     pub params: ParamTable,
     /// Builds a solver from its resolved parameters (of the type `params` declares).

@@ -19,8 +19,6 @@ use faer::{Conj, MatMut, Par, Side};
 /// Sparse Cholesky with a reused symbolic factorization.
 #[derive(Default)]
 pub struct SparseCholesky {
-    /// The dense path, for a dense operator (`lagrangian`'s loop closures).
-    dense: super::DenseFallback,
     symbolic: Option<SymbolicCholesky<usize>>,
     a_values: Vec<f64>,
     l_values: Vec<f64>,
@@ -37,9 +35,6 @@ impl LinearSolver for SparseCholesky {
     }
 
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
-        if self.dense.prepare("sparse_cholesky", op)? {
-            return Ok(());
-        }
         let Operator::Normal { pattern, .. } = op else {
             return Err(SolveError::NotApplicable { solver: "sparse_cholesky", reason: NOT_SPARSE });
         };
@@ -70,9 +65,6 @@ impl LinearSolver for SparseCholesky {
     }
 
     fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
-        if let Some(r) = self.dense.solve("sparse_cholesky", op, b, x) {
-            return r;
-        }
         let Operator::Normal { jac, w, pattern, reg } = op else {
             return Err(SolveError::NotApplicable { solver: "sparse_cholesky", reason: NOT_SPARSE });
         };
@@ -99,9 +91,6 @@ impl LinearSolver for SparseCholesky {
     }
 
     fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
-        if let Some(r) = self.dense.solve("sparse_cholesky", op, b, x) {
-            return r;
-        }
         let symbolic = self.symbolic.as_ref().expect("prepare() must run before solve()");
         let stack = MemStack::new(self.mem.as_mut().expect("prepare() must run before solve()"));
         let llt = LltRef::new(symbolic, &self.l_values);
@@ -137,6 +126,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     name: "sparse_cholesky",
     summary: "sparse Cholesky of J W J^T (faer), symbolic analysis once per run",
     kind: SolverKind::Direct,
+    accepts: super::registry::SPARSE_NORMAL,
     params: ParamTable::of::<NoParams>(),
     build: |_| Box::new(SparseCholesky::default()),
     // Memory: A, L (exact size from the symbolic analysis) and faer's scratch.

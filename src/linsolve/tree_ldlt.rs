@@ -85,6 +85,7 @@ pub const ENTRY: SolverEntry = SolverEntry {
     name: NAME,
     summary: "Baraff's linear-time LDL^T of the saddle-point matrix [M J^T; J -R] on the body-constraint tree: O(n) with no fill for mechanisms without loops",
     kind: SolverKind::Direct,
+    accepts: super::registry::SPARSE_NORMAL,
     params: ParamTable::of::<NoParams>(),
     build: |_| Box::new(TreeLdlt::default()),
     memory,

@@ -82,12 +82,9 @@ impl Selection<'_> {
     /// Whether any cell is selected: a formulation with a solver it pairs with, and an integrator
     /// (an ODE formulation) or its own stepping (a stepping formulation).
     pub fn selects_any(&self) -> bool {
-        use crate::formulation::registry::{FormulationKind, SolverUse};
+        use crate::formulation::registry::FormulationKind;
         self.formulations.iter().any(|f| {
-            let solver = self.solvers.iter().any(|s| match f.solver {
-                SolverUse::Any => true,
-                SolverUse::Own(name) => s.name == name,
-            });
+            let solver = self.solvers.iter().any(|s| f.pairs_with(s));
             let time = match f.kind {
                 FormulationKind::Ode => !self.integrators.is_empty(),
                 FormulationKind::Stepper => self.own_steppers,

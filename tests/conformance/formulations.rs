@@ -4,19 +4,17 @@
 //! wrong thing.
 
 use tinkertoy::formulation::Dynamics;
-use tinkertoy::formulation::registry::{FORMULATIONS, FormulationKind, SolverUse};
-use tinkertoy::linsolve::registry as solvers;
+use tinkertoy::formulation::registry::{FORMULATIONS, FormulationKind};
+use tinkertoy::linsolve::registry::SOLVERS;
 use tinkertoy::scene::registry::SCENES;
 
 #[test]
 fn every_formulation_builds_the_kind_its_entry_declares() {
     for f in FORMULATIONS {
-        let solver = match f.solver {
-            SolverUse::Any => solvers::find("dense_lu").unwrap(),
-            SolverUse::Own(name) => {
-                solvers::find(name).unwrap_or_else(|| panic!("{}: own solver `{name}` is not registered", f.name))
-            }
-        };
+        let solver = SOLVERS
+            .iter()
+            .find(|s| f.pairs_with(s))
+            .unwrap_or_else(|| panic!("{}: no registered solver takes a {}", f.name, f.system.describe()));
         let built = SCENES.iter().find_map(|entry| {
             let scene = entry.build_small().unwrap();
             let kind = match (f.build)(&f.params.defaults(), &scene, (solver.build)(&solver.params.defaults())).ok()? {
