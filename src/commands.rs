@@ -78,6 +78,12 @@ pub fn list(reg: &Registry) -> String {
             out.push_str(&format!("  Any scene's outputs also include {}\n", crate::scene::output::GENERIC_OUTPUTS));
         }
     }
+    out.push_str("\nContact solvers (the `contact` command; docs/reference.md, frictional contact problems)\n");
+    for e in crate::friction::solvers::CONTACT_SOLVERS {
+        let relaxed = if e.relaxed { " [solves the convex relaxation]" } else { "" };
+        out.push_str(&format!("  {:<16} {}{relaxed}\n", e.name, e.summary));
+        out.push_str(&params::describe(&(e.params.specs)()));
+    }
     out.push_str(&models_section());
     out.push_str("\nIntegrators\n");
     for i in reg.integrators() {

@@ -2,10 +2,10 @@
 //!
 //! It answers, with numbers, which constraint formulation, linear solver and time integrator give
 //! the accuracy a mechanism needs at the lowest cost. The layers, bottom up (each uses only the
-//! ones above it in this list):
+//! ones above it in this list; `tests/conformance/layers.rs` checks every import):
 //!
-//! - [`special`], [`params`], [`metrics`]: special functions, typed registry parameters, and
-//!   pure functions of trajectories;
+//! - [`special`], [`params`], [`metrics`], [`input`]: special functions, typed registry
+//!   parameters, pure functions of trajectories, and reading YAML inputs with located errors;
 //! - [`model`]: bodies, applied forces, energy, model errors;
 //! - [`constraint`]: C(q), J and J̇v per constraint type, written once (Witkin 1997, §4);
 //! - [`sparse`]: the block-sparse Jacobian, J·x, Jᵀ·y and the J W Jᵀ assembly plan;
@@ -14,7 +14,11 @@
 //!   layout of q and v, q ⊕ h v;
 //! - [`linsolve`]: linear solvers for J W Jᵀ and Jᵀ M J, and their counters;
 //! - [`normal_solve`]: the constraint-space solve J W Jᵀ λ = b the Cartesian methods share;
+//! - [`friction`]: frictional contact problems as data (FCLIB), the Coulomb cone, the
+//!   natural-map residual and the contact-solver axis;
 //! - [`integrator`]: the second-order ODE trait and the time integrators;
+//! - [`multibody`]: joint trees — the spanning tree of the constraint graph, joint coordinates,
+//!   the articulated-body algorithm;
 //! - [`scene`]: parametrised mechanisms with consistent initial states, references and named
 //!   outputs ([`scene::Output`]);
 //! - [`formulation`]: what λ means and which system is solved (ODE formulations and steppers);
@@ -76,6 +80,8 @@ pub mod constraint;
 pub mod contact;
 pub mod experiment;
 pub mod formulation;
+pub mod friction;
+pub mod input;
 pub mod integrator;
 pub mod linsolve;
 pub mod metrics;

@@ -66,7 +66,10 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("integrators_without_ode.yaml", &["no formulation here yields an ODE", "rattle, xpbd", "force, lagrangian"]),
         ("unused_tolerances.yaml", &[":9:13:", "`tolerances` pairs with no cell", "dopri5, dop853"]),
         ("record_too_large.yaml", &[":12:9:", "field `record`", "MB", "record_limit_mb"]),
-        ("pgs_with_solver_params.yaml", &[":5:11:", "`pgs` runs its own `gauss_seidel`", "without parameters"]),
+        (
+            "pgs_with_solver_params.yaml",
+            &[":5:11:", "`pgs` solves a contact problem", "gauss_seidel, listed without parameters"],
+        ),
         // Measurements: outputs, reference data, events.
         ("reference_missing_file.yaml", &[":14:9:", "reference.file", "no_such_file.csv", "cannot read"]),
         ("reference_bad_column.yaml", &[":15:21:", "reference.columns[1]", "`theta3`", "theta1, theta2, x2, y2"]),
@@ -635,5 +638,100 @@ fn an_outside_formulation_is_listed_run_reported_and_validated_like_a_built_in_o
     assert_eq!(code, Some(1), "{card}");
     let failed = |case: &str| card.lines().any(|l| l.starts_with(case) && l.ends_with("FAIL"));
     assert!(failed("stepper: bounded energy, no secular trend"), "{card}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `docs/reference.md` ends with the output of `list`; it must be the current one. With
+/// `TINKERTOY_UPDATE_REFERENCE=1` the test rewrites it instead.
+#[test]
+fn registered_items_in_the_reference_are_the_output_of_list() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(BIN).arg("list").current_dir(root).output().unwrap();
+    assert!(out.status.success());
+    let list = String::from_utf8(out.stdout).unwrap();
+    let path = root.join("docs/reference.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (begin, end) = ("<!-- begin list -->\n```text\n", "```\n<!-- end list -->");
+    let a = doc.find(begin).expect("a list block") + begin.len();
+    let b = a + doc[a..].find(end).expect("its end");
+    if std::env::var_os("TINKERTOY_UPDATE_REFERENCE").is_some() {
+        std::fs::write(&path, format!("{}{list}{}", &doc[..a], &doc[b..])).unwrap();
+        return;
+    }
+    assert!(doc[a..b] == list, "docs/reference.md is stale: rerun with TINKERTOY_UPDATE_REFERENCE=1");
+}
+
+/// The config shown in README.md's five-minute tour is a working config.
+#[test]
+fn the_readme_config_example_runs() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let a = readme.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
+    let block = &readme[a..a + readme[a..].find("```").unwrap()];
+    let dir = temp_dir("readme_config");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("my_pendulum.yaml");
+    std::fs::write(&config, block).unwrap();
+    let (code, err) = run(&config, &dir, &[]);
+    assert_eq!(code, 0, "{err}");
+    let summary = std::fs::read_to_string(dir.join("my_pendulum/summary.csv")).unwrap();
+    assert_eq!(column(&summary, "status").iter().filter(|s| *s == "ok").count(), 8, "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `contact` on two small Siconos problems: a report with every solver at both tolerances, the
+/// answers and the profile plots; `check` on a problem file prints its sizes; bad input (an
+/// unknown solver, a truncated HDF5 file) is one line, exit 2, before anything is written.
+#[test]
+fn contact_scores_solvers_on_problem_files_and_refuses_bad_ones_in_one_line() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/contact");
+    let dir = temp_dir("contact");
+    let out = Command::new(BIN)
+        .args(["contact", "--repeats", "1", "--reports"])
+        .arg(&dir)
+        .arg(data.join("FrictionContact3D_1c.dat"))
+        .arg(data.join("Rover4396.dat"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary = std::fs::read_to_string(dir.join("contact/summary.csv")).unwrap();
+    // 2 problems x 4 solvers x 2 tolerances.
+    assert_eq!(column(&summary, "solver").len(), 16, "{summary}");
+    let solved: Vec<(String, String)> =
+        column(&summary, "solver").into_iter().zip(column(&summary, "solved")).collect();
+    for (s, ok) in &solved {
+        // apgd solves the convex relaxation; both problems slide, so it must not claim them.
+        assert_eq!(ok, if s == "apgd" { "false" } else { "true" }, "{summary}");
+    }
+    for f in ["report.md", "answers.csv", "history.csv", "profile_1e-4.png", "profile_1e-8.png", "history.png"] {
+        assert!(dir.join("contact").join(f).exists(), "{f}");
+    }
+    let out = Command::new(BIN).arg("check").arg(data.join("Box_Stacks-i0122-82-5.hdf5")).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("82 contacts in 3D") && text.contains("global (FCLIB"), "{text}");
+
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes = std::fs::read(data.join("Capsules-i125-1213.hdf5")).unwrap();
+    let truncated = dir.join("truncated.hdf5");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    for args in [
+        vec![
+            "contact".into(),
+            "--solvers".into(),
+            "nsgs,warp_drive".into(),
+            data.join("Rover4396.dat").display().to_string(),
+        ],
+        vec!["contact".into(), truncated.display().to_string()],
+        vec!["check".into(), truncated.display().to_string()],
+    ] {
+        let out = Command::new(BIN).args(&args).arg("--reports").arg(dir.join("bad")).output();
+        let out = match args[0].as_str() {
+            "check" => Command::new(BIN).args(&args).output().unwrap(),
+            _ => out.unwrap(),
+        };
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!dir.join("bad").exists());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,6 +7,12 @@ use tinkertoy::params::Scalar;
 use tinkertoy::scene::model_file;
 
 /// The crank's prescribed angle: θ(t) = θ₀ + 2 t + 0.5 sin 3t (rate, amplitude, omega of the drive).
+/// The linear solver of a cell: `sparse_cholesky` for the Cartesian formulations; `lagrangian`
+/// solves a dense loop-closure system, which the sparse solvers do not take: `dense_cholesky`.
+fn solver_for(formulation: &str) -> &'static str {
+    if formulation == "lagrangian" { "dense_cholesky" } else { "sparse_cholesky" }
+}
+
 fn theta(t: f64) -> f64 {
     0.3 + 2.0 * t + 0.5 * (3.0 * t).sin()
 }
@@ -61,7 +67,7 @@ fn cell(
     t: f64,
 ) -> RunResult {
     let params: Vec<(&str, Scalar)> = p.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
-    let spec = CellSpec::named(f, &params, "sparse_cholesky", &[], integrator, control, t)
+    let spec = CellSpec::named(f, &params, solver_for(f), &[], integrator, control, t)
         .unwrap()
         .sampled(0.1)
         .bounded(m.length_scale)
@@ -176,7 +182,7 @@ fn a_shaken_pendulum_feels_the_drive_acceleration() {
     assert!(bound < 1e-12);
     // The bob's x at 2 s by one cell.
     let bob_x = |f: &str, params: &[(&str, Scalar)], integrator: Option<&str>, control: Control| {
-        let spec = CellSpec::named(f, params, "sparse_cholesky", &[], integrator, control, 2.0)
+        let spec = CellSpec::named(f, params, solver_for(f), &[], integrator, control, 2.0)
             .unwrap()
             .sampled(0.1)
             .observing(&m.scene, &["bx"])
@@ -214,7 +220,7 @@ fn an_elbow_motor_drives_the_relative_angle_of_two_moving_links() {
     let probe = |formulation: &str, p: &[(&str, f64)], integrator: Option<&str>, control: Control| {
         let params: Vec<(&str, Scalar)> = p.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
         // pgs brings its own projected Gauss-Seidel sweep
-        let solver = if formulation == "pgs" { "gauss_seidel" } else { "sparse_cholesky" };
+        let solver = if formulation == "pgs" { "gauss_seidel" } else { solver_for(formulation) };
         let spec = CellSpec::named(formulation, &params, solver, &[], integrator, control, 2.0)
             .unwrap()
             .sampled(0.1)
@@ -262,7 +268,7 @@ fn the_drive_clock_is_the_counted_time_not_a_sum_of_steps() {
     let clock = m.scene.system.clock_q_index().expect("a driven model has a clock");
     for (f, p, integrator) in [("force", vec![("omega", 10.0)], Some("rk4")), ("impulse", vec![], None)] {
         let params: Vec<(&str, Scalar)> = p.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
-        let spec = CellSpec::named(f, &params, "sparse_cholesky", &[], integrator, Control::Fixed { h: 1e-5 }, 3.0)
+        let spec = CellSpec::named(f, &params, solver_for(f), &[], integrator, Control::Fixed { h: 1e-5 }, 3.0)
             .unwrap()
             .sampled(1.0)
             .recording();

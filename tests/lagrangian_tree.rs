@@ -383,10 +383,12 @@ fn loop_closures_run_with_every_linear_solver() {
         run(&sc, &spec)
     };
     let reference = cell("dense_lu");
+    let lagrangian = tinkertoy::formulation::registry::find("lagrangian").unwrap();
     for s in tinkertoy::linsolve::SOLVERS {
         let r = cell(s.name);
-        if s.name == "tree_ldlt" {
-            assert_eq!(r.summary.status.label(), "n/a", "{:?}", r.summary.status);
+        // The sparse solvers do not take the dense loop-closure system: those cells are n/a.
+        if !lagrangian.pairs_with(s) {
+            assert_eq!(r.summary.status.label(), "n/a", "{}: {:?}", s.name, r.summary.status);
             continue;
         }
         assert_eq!(r.summary.status.label(), "ok", "{}: {:?}", s.name, r.summary.status);

@@ -10,6 +10,12 @@ use common::model;
 
 /// Runs IFToMM A04 (Bricard) for 10 s in one cell with envelope LDLᵀ; returns the result and P3
 /// (the Rod3–Rod4 joint) at t = 1, 2, …, 10 s.
+/// The linear solver of a cell: `envelope_ldlt` for the Cartesian formulations; `lagrangian`
+/// solves a dense loop-closure system, which the sparse solvers do not take: `dense_cholesky`.
+fn solver_for(formulation: &str) -> &'static str {
+    if formulation == "lagrangian" { "dense_cholesky" } else { "envelope_ldlt" }
+}
+
 fn bricard_cell(
     formulation: &str,
     params: &[(&str, f64)],
@@ -19,7 +25,7 @@ fn bricard_cell(
     let m = model("iftomm_a04_bricard");
     let p: Vec<(&str, Scalar)> = params.iter().map(|(k, v)| (*k, Scalar::Num(*v))).collect();
     let times: Vec<f64> = (1..=10).map(f64::from).collect();
-    let spec = CellSpec::named(formulation, &p, "envelope_ldlt", &[], integrator, control, 10.0)
+    let spec = CellSpec::named(formulation, &p, solver_for(formulation), &[], integrator, control, 10.0)
         .unwrap()
         .sampled(0.05)
         .bounded(m.length_scale)
@@ -116,7 +122,7 @@ fn iftomm_a05_flyball_governor_holds_the_sleeve_to_its_reference() {
         .collect();
     let times: Vec<f64> = reference.iter().map(|r| r.0).collect();
     let control = Control::Adaptive { rtol: 1e-9, atol: 1e-9 };
-    let spec = CellSpec::named("lagrangian", &[], "envelope_ldlt", &[], Some("dop853"), control, 10.0)
+    let spec = CellSpec::named("lagrangian", &[], solver_for("lagrangian"), &[], Some("dop853"), control, 10.0)
         .unwrap()
         .sampled(0.05)
         .observing(&m.scene, &["s"])

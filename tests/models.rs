@@ -331,12 +331,12 @@ fn every_joint_type_builds_from_a_model_file_and_conserves_energy() {
 
 #[test]
 fn the_readme_model_example_loads() {
-    // The annotated example under "Model files" in README.md is a working model.
-    let readme = std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    // The annotated example under "Model files" in docs/guide.md is a working model.
+    let readme = std::fs::read_to_string(format!("{}/docs/guide.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let section = &readme[readme.find("## Model files").expect("a Model files section")..];
     let start = section.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
     let block = &section[start..start + section[start..].find("```").unwrap()];
-    let m = model_file::from_text("README.md", block).unwrap_or_else(|e| panic!("{e}"));
+    let m = model_file::from_text("docs/guide.md", block).unwrap_or_else(|e| panic!("{e}"));
     // Two bodies and the clock its drive adds; two joints and the drive.
     assert_eq!((m.scene.system.bodies().len(), m.scene.system.constraints().len()), (3, 3));
     assert_eq!(m.scene.outputs[0].name, "bend");

@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+pub mod contact;
 mod run;
 use run::{Options, merge, run};
 
@@ -130,6 +131,38 @@ enum Command {
         /// Directory for `<model>_animation.png`.
         #[arg(long, default_value = "reports/models")]
         out: PathBuf,
+    },
+    /// Run contact solvers on frictional contact problems (FCLIB .hdf5, Siconos .dat) to each
+    /// tolerance and write <reports>/<name>/: solved or not by the natural-map residual, time,
+    /// iterations, performance profiles and residual histories.
+    Contact {
+        /// The problem files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Contact solvers, comma-separated, each `name` or `name:key=value` (default: all).
+        #[arg(long, value_delimiter = ',')]
+        solvers: Vec<String>,
+        /// Tolerances on the natural-map residual / ||q||.
+        #[arg(long, value_delimiter = ',', default_values_t = [1e-4, 1e-8])]
+        tol: Vec<f64>,
+        /// Wall-time limit per solve [s].
+        #[arg(long, default_value_t = 10.0)]
+        time_limit: f64,
+        /// Iterations at most per solve.
+        #[arg(long, default_value_t = 100_000)]
+        max_iter: usize,
+        /// Timed repeats of every solve that converged (median reported).
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+        /// Start from the problem's first stored guess instead of r = 0.
+        #[arg(long)]
+        warm: bool,
+        /// Name of the report directory.
+        #[arg(long, default_value = "contact")]
+        name: String,
+        /// Directory the report folder is written into.
+        #[arg(long, default_value = "reports")]
+        reports: PathBuf,
     },
     /// Draw a model file's mechanism at its assembled initial state (bodies, joints, springs,
     /// world anchors, labels) as SVG and PNG.
@@ -258,6 +291,15 @@ pub fn main_with(registry: Registry) -> ExitCode {
         }
         Command::Check { config } => {
             let file = config.display().to_string();
+            if config.extension().is_some_and(|e| e == "hdf5" || e == "h5" || e == "dat") {
+                return match contact::describe(&config) {
+                    Ok(text) => {
+                        print!("{text}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => bad_input(&e),
+                };
+            }
             if commands::is_model_file(&file) {
                 return match commands::check_model(&file) {
                     Ok(text) => {
@@ -303,5 +345,33 @@ pub fn main_with(registry: Registry) -> ExitCode {
             reported(commands::animate(&model, &report, &cells, frames as usize, fps, &out))
         }
         Command::Draw { model, out } => reported(commands::draw(&model, &out)),
+        Command::Contact { files, solvers, tol, time_limit, max_iter, repeats, warm, name, reports } => {
+            let o = contact::ContactOptions {
+                files,
+                solvers,
+                tols: tol,
+                seconds: time_limit,
+                max_iter,
+                repeats,
+                warm,
+                name,
+                reports,
+            };
+            let prepared = match contact::prepare(&o) {
+                Ok(p) => p,
+                Err(e) => return bad_input(&e),
+            };
+            report::publish::install_signal_cleanup();
+            match contact::run(&o, prepared) {
+                Ok(path) => {
+                    eprintln!("contact: {} problems -> {}", o.files.len(), path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
     }
 }

@@ -125,7 +125,7 @@ fn run_one(
         Ok(e) => e,
         Err(e) => return bad_input(&e.to_string()),
     };
-    let max_threads = exp.limits.get("threads");
+    let max_threads = exp.limits.get(experiment::budget::Limit::Threads);
     if let Some(t) = threads.filter(|&t| t as f64 > max_threads) {
         return bad_input(&format!(
             "--threads {t} exceeds `limits.threads` = {max_threads}; the results do not depend on the thread count"
@@ -166,9 +166,9 @@ fn run_one(
             (largest as f64 / 1e6).ceil(),
             biggest.unwrap_or_default(),
             (exp.run_memory(&memory, threads) as f64 / 1e6).ceil(),
-            experiment::budget::LIMITS
+            experiment::budget::Limit::ALL
                 .iter()
-                .map(|l| format!("{}={}", l.name, exp.limits.get(l.name)))
+                .map(|&l| format!("{}={}", l.spec().name, exp.limits.get(l)))
                 .collect::<Vec<_>>()
                 .join(", ")
         );

@@ -61,6 +61,47 @@ pub const LIMITS: [LimitSpec; 8] = [
     LimitSpec { name: "threads", default: 256.0, describes: "worker threads (`--threads`)" },
 ];
 
+/// One limit, by name in code (its config name is [`Limit::spec`]'s): reads are typed, only the
+/// config and the command line spell limits as strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// `cells`.
+    Cells,
+    /// `variants`.
+    Variants,
+    /// `steps_per_cell`.
+    StepsPerCell,
+    /// `samples`.
+    Samples,
+    /// `cell_memory_mb`.
+    CellMemoryMb,
+    /// `run_memory_mb`.
+    RunMemoryMb,
+    /// `cell_seconds`.
+    CellSeconds,
+    /// `threads`.
+    Threads,
+}
+
+impl Limit {
+    /// Every limit, in [`LIMITS`] order.
+    pub const ALL: [Limit; LIMITS.len()] = [
+        Limit::Cells,
+        Limit::Variants,
+        Limit::StepsPerCell,
+        Limit::Samples,
+        Limit::CellMemoryMb,
+        Limit::RunMemoryMb,
+        Limit::CellSeconds,
+        Limit::Threads,
+    ];
+
+    /// Its name, default and meaning.
+    pub fn spec(self) -> &'static LimitSpec {
+        &LIMITS[self as usize]
+    }
+}
+
 /// The limits of one run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
@@ -75,20 +116,19 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// The value of limit `name` (one of [`LIMITS`]).
-    pub fn get(&self, name: &str) -> f64 {
-        let i = LIMITS.iter().position(|l| l.name == name).expect("a declared limit");
-        self.values[i]
+    /// The value of a limit.
+    pub fn get(&self, limit: Limit) -> f64 {
+        self.values[limit as usize]
     }
 
     /// The most steps a cell may take.
     pub fn max_steps(&self) -> u64 {
-        self.get("steps_per_cell") as u64
+        self.get(Limit::StepsPerCell) as u64
     }
 
     /// The wall-clock budget of one cell \[s\].
     pub fn cell_seconds(&self) -> f64 {
-        self.get("cell_seconds")
+        self.get(Limit::CellSeconds)
     }
 
     fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
@@ -185,20 +225,20 @@ pub(super) fn check_counts(
     steps: &[super::grid::StepChoice],
     (duration, sample_interval): (f64, f64),
 ) -> Result<(), ConfigError> {
-    let over = |name: &str, n: f64| n > limits.get(name);
-    if over("variants", combos) {
+    let over = |limit: Limit, n: f64| n > limits.get(limit);
+    if over(Limit::Variants, combos) {
         return err(
             file,
             raw.scene.at(),
             format!(
                 "field `scene.params`: the swept parameters give {} scene variants; `limits.variants` = {} — sweep fewer values or raise the limit",
                 fmt_num(combos),
-                fmt_num(limits.get("variants"))
+                fmt_num(limits.get(Limit::Variants))
             ),
         );
     }
     let cells = combos * per_variant as f64;
-    if over("cells", cells) {
+    if over(Limit::Cells, cells) {
         return err(
             file,
             at(&raw.formulations),
@@ -206,14 +246,14 @@ pub(super) fn check_counts(
                 "the config asks for {} cells ({} scene variant(s) × {per_variant} per variant); `limits.cells` = {} — sweep fewer items or raise the limit",
                 fmt_num(cells),
                 fmt_num(combos),
-                fmt_num(limits.get("cells"))
+                fmt_num(limits.get(Limit::Cells))
             ),
         );
     }
     for (i, s) in steps.iter().enumerate() {
         if let crate::integrator::Control::Fixed { h } = s.control {
             let n = (duration / h).ceil();
-            if over("steps_per_cell", n) {
+            if over(Limit::StepsPerCell, n) {
                 let loc = raw.steps.as_ref().and_then(|l| at(&l.value[i]));
                 return err(
                     file,
@@ -222,14 +262,14 @@ pub(super) fn check_counts(
                         "field `steps[{i}]` = {}: {} steps over duration {duration} s; `limits.steps_per_cell` = {} — use a larger step, a shorter duration, or raise the limit",
                         crate::params::short(&s.label),
                         fmt_num(n),
-                        fmt_num(limits.get("steps_per_cell"))
+                        fmt_num(limits.get(Limit::StepsPerCell))
                     ),
                 );
             }
         }
     }
     let samples = cells * samples_per_cell(duration, sample_interval, 0);
-    if over("samples", samples) {
+    if over(Limit::Samples, samples) {
         return err(
             file,
             at(&raw.sample_interval),
@@ -237,7 +277,7 @@ pub(super) fn check_counts(
                 "field `sample_interval` = {sample_interval}: {} cells keep {} samples in all; `limits.samples` = {} — sample less often, run fewer cells, or raise the limit",
                 fmt_num(cells),
                 fmt_num(samples),
-                fmt_num(limits.get("samples"))
+                fmt_num(limits.get(Limit::Samples))
             ),
         );
     }
@@ -256,7 +296,7 @@ pub(super) fn check_scene_sizes(
     for s in sizes.iter().flatten() {
         let bytes = s.bytes();
         total = total.saturating_add(bytes);
-        let limit = limits.get("cell_memory_mb");
+        let limit = limits.get(Limit::CellMemoryMb);
         if bytes as f64 > limit * 1e6 {
             return err(
                 file,
@@ -271,7 +311,7 @@ pub(super) fn check_scene_sizes(
             );
         }
     }
-    let limit = limits.get("run_memory_mb");
+    let limit = limits.get(Limit::RunMemoryMb);
     if total as f64 > limit * 1e6 {
         return err(
             file,
@@ -359,7 +399,7 @@ impl Experiment {
                 + own;
             let samples = n_samples * sample_bytes(recorded);
             let m = CellMemory { system, solver, workspace, samples };
-            let limit = self.limits.get("cell_memory_mb") * 1e6;
+            let limit = self.limits.get(Limit::CellMemoryMb) * 1e6;
             if m.total() as f64 > limit {
                 let what = if m.solver >= m.system && m.solver >= m.workspace && m.solver >= m.samples {
                     format!("solver `{}` needs about {} MB", s.label, mb(m.solver))
@@ -375,7 +415,7 @@ impl Experiment {
                     None,
                     format!(
                         "field `limits.cell_memory_mb` = {}: cell `{}` would need about {} MB ({what}, on {} constraint rows and {} coordinates) — choose a sparse or matrix-free solver, a smaller scene, or raise the limit",
-                        fmt_num(self.limits.get("cell_memory_mb")),
+                        fmt_num(self.limits.get(Limit::CellMemoryMb)),
                         self.cell_label(c),
                         mb(m.total()),
                         size.rows,
@@ -387,7 +427,7 @@ impl Experiment {
         }
         let (at_once, scenes, kept) = self.run_memory_parts(&out, threads);
         let total = at_once.saturating_add(scenes).saturating_add(kept);
-        let limit = self.limits.get("run_memory_mb");
+        let limit = self.limits.get(Limit::RunMemoryMb);
         if total as f64 > limit * 1e6 {
             return err(
                 file,

@@ -224,19 +224,23 @@ pub fn from_text(file: &str, text: &str) -> Result<Experiment, ConfigError> {
     from_text_with(file, text, &[])
 }
 
+/// Longest experiment name, which names its report directory: the report's temporary sibling
+/// `.<name>.tmp-<pid>` must fit in a file name (255 bytes).
+pub const MAX_NAME: usize = 200;
+
 /// [`from_text`] with `--limit` overrides.
 pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Result<Experiment, ConfigError> {
     let raw: RawConfig = parse(file, text)?;
     let limits = Limits::resolve(file, raw.limits.as_ref(), overrides)?;
     let name = raw.name.value.clone();
-    if name.len() > crate::report::publish::MAX_NAME {
+    if name.len() > MAX_NAME {
         return err(
             file,
             at(&raw.name),
             format!(
                 "field `name` is {} characters long; expected at most {} (it names the report directory)",
                 name.len(),
-                crate::report::publish::MAX_NAME
+                MAX_NAME
             ),
         );
     }

@@ -10,7 +10,7 @@ mod markdown;
 pub mod plot;
 pub mod provenance;
 pub mod publish;
-mod sections;
+pub(crate) mod sections;
 pub mod suite;
 
 use crate::experiment::grid::Variant;

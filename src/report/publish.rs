@@ -16,8 +16,8 @@ use std::sync::Mutex;
 /// Directories to remove if the process is interrupted.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Longest report name: the temporary sibling `.<name>.tmp-<pid>` must fit in a file name (255 bytes).
-pub const MAX_NAME: usize = 200;
+/// Longest report name ([`crate::experiment::grid::MAX_NAME`]).
+pub use crate::experiment::grid::MAX_NAME;
 
 /// Installs the handler that removes pending temporary directories on SIGINT, SIGTERM and SIGHUP,
 /// then exits with 128 + the signal number. Call once, early.

@@ -9,6 +9,7 @@
 //! selected direct solver.
 
 use super::{Check, Outcome, Selection, cell_name, of_kind, own_stepping, run_cell};
+use crate::formulation::registry::FormulationEntry;
 use crate::integrator::Control;
 use crate::integrator::registry::IntegratorKind;
 use crate::scene::model_file;
@@ -28,12 +29,14 @@ fn rows(text: &str) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// The selected direct solver the benchmark cells use: the envelope LDLᵀ when selected (both
-/// mechanisms' J W Jᵀ are narrow-banded), else the first direct one. The benchmarks score
+/// The selected direct solver the benchmark cells of `f` use: the envelope LDLᵀ when selected
+/// and `f` pairs with it (both mechanisms' J W Jᵀ are narrow-banded), else the first direct one
+/// `f` pairs with (`lagrangian`'s dense loop-closure system: a dense one). The benchmarks score
 /// formulations and integrators; every direct solver gives the same answer to rounding, which
 /// the solver checks elsewhere establish.
-fn direct(sel: &Selection) -> Option<&'static crate::linsolve::registry::SolverEntry> {
-    let direct: Vec<_> = sel.solvers.iter().copied().filter(|s| super::tight(s).is_empty()).collect();
+fn direct(sel: &Selection, f: &FormulationEntry) -> Option<&'static crate::linsolve::registry::SolverEntry> {
+    let direct: Vec<_> =
+        sel.solvers.iter().copied().filter(|s| super::tight(s).is_empty() && f.pairs_with(s)).collect();
     direct.iter().copied().find(|s| s.name == "envelope_ldlt").or(direct.first().copied())
 }
 
@@ -55,10 +58,10 @@ pub fn test_set(sel: &Selection, out: &mut Vec<Check>) {
             .fold(0.0f64, f64::max);
         -worst.log10()
     };
-    let Some(s) = direct(sel) else { return };
     let case = "Andrews' squeezer (Test Set, scd at t = 0.03 s)";
     let note = "significant correct digits: -log10 of the largest relative error of the 7 angles against the published solution";
     for f in &sel.formulations {
+        let Some(s) = direct(sel, f) else { continue };
         for i in of_kind(sel, |k| matches!(k, IntegratorKind::Adaptive { .. })) {
             let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
             let Some(r) = run_cell(&model.scene, f, s, i, control, 0.03, 0.03) else { continue };
@@ -105,10 +108,10 @@ fn iftomm_problem(sel: &Selection, p: &Problem, out: &mut Vec<Check>) {
     let model = model_file::from_embedded(p.file, p.model).expect("the shipped model loads");
     let reference = rows(p.reference);
     let outputs = &model.scene.outputs[..p.columns];
-    let Some(s) = direct(sel) else { return };
     let rk4 = sel.integrators.iter().copied().filter(|i| i.name == "rk4");
     let control = Control::Fixed { h: p.h };
     for f in &sel.formulations {
+        let Some(s) = direct(sel, f) else { continue };
         let cells: Vec<Option<&'static crate::integrator::registry::IntegratorEntry>> =
             rk4.clone().map(Some).chain(own_stepping(sel, f)).collect();
         for i in cells {

@@ -7,11 +7,13 @@
 //! - `params`: every parameter table's defaults lie in its own domains and resolve to its
 //!   `Default`;
 //! - `formulations`: the kind an entry declares is what it builds;
+//! - `layers`: every import of `src/` runs down the layers `src/lib.rs` lists;
 //! - `work`: snapshots of the work counters of a fixed set of cells, so that a change that
 //!   doubles the steps, evaluations, solves or iterations fails here.
 
 mod constraints;
 mod formulations;
+mod layers;
 mod params;
 mod scenes;
 mod work;

@@ -6,7 +6,7 @@ use super::forces::force;
 use super::{Floats, Model, RawModel, fail};
 use crate::constraint::registry as constraints;
 use crate::constraint::spec::{JointSpec, SideSpec};
-use crate::experiment::config::{ConfigError, at};
+use crate::input::{ConfigError, at};
 use crate::model::{Body, BodyKind};
 use crate::params::{fmt_num, short};
 use crate::scene::{EnergyScale, Output, Scene};

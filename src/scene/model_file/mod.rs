@@ -12,7 +12,7 @@ mod contact;
 mod drives;
 mod forces;
 
-use crate::experiment::config::{ConfigError, at, parse_as, read_text};
+use crate::input::{ConfigError, at, parse_as, read_text};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_saphyr::Spanned;

@@ -1,0 +1,415 @@
+//! `contact`: every selected contact solver on a set of frictional contact problems (FCLIB HDF5
+//! files or Siconos `.dat` files), scored as the field scores them, into `<reports>/<name>/`.
+
+use crate::friction::bench::{self, Contender, Run, Settings};
+use crate::friction::cone::Normalisation;
+use crate::friction::fclib::{self, Problem};
+use crate::friction::solvers::CONTACT_SOLVERS;
+use crate::friction::{LocalProblem, dat};
+use crate::params::{Scalar, fmt_num};
+use crate::report::plot::{Figure, Panel, Series, Style, render};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Loads a problem file (FCLIB HDF5, or a Siconos `.dat`), reducing a global problem to the
+/// local one; the one-line reason when it cannot.
+pub fn load(path: &Path) -> Result<(LocalProblem, String), String> {
+    if path.extension().is_some_and(|e| e == "dat") {
+        let file = path.display().to_string();
+        let text = crate::input::read_text(&file, "the problem", "a Siconos .dat problem is at most a few MB")
+            .map_err(|e| e.to_string())?;
+        let name = path.file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+        let p = dat::from_text(&name, &text).map_err(|e| format!("{file}: {e}"))?;
+        return Ok((p, "local (Siconos .dat, dense W)".into()));
+    }
+    let (problem, info) = fclib::read(path).map_err(|e| e.to_string())?;
+    let title = if info.title.is_empty() { String::new() } else { format!(", \"{}\"", info.title) };
+    match problem {
+        Problem::Local(p) => Ok((p, format!("local (FCLIB){title}"))),
+        Problem::Global(g) => {
+            let (n, nnz_m, nnz_h) = (g.m.nrows, g.m.nnz(), g.h.nnz());
+            let p = g.reduce().map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok((
+                p,
+                format!(
+                    "global (FCLIB; n = {n}, nnz(M) = {nnz_m}, nnz(H) = {nnz_h}; reduced to W = H^T M^-1 H){title}"
+                ),
+            ))
+        }
+    }
+}
+
+/// `check` on a problem file: its kind, sizes, μ and the residual of each stored guess.
+pub fn describe(path: &Path) -> Result<String, String> {
+    let (p, kind) = load(path)?;
+    let mut out = String::new();
+    let (lo, hi) = p.mu.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| (a.min(m), b.max(m)));
+    let _ = writeln!(out, "{}: {kind}", p.name);
+    let _ = writeln!(
+        out,
+        "  {} contacts in {}D, W {} x {} with {} stored entries, mu in [{}, {}], ||q|| = {}",
+        p.contacts(),
+        p.dim,
+        p.w.nrows,
+        p.w.ncols,
+        p.w.nnz(),
+        fmt_num(lo),
+        fmt_num(hi),
+        fmt_num(Normalisation::Q.divisor(&p.q))
+    );
+    let mut u = vec![0.0; p.q.len()];
+    for (k, g) in p.guesses.iter().enumerate() {
+        p.velocity(g, &mut u);
+        let abs = crate::friction::cone::natural_map_norm(p.dim, &p.mu, g, &u);
+        let nonzero = g.iter().any(|v| *v != 0.0);
+        let _ = writeln!(
+            out,
+            "  guess {}: {}residual {} = {:.3e} (absolute {:.3e})",
+            k + 1,
+            if nonzero { "" } else { "all zeros, " },
+            Normalisation::Q.name(),
+            abs / Normalisation::Q.divisor(&p.q),
+            abs
+        );
+    }
+    if p.guesses.is_empty() {
+        let _ = writeln!(out, "  no stored guess");
+    }
+    Ok(out)
+}
+
+/// The options of `contact`.
+pub struct ContactOptions {
+    /// Problem files.
+    pub files: Vec<PathBuf>,
+    /// Solver names (empty: every registered one).
+    pub solvers: Vec<String>,
+    /// Tolerances.
+    pub tols: Vec<f64>,
+    /// Time limit per solve \[s\].
+    pub seconds: f64,
+    /// Iterations at most per solve.
+    pub max_iter: usize,
+    /// Timed repeats.
+    pub repeats: usize,
+    /// Start from the stored guess.
+    pub warm: bool,
+    /// Report name.
+    pub name: String,
+    /// Reports directory.
+    pub reports: PathBuf,
+}
+
+/// What `contact` runs: the problems, how each was read, and the solvers.
+pub struct Prepared {
+    /// The problems (global ones reduced to local ones).
+    pub problems: Vec<LocalProblem>,
+    /// How each was read (kind, sizes of the global form, title).
+    pub kinds: Vec<String>,
+    /// The solvers with their parameters.
+    pub contenders: Vec<Contender>,
+}
+
+/// A solver given as `name:key=value:…`: its name and parameters.
+type SolverSpec<'a> = (&'a str, Vec<(&'a str, Scalar)>);
+
+/// Checks the options and loads every problem, before anything is computed.
+pub fn prepare(o: &ContactOptions) -> Result<Prepared, String> {
+    if o.files.is_empty() {
+        return Err("contact needs at least one problem file (FCLIB .hdf5 or Siconos .dat)".into());
+    }
+    if let Some(t) = o.tols.iter().find(|t| !(t.is_finite() && **t > 0.0 && **t < 1.0)) {
+        return Err(format!("--tol {} is invalid; expected numbers in (0, 1), e.g. 1e-4,1e-8", fmt_num(*t)));
+    }
+    if !(o.seconds.is_finite() && o.seconds > 0.0 && o.seconds <= 3600.0) {
+        return Err(format!("--time-limit {} is invalid; expected seconds in (0, 3600]", fmt_num(o.seconds)));
+    }
+    let names: Vec<&str> = CONTACT_SOLVERS.iter().map(|e| e.name).collect();
+    let mut contenders = Vec::new();
+    for s in if o.solvers.is_empty() { names.iter().map(|s| s.to_string()).collect() } else { o.solvers.clone() } {
+        let (name, given) = parse_solver(&s)?;
+        let entry = crate::friction::solvers::find(name).ok_or_else(|| {
+            format!(
+                "--solvers: unknown contact solver `{}`; expected one of: {}",
+                crate::params::short(name),
+                names.join(", ")
+            )
+        })?;
+        let params = entry.params.with(name, &given).map_err(|e| format!("--solvers: {e}"))?;
+        contenders.push(Contender { entry, params, label: s.clone() });
+    }
+    let mut problems = Vec::new();
+    let mut kinds = Vec::new();
+    for f in &o.files {
+        let (p, kind) = load(f)?;
+        problems.push(p);
+        kinds.push(kind);
+    }
+    Ok(Prepared { problems, kinds, contenders })
+}
+
+/// `name` or `name:key=value:key=value`.
+fn parse_solver(s: &str) -> Result<SolverSpec<'_>, String> {
+    let mut parts = s.split(':');
+    let name = parts.next().unwrap_or("");
+    let mut given = Vec::new();
+    for kv in parts {
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            format!("--solvers: `{}` is not key=value (e.g. psor:omega=1.5)", crate::params::short(kv))
+        })?;
+        let value = match v {
+            "true" => Scalar::Bool(true),
+            "false" => Scalar::Bool(false),
+            _ => {
+                Scalar::Num(v.parse().map_err(|_| format!("--solvers: `{}` is not a number", crate::params::short(v)))?)
+            }
+        };
+        given.push((k, value));
+    }
+    Ok((name, given))
+}
+
+/// Runs the comparison of what [`prepare`] loaded and writes the report; the path of
+/// `report.md`.
+pub fn run(o: &ContactOptions, prepared: Prepared) -> Result<PathBuf, String> {
+    let Prepared { problems, kinds, contenders } = prepared;
+    let publisher = crate::report::publish::claim(&o.reports, &o.name)?;
+    let settings =
+        Settings { max_iter: o.max_iter, seconds: o.seconds, repeats: o.repeats, norm: Normalisation::Q, warm: o.warm };
+    let load_start = crate::report::provenance::load_average();
+    let runs = bench::compare(&problems, &contenders, &o.tols, &settings);
+    let dir = publisher.dir().to_path_buf();
+    let io = |e: std::io::Error| crate::input::io_reason(&e);
+    std::fs::write(dir.join("summary.csv"), summary_csv(&problems, &contenders, &runs)).map_err(io)?;
+    std::fs::write(dir.join("history.csv"), history_csv(&problems, &contenders, &runs)).map_err(io)?;
+    std::fs::write(dir.join("answers.csv"), answers_csv(&problems, &contenders, &runs)).map_err(io)?;
+    let mut figures = Vec::new();
+    for &tol in &o.tols {
+        let stem = format!("profile_{}", fmt_num(tol));
+        let fig = profile_figure(&problems, &contenders, &runs, tol);
+        figures.push((stem.clone(), render(&fig, &dir.join(&stem)).map_err(|e| e.to_string())));
+    }
+    let tight = o.tols.iter().copied().fold(f64::INFINITY, f64::min);
+    let fig = history_figure(&problems, &contenders, &runs, tight);
+    figures.push(("history".into(), render(&fig, &dir.join("history")).map_err(|e| e.to_string())));
+    let md = report_md(o, &problems, &kinds, &contenders, &runs, &settings, &figures, load_start);
+    std::fs::write(dir.join("report.md"), md).map_err(io)?;
+    let out = publisher.publish()?;
+    Ok(out.join("report.md"))
+}
+
+fn summary_csv(problems: &[LocalProblem], c: &[Contender], runs: &[Run]) -> String {
+    let mut s = String::from("problem,contacts,solver,tol,solved,iterations,residual,absolute_residual,stopped\n");
+    for r in runs {
+        let p = &problems[r.problem];
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{:e},{:e},{}",
+            p.name,
+            p.contacts(),
+            c[r.solver].label,
+            r.tol,
+            r.outcome.converged,
+            r.outcome.iterations,
+            r.outcome.residual,
+            r.outcome.absolute,
+            r.outcome.stopped.clone().unwrap_or_default().replace(',', ";")
+        );
+    }
+    s
+}
+
+fn history_csv(problems: &[LocalProblem], c: &[Contender], runs: &[Run]) -> String {
+    let mut s = String::from("problem,solver,tol,iteration,residual\n");
+    for r in runs {
+        for &(it, _, res) in &r.outcome.history {
+            let _ = writeln!(s, "{},{},{},{it},{res:e}", problems[r.problem].name, c[r.solver].label, r.tol);
+        }
+    }
+    s
+}
+
+/// Every solve's answer r, entry by entry (shortest round-trip decimal: read back exactly), for
+/// an independent check of the residuals (`compare/fclib_residual.py`).
+fn answers_csv(problems: &[LocalProblem], c: &[Contender], runs: &[Run]) -> String {
+    let mut s = String::from("problem,solver,tol,index,r\n");
+    for r in runs {
+        for (i, v) in r.answer.iter().enumerate() {
+            let _ = writeln!(s, "{},{},{},{i},{v:e}", problems[r.problem].name, c[r.solver].label, r.tol);
+        }
+    }
+    s
+}
+
+fn profile_figure(problems: &[LocalProblem], c: &[Contender], runs: &[Run], tol: f64) -> Figure {
+    let ratios = bench::profile(runs, c.len(), problems.len(), tol);
+    let tau_max = ratios.iter().flatten().copied().fold(1.0, f64::max) * 2.0;
+    let n = problems.len() as f64;
+    let series = ratios
+        .iter()
+        .enumerate()
+        .map(|(s, v)| {
+            // ρ(τ) as a step function from τ = 1 to τ_max.
+            let mut pts = vec![(1.0, 0.0)];
+            let mut solved = 0.0;
+            for &t in v {
+                pts.push((t, solved / n));
+                solved += 1.0;
+                pts.push((t, solved / n));
+            }
+            pts.push((tau_max, solved / n));
+            let mut ser =
+                Series::new(format!("{} ({} of {} solved)", c[s].label, v.len(), problems.len()), s, pts, Style::Line);
+            ser.variant = s;
+            ser
+        })
+        .collect();
+    Figure {
+        title: format!(
+            "Performance profile at tol = {} (Dolan-More): share of problems solved within tau x the fastest",
+            fmt_num(tol)
+        ),
+        x_label: "tau = time / fastest solver's time on the problem".into(),
+        y_label: "share of problems solved".into(),
+        x_log: true,
+        y_log: false,
+        panels: vec![Panel { title: String::new(), series }],
+    }
+}
+
+fn history_figure(problems: &[LocalProblem], c: &[Contender], runs: &[Run], tol: f64) -> Figure {
+    let panels = problems
+        .iter()
+        .enumerate()
+        .map(|(pi, p)| Panel {
+            title: format!("{} ({} contacts)", p.name, p.contacts()),
+            series: runs
+                .iter()
+                .filter(|r| r.problem == pi && r.tol == tol)
+                .map(|r| {
+                    let pts = r.outcome.history.iter().map(|&(it, _, res)| (it as f64, res)).collect();
+                    let mut s = Series::new(c[r.solver].label.clone(), r.solver, pts, Style::Line);
+                    s.variant = r.solver;
+                    s
+                })
+                .collect(),
+        })
+        .collect();
+    Figure {
+        title: format!("Residual history at tol = {}: {} against iterations", fmt_num(tol), Normalisation::Q.name()),
+        x_label: "iteration".into(),
+        y_label: "natural-map residual / ||q||".into(),
+        x_log: true,
+        y_log: true,
+        panels,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report_md(
+    o: &ContactOptions,
+    problems: &[LocalProblem],
+    kinds: &[String],
+    c: &[Contender],
+    runs: &[Run],
+    s: &Settings,
+    figures: &[(String, Result<(), String>)],
+    load_start: Option<[f64; 3]>,
+) -> String {
+    use crate::report::sections::cell;
+    let mut md = format!("# {}\n\n", cell(&o.name));
+    md.push_str("## Answer: the fastest solver that solves each problem\n\n");
+    md.push_str(&format!(
+        "Solved means the natural-map residual {} (De Saxce's term included, absolute value in `summary.csv`) reached the tolerance within {} iterations and {} s. Time is the median of {} timed solves, interleaved across solvers [min-max].\n\n",
+        Normalisation::Q.name(),
+        s.max_iter,
+        fmt_num(s.seconds),
+        s.repeats.max(1)
+    ));
+    md.push_str("| problem | tol | fastest | time [ms] | runner-up | solved by |\n|---|---|---|---|---|---|\n");
+    for (pi, p) in problems.iter().enumerate() {
+        for &tol in &o.tols {
+            let mut ok: Vec<&Run> =
+                runs.iter().filter(|r| r.problem == pi && r.tol == tol && r.outcome.converged).collect();
+            ok.sort_by(|a, b| a.median().total_cmp(&b.median()));
+            let (best, time) =
+                ok.first().map_or(("none".to_string(), "—".to_string()), |r| (c[r.solver].label.clone(), ms(r)));
+            let second = ok.get(1).map_or("—".to_string(), |r| format!("{} ({} ms)", c[r.solver].label, ms(r)));
+            md.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} of {} |\n",
+                cell(&p.name),
+                fmt_num(tol),
+                cell(&best),
+                time,
+                cell(&second),
+                ok.len(),
+                c.len()
+            ));
+        }
+    }
+    md.push_str("\n## What was run\n\n");
+    for (p, k) in problems.iter().zip(kinds) {
+        md.push_str(&format!(
+            "- `{}`: {}; {} contacts in {}D, W {} x {} with {} entries\n",
+            cell(&p.name),
+            cell(k),
+            p.contacts(),
+            p.dim,
+            p.w.nrows,
+            p.w.ncols,
+            p.w.nnz()
+        ));
+    }
+    for x in c {
+        let relaxed = if x.entry.relaxed {
+            " — solves the convex relaxation (no De Saxce term); scored on the Coulomb problem"
+        } else {
+            ""
+        };
+        md.push_str(&format!("- solver `{}`: {}{relaxed}\n", cell(&x.label), cell(x.entry.summary)));
+    }
+    md.push_str(&format!(
+        "- tolerances: {}; start: {}\n",
+        o.tols.iter().map(|t| fmt_num(*t)).collect::<Vec<_>>().join(", "),
+        if s.warm { "the problem's first stored guess (zeros where it has none)" } else { "r = 0" }
+    ));
+    md.push_str("\n## Every solve\n\n| problem | solver | tol | solved | iterations | residual | absolute | time [ms] | stopped |\n|---|---|---|---|---|---|---|---|---|\n");
+    for r in runs {
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.2e} | {:.2e} | {} | {} |\n",
+            cell(&problems[r.problem].name),
+            cell(&c[r.solver].label),
+            fmt_num(r.tol),
+            if r.outcome.converged { "yes" } else { "no" },
+            r.outcome.iterations,
+            r.outcome.residual,
+            r.outcome.absolute,
+            ms(r),
+            cell(r.outcome.stopped.as_deref().unwrap_or(""))
+        ));
+    }
+    md.push_str("\n## Plots\n\n");
+    for (stem, res) in figures {
+        match res {
+            Ok(()) => md.push_str(&format!("![{stem}]({stem}.png)\n\n")),
+            Err(e) => md.push_str(&format!("{stem} could not be drawn: {}\n\n", cell(e))),
+        }
+    }
+    let prov = crate::report::provenance::Provenance::collect("", 1);
+    let f = |l: Option<[f64; 3]>| l.map_or("unknown".to_string(), |[a, b, c]| format!("{a:.2}, {b:.2}, {c:.2}"));
+    md.push_str(&format!(
+        "## Provenance\n\n- tinkertoy {} ({}), {}\n- {}\n- load average (1, 5, 15 min) at the start {}, at the end {}\n",
+        prov.version,
+        prov.commit,
+        prov.date,
+        prov.machine,
+        f(load_start),
+        f(prov.load_end)
+    ));
+    md
+}
+
+fn ms(r: &Run) -> String {
+    let (lo, hi) = r.times.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &t| (a.min(t), b.max(t)));
+    format!("{:.3} [{:.3}-{:.3}]", 1e3 * r.median(), 1e3 * lo, 1e3 * hi)
+}

@@ -1,0 +1,276 @@
+//! FCLIB's HDF5 format (Acary, Brémond, Koziara, Pérignon, INRIA RT-0444, 2014, "Details on the
+//! implementation"): a group `/fclib_local` (W, `vectors/q`, `vectors/mu`) or `/fclib_global`
+//! (M, H, optionally G; `vectors/f`, `w`, `mu`, optionally `b`), each with `spacedim` and `info`
+//! (`title`, `description`, `math_info`); matrices as groups `nzmax, m, n, nz, p, i, x` in
+//! T. Davis' CSparse layout — nz = −1 compressed columns (p: n + 1 column pointers, i: row
+//! indices), nz = −2 compressed rows (p: m + 1 row pointers, i: column indices), nz ≥ 0 triplets
+//! (i: rows, p: columns, nz entries); `/guesses/<k>/r` and `/solution` beside it.
+//!
+//! Read through `hdf5-pure` (pure Rust, no libhdf5) from bytes read once, at most
+//! [`MAX_FILE_BYTES`]; every declared size is checked against the data actually present before
+//! anything is allocated from it, so a hostile file gets one reason, never a panic or an
+//! allocation it declares.
+
+use super::{Csr, GlobalProblem, LocalProblem};
+use std::path::Path;
+
+/// The largest FCLIB file read \[bytes\].
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// A problem read from a file: local or global.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    /// 3DFC(W, q, μ).
+    Local(LocalProblem),
+    /// G3DFC(M, H, f, w, μ) (with G, b if the file has them).
+    Global(Box<GlobalProblem>),
+}
+
+/// What FCLIB's `info` group says about a problem.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Info {
+    /// `title`.
+    pub title: String,
+    /// `description`.
+    pub description: String,
+    /// `math_info`.
+    pub math_info: String,
+}
+
+/// Why a file is not a usable FCLIB problem: the file and the first thing wrong with it.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{file}: {reason}")]
+pub struct FclibError {
+    /// The file.
+    pub file: String,
+    /// What is wrong (the group or dataset, the bad value, what was expected).
+    pub reason: String,
+}
+
+/// Reads an FCLIB problem and its `info` from `path`.
+pub fn read(path: &Path) -> Result<(Problem, Info), FclibError> {
+    let file = path.display().to_string();
+    let fail = |reason: String| FclibError { file: file.clone(), reason };
+    crate::input::refuse_special(path).map_err(|m| fail(format!("cannot read: {m}")))?;
+    let len = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {}", crate::input::io_reason(&e))))?.len();
+    if len > MAX_FILE_BYTES {
+        return Err(fail(format!("the file is {len} bytes; at most {MAX_FILE_BYTES} are read")));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {}", crate::input::io_reason(&e))))?;
+    let name = path.file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+    from_bytes(&name, bytes).map_err(fail)
+}
+
+/// Reads an FCLIB problem from the bytes of a file called `name`.
+pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<(Problem, Info), String> {
+    if !hdf5_pure::is_hdf5_bytes(&bytes) {
+        return Err("not an HDF5 file (no HDF5 signature)".into());
+    }
+    let h5 = hdf5_pure::File::from_bytes(bytes).map_err(|e| format!("not a readable HDF5 file: {e}"))?;
+    let root = h5.root();
+    let groups = root.groups().map_err(|e| format!("cannot list the root group: {e}"))?;
+    let guesses = read_guesses(&root)?;
+    if groups.iter().any(|g| g == "fclib_local") {
+        let g = root.group("fclib_local").map_err(|e| format!("/fclib_local: {e}"))?;
+        let dim = spacedim(&g, "/fclib_local")?;
+        let q = vector(&g, "vectors/q", "/fclib_local")?;
+        let mu = vector(&g, "vectors/mu", "/fclib_local")?;
+        let m = dim * mu.len();
+        let w = matrix(&g, "W", "/fclib_local", (m, m))?;
+        let p = LocalProblem { name: name.into(), dim, w, q, mu, guesses };
+        p.validate().map_err(|e| format!("/fclib_local: {e}"))?;
+        Ok((Problem::Local(p), info(&g)))
+    } else if groups.iter().any(|g| g == "fclib_global") {
+        let g = root.group("fclib_global").map_err(|e| format!("/fclib_global: {e}"))?;
+        let at = "/fclib_global";
+        let dim = spacedim(&g, at)?;
+        let f = vector(&g, "vectors/f", at)?;
+        let w = vector(&g, "vectors/w", at)?;
+        let mu = vector(&g, "vectors/mu", at)?;
+        let (n, m) = (f.len(), dim * mu.len());
+        if w.len() != m {
+            return Err(format!(
+                "{at}/vectors/w has {} entries; expected {m} ({} contacts x {dim})",
+                w.len(),
+                mu.len()
+            ));
+        }
+        let mm = matrix(&g, "M", at, (n, n))?;
+        let h = matrix(&g, "H", at, (n, m))?;
+        let bilateral = match g.groups().map_err(|e| format!("{at}: {e}"))?.iter().any(|x| x == "G") {
+            true => {
+                let b = vector(&g, "vectors/b", at)?;
+                Some((matrix(&g, "G", at, (n, b.len()))?, b))
+            }
+            false => None,
+        };
+        if let Some(r) = guesses.iter().find(|r| r.len() != m) {
+            return Err(format!("/guesses: a guess r has {} entries; expected {m}", r.len()));
+        }
+        let p = GlobalProblem { name: name.into(), dim, m: mm, h, f, w, mu, bilateral, guesses };
+        Ok((Problem::Global(Box::new(p)), info(&g)))
+    } else {
+        Err(format!(
+            "no group /fclib_local or /fclib_global (found: {})",
+            if groups.is_empty() { "nothing".into() } else { groups.join(", ") }
+        ))
+    }
+}
+
+fn spacedim(g: &hdf5_pure::Group, at: &str) -> Result<usize, String> {
+    let v = ints(g, "spacedim", at)?;
+    match v.as_slice() {
+        [2] => Ok(2),
+        [3] => Ok(3),
+        _ => Err(format!("{at}/spacedim is {v:?}; expected 2 or 3")),
+    }
+}
+
+fn dataset(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<hdf5_pure::Dataset, String> {
+    g.dataset(path).map_err(|_| format!("{at}/{path} is missing"))
+}
+
+fn ints(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<Vec<i64>, String> {
+    dataset(g, path, at)?.read_i64().map_err(|e| format!("{at}/{path} is not integer data: {e}"))
+}
+
+fn vector(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<Vec<f64>, String> {
+    let v = dataset(g, path, at)?.read_f64().map_err(|e| format!("{at}/{path} is not numeric data: {e}"))?;
+    match v.iter().position(|x| !x.is_finite()) {
+        Some(k) => Err(format!("{at}/{path}[{k}] is {}; expected a finite number", v[k])),
+        None => Ok(v),
+    }
+}
+
+fn scalar(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<i64, String> {
+    match ints(g, path, at)?.as_slice() {
+        [x] => Ok(*x),
+        v => Err(format!("{at}/{path} holds {} values; expected one", v.len())),
+    }
+}
+
+/// Reads the matrix group `name` of `g`, which must be `shape` (rows, columns).
+fn matrix(g: &hdf5_pure::Group, name: &str, at: &str, shape: (usize, usize)) -> Result<Csr, String> {
+    let at = format!("{at}/{name}");
+    let mg = g.group(name).map_err(|_| format!("{at} is missing"))?;
+    let (m, n, nz) = (scalar(&mg, "m", &at)?, scalar(&mg, "n", &at)?, scalar(&mg, "nz", &at)?);
+    if (m, n) != (shape.0 as i64, shape.1 as i64) {
+        return Err(format!("{at} is declared {m} x {n}; the vectors make it {} x {}", shape.0, shape.1));
+    }
+    let (m, n) = shape;
+    let p = ints(&mg, "p", &at)?;
+    let i = ints(&mg, "i", &at)?;
+    let x = vector(&mg, "x", &at)?;
+    let index = |v: i64, bound: usize, what: &str| -> Result<usize, String> {
+        usize::try_from(v)
+            .ok()
+            .filter(|&k| k < bound)
+            .ok_or_else(|| format!("{at}: {what} {v} is out of range [0, {bound})"))
+    };
+    let mut t = Vec::new();
+    match nz {
+        -1 | -2 => {
+            // compressed columns (−1: p over columns, i rows) or rows (−2: p over rows, i columns)
+            let (outer, inner) = if nz == -1 { (n, m) } else { (m, n) };
+            if p.len() != outer + 1 {
+                return Err(format!("{at}/p has {} entries; expected {} pointers", p.len(), outer + 1));
+            }
+            if p[0] != 0 || p.windows(2).any(|w| w[1] < w[0]) {
+                return Err(format!("{at}/p is not a non-decreasing list of pointers from 0"));
+            }
+            let total = p[outer] as usize;
+            if i.len() < total || x.len() < total {
+                return Err(format!("{at}: p declares {total} entries; i has {}, x has {}", i.len(), x.len()));
+            }
+            for o in 0..outer {
+                for k in p[o] as usize..p[o + 1] as usize {
+                    let r = index(i[k], inner, "index")?;
+                    t.push(if nz == -1 { (r, o, x[k]) } else { (o, r, x[k]) });
+                }
+            }
+        }
+        k if k >= 0 => {
+            let k = k as usize;
+            if i.len() < k || p.len() < k || x.len() < k {
+                return Err(format!(
+                    "{at}: nz declares {k} triplets; i has {}, p has {}, x has {}",
+                    i.len(),
+                    p.len(),
+                    x.len()
+                ));
+            }
+            for e in 0..k {
+                t.push((index(i[e], m, "row")?, index(p[e], n, "column")?, x[e]));
+            }
+        }
+        k => return Err(format!("{at}/nz is {k}; expected -1 (columns), -2 (rows) or a triplet count >= 0")),
+    }
+    Ok(Csr::from_triplets(m, n, &t))
+}
+
+fn read_guesses(root: &hdf5_pure::Group) -> Result<Vec<Vec<f64>>, String> {
+    if !root.groups().unwrap_or_default().iter().any(|g| g == "guesses") {
+        return Ok(Vec::new());
+    }
+    let g = root.group("guesses").map_err(|e| format!("/guesses: {e}"))?;
+    let mut out = Vec::new();
+    let mut names: Vec<String> = g.groups().unwrap_or_default();
+    names.sort_by_key(|n| n.parse::<u64>().unwrap_or(u64::MAX));
+    for k in names {
+        let sub = g.group(&k).map_err(|e| format!("/guesses/{k}: {e}"))?;
+        out.push(vector(&sub, "r", &format!("/guesses/{k}"))?);
+    }
+    Ok(out)
+}
+
+fn info(g: &hdf5_pure::Group) -> Info {
+    let text = |path: &str| {
+        g.dataset(path)
+            .ok()
+            .and_then(|d| d.read_string().ok())
+            .map(|v| v.join(" ").trim().to_string())
+            .unwrap_or_default()
+    };
+    Info { title: text("info/title"), description: text("info/description"), math_info: text("info/math_info") }
+}
+
+/// Writes a local problem as an FCLIB file (W in compressed rows, `spacedim`, `vectors/q`,
+/// `vectors/mu`, `info`, and `guesses` when it has some) to bytes.
+pub fn local_to_bytes(p: &LocalProblem, info: &Info) -> Result<Vec<u8>, String> {
+    let mut b = hdf5_pure::FileBuilder::new();
+    let to_i32 = |v: &[usize]| -> Vec<i32> { v.iter().map(|&x| x as i32).collect() };
+    {
+        let mut g = b.create_group("fclib_local");
+        g.create_dataset("spacedim").with_i32_data(&[p.dim as i32]);
+        let mut w = g.create_group("W");
+        w.create_dataset("nzmax").with_i32_data(&[p.w.nnz() as i32]);
+        w.create_dataset("m").with_i32_data(&[p.w.nrows as i32]);
+        w.create_dataset("n").with_i32_data(&[p.w.ncols as i32]);
+        w.create_dataset("nz").with_i32_data(&[-2]);
+        w.create_dataset("p").with_i32_data(&to_i32(&p.w.ptr));
+        w.create_dataset("i").with_i32_data(&to_i32(&p.w.idx));
+        w.create_dataset("x").with_f64_data(&p.w.val);
+        g.add_group(w.finish());
+        let mut v = g.create_group("vectors");
+        v.create_dataset("q").with_f64_data(&p.q);
+        v.create_dataset("mu").with_f64_data(&p.mu);
+        g.add_group(v.finish());
+        let mut inf = g.create_group("info");
+        for (k, s) in [("title", &info.title), ("description", &info.description), ("math_info", &info.math_info)] {
+            inf.create_dataset(k).with_strings(&[s.as_str()]).map_err(|e| e.to_string())?;
+        }
+        g.add_group(inf.finish());
+        b.add_group(g.finish());
+    }
+    if !p.guesses.is_empty() {
+        let mut g = b.create_group("guesses");
+        g.create_dataset("number_of_guesses").with_i32_data(&[p.guesses.len() as i32]);
+        for (k, r) in p.guesses.iter().enumerate() {
+            let mut s = g.create_group(&(k + 1).to_string());
+            s.create_dataset("r").with_f64_data(r);
+            g.add_group(s.finish());
+        }
+        b.add_group(g.finish());
+    }
+    b.finish().map_err(|e| e.to_string())
+}

@@ -1,0 +1,379 @@
+//! Frictional contact problems as data, and the solvers that compare on them.
+//!
+//! The problems are those of FCLIB (Acary, Brémond, Koziara, Pérignon, "FCLIB: a collection of
+//! discrete 3D frictional contact problems", INRIA RT-0444, 2014), in 2D and 3D:
+//!
+//! - the **local** problem 3DFC(W, q, μ): find r, u with u = W r + q,
+//!   û = u + s(u), s(u) = [μ_α ‖u_T^α‖, 0, 0] per contact α (De Saxcé's term), and
+//!   K*_μ ∋ û ⟂ r ∈ K_μ, with K_μ = {r : ‖r_T‖ ≤ μ r_N} the Coulomb cone per contact (normal
+//!   component first, then the 1 or 2 tangential ones);
+//! - the **global** problem G3DFC(M, H, f, w, μ): M v = H r + f, u = Hᵀ v + w, the same cone
+//!   complementarity; with M block-diagonal it reduces to the local one with W = Hᵀ M⁻¹ H and
+//!   q = Hᵀ M⁻¹ f + w ([`GlobalProblem::reduce`]).
+//!
+//! [`fclib`] reads (and writes) FCLIB's HDF5 files through a pure-Rust HDF5 crate; [`cone`] holds
+//! the projection onto the cone and the natural-map residual the field scores with (Acary,
+//! Brémond, Huber 2018); [`solvers`] the contact-solver axis.
+
+pub mod bench;
+pub mod cone;
+pub mod dat;
+pub mod fclib;
+pub mod solvers;
+
+/// A sparse matrix in compressed rows (the layout every solver here reads: row α's block).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Csr {
+    /// Rows.
+    pub nrows: usize,
+    /// Columns.
+    pub ncols: usize,
+    /// Row pointers (length nrows + 1).
+    pub ptr: Vec<usize>,
+    /// Column index of each stored entry.
+    pub idx: Vec<usize>,
+    /// Value of each stored entry.
+    pub val: Vec<f64>,
+}
+
+impl Csr {
+    /// From (row, column, value) triplets; duplicates are summed, entries sorted by column.
+    pub fn from_triplets(nrows: usize, ncols: usize, t: &[(usize, usize, f64)]) -> Csr {
+        let mut count = vec![0usize; nrows + 1];
+        for &(i, _, _) in t {
+            count[i + 1] += 1;
+        }
+        for i in 0..nrows {
+            count[i + 1] += count[i];
+        }
+        let mut next = count.clone();
+        let (mut idx, mut val) = (vec![0usize; t.len()], vec![0.0; t.len()]);
+        for &(i, j, v) in t {
+            idx[next[i]] = j;
+            val[next[i]] = v;
+            next[i] += 1;
+        }
+        // Sort each row by column and sum duplicates.
+        let (mut ptr, mut oi, mut ov) = (vec![0usize], Vec::with_capacity(t.len()), Vec::with_capacity(t.len()));
+        for i in 0..nrows {
+            let mut row: Vec<(usize, f64)> = (count[i]..count[i + 1]).map(|k| (idx[k], val[k])).collect();
+            row.sort_by_key(|e| e.0);
+            for (j, v) in row {
+                if oi.len() > *ptr.last().unwrap() && *oi.last().unwrap() == j {
+                    *ov.last_mut().unwrap() += v;
+                } else {
+                    oi.push(j);
+                    ov.push(v);
+                }
+            }
+            ptr.push(oi.len());
+        }
+        Csr { nrows, ncols, ptr, idx: oi, val: ov }
+    }
+
+    /// The triplets of the matrix, row by row.
+    pub fn triplets(&self) -> Vec<(usize, usize, f64)> {
+        let mut out = Vec::with_capacity(self.val.len());
+        for i in 0..self.nrows {
+            for k in self.ptr[i]..self.ptr[i + 1] {
+                out.push((i, self.idx[k], self.val[k]));
+            }
+        }
+        out
+    }
+
+    /// The transpose.
+    pub fn transpose(&self) -> Csr {
+        let t: Vec<(usize, usize, f64)> = self.triplets().into_iter().map(|(i, j, v)| (j, i, v)).collect();
+        Csr::from_triplets(self.ncols, self.nrows, &t)
+    }
+
+    /// y = A x.
+    pub fn mul(&self, x: &[f64], y: &mut [f64]) {
+        for (i, yi) in y.iter_mut().enumerate() {
+            *yi = (self.ptr[i]..self.ptr[i + 1]).map(|k| self.val[k] * x[self.idx[k]]).sum();
+        }
+    }
+
+    /// Row i's dot product with x.
+    pub fn row_dot(&self, i: usize, x: &[f64]) -> f64 {
+        (self.ptr[i]..self.ptr[i + 1]).map(|k| self.val[k] * x[self.idx[k]]).sum()
+    }
+
+    /// Stored entries.
+    pub fn nnz(&self) -> usize {
+        self.val.len()
+    }
+}
+
+/// A local frictional contact problem: W r + q with r in the Coulomb cones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalProblem {
+    /// Where it came from (file name, or the scene and step it was dumped from).
+    pub name: String,
+    /// 2 or 3: unknowns per contact (normal, then tangential).
+    pub dim: usize,
+    /// The Delassus operator W (m × m, m = dim × contacts), symmetric positive semidefinite.
+    pub w: Csr,
+    /// The free velocity q (length m) \[m/s\] (or its problem's unit).
+    pub q: Vec<f64>,
+    /// The friction coefficient per contact \[1\].
+    pub mu: Vec<f64>,
+    /// Initial guesses r stored with the problem (FCLIB's `guesses`), each of length m.
+    pub guesses: Vec<Vec<f64>>,
+}
+
+impl LocalProblem {
+    /// Number of contacts.
+    pub fn contacts(&self) -> usize {
+        self.mu.len()
+    }
+
+    /// Checks the sizes and values: W square m × m with m = dim × contacts, q and every guess of
+    /// length m, μ ≥ 0 and every number finite. The message names the first inconsistency.
+    pub fn validate(&self) -> Result<(), String> {
+        let m = self.dim * self.mu.len();
+        if !(self.dim == 2 || self.dim == 3) {
+            return Err(format!("spacedim is {}; expected 2 or 3", self.dim));
+        }
+        if self.w.nrows != m || self.w.ncols != m {
+            return Err(format!(
+                "W is {} x {}; expected {m} x {m} ({} contacts of dimension {})",
+                self.w.nrows,
+                self.w.ncols,
+                self.mu.len(),
+                self.dim
+            ));
+        }
+        if self.q.len() != m {
+            return Err(format!("q has {} entries; expected {m}", self.q.len()));
+        }
+        if let Some(g) = self.guesses.iter().find(|g| g.len() != m) {
+            return Err(format!("a guess r has {} entries; expected {m}", g.len()));
+        }
+        if let Some(mu) = self.mu.iter().find(|mu| !(mu.is_finite() && **mu >= 0.0)) {
+            return Err(format!("a friction coefficient is {mu}; expected a finite number >= 0"));
+        }
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        if !finite(&self.w.val) || !finite(&self.q) || !self.guesses.iter().all(|g| finite(g)) {
+            return Err("W, q or a guess holds a NaN or an infinity".into());
+        }
+        Ok(())
+    }
+
+    /// u = W r + q.
+    pub fn velocity(&self, r: &[f64], u: &mut [f64]) {
+        self.w.mul(r, u);
+        for (ui, qi) in u.iter_mut().zip(&self.q) {
+            *ui += qi;
+        }
+    }
+
+    /// The dense diagonal block W_αα of contact α (dim × dim, row-major in a 3 × 3 array).
+    pub fn diagonal_block(&self, a: usize) -> [[f64; 3]; 3] {
+        let d = self.dim;
+        let mut out = [[0.0; 3]; 3];
+        for (r, row) in out.iter_mut().enumerate().take(d) {
+            let i = a * d + r;
+            for k in self.w.ptr[i]..self.w.ptr[i + 1] {
+                let j = self.w.idx[k];
+                if j / d == a {
+                    row[j % d] = self.w.val[k];
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A global frictional contact problem: M v = H r + f, u = Hᵀ v + w.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalProblem {
+    /// Where it came from.
+    pub name: String,
+    /// 2 or 3.
+    pub dim: usize,
+    /// The mass matrix M (n × n), symmetric positive definite.
+    pub m: Csr,
+    /// H (n × m): the contact frames' velocities u = Hᵀ v + w.
+    pub h: Csr,
+    /// f (length n).
+    pub f: Vec<f64>,
+    /// w (length m).
+    pub w: Vec<f64>,
+    /// The friction coefficient per contact.
+    pub mu: Vec<f64>,
+    /// Bilateral constraints Gᵀ v + b = 0 (G: n × p, b), if the problem has them.
+    pub bilateral: Option<(Csr, Vec<f64>)>,
+    /// Initial guesses r.
+    pub guesses: Vec<Vec<f64>>,
+}
+
+/// The largest diagonal block of M that [`GlobalProblem::reduce`] inverts densely.
+pub const MAX_MASS_BLOCK: usize = 64;
+
+impl GlobalProblem {
+    /// The local problem with W = Hᵀ M⁻¹ H and q = Hᵀ M⁻¹ f + w, for M block-diagonal with blocks
+    /// of at most [`MAX_MASS_BLOCK`] rows (each body's mass matrix), inverted block by block, so
+    /// that the cost is linear in the bodies. Problems with bilateral constraints are refused
+    /// (their reduction is a saddle-point problem, not a Delassus operator).
+    pub fn reduce(&self) -> Result<LocalProblem, String> {
+        if self.bilateral.is_some() {
+            return Err(
+                "the problem has bilateral constraints (G, b): its reduction to a local problem is not supported"
+                    .into(),
+            );
+        }
+        let n = self.m.nrows;
+        let blocks = mass_blocks(&self.m)?;
+        // M⁻¹ H and M⁻¹ f, block by block.
+        let ht = self.h.transpose(); // m × n: row j of Hᵀ is column j of H
+        let mut minv_t = Vec::new(); // triplets of M⁻¹ (n × n)
+        for (start, len) in &blocks {
+            let inv = invert_block(&self.m, *start, *len)?;
+            for a in 0..*len {
+                for b in 0..*len {
+                    if inv[a * len + b] != 0.0 {
+                        minv_t.push((start + a, start + b, inv[a * len + b]));
+                    }
+                }
+            }
+        }
+        let minv = Csr::from_triplets(n, n, &minv_t);
+        let mut minv_f = vec![0.0; n];
+        minv.mul(&self.f, &mut minv_f);
+        let m_rows = self.h.ncols;
+        let mut q = vec![0.0; m_rows];
+        ht.mul(&minv_f, &mut q);
+        for (qi, wi) in q.iter_mut().zip(&self.w) {
+            *qi += wi;
+        }
+        // W = (Hᵀ M⁻¹) H, two sparse products row by row (M⁻¹ is symmetric).
+        let mut acc = vec![0.0; n.max(m_rows)];
+        let mut touched = Vec::new();
+        let a_rows = spmm_rows(&ht, &minv, &mut acc, &mut touched);
+        let a_t: Vec<(usize, usize, f64)> =
+            a_rows.iter().enumerate().flat_map(|(i, row)| row.iter().map(move |&(j, v)| (i, j, v))).collect();
+        let a = Csr::from_triplets(m_rows, n, &a_t);
+        let w_rows = spmm_rows(&a, &self.h, &mut acc, &mut touched);
+        let t: Vec<(usize, usize, f64)> =
+            w_rows.iter().enumerate().flat_map(|(i, row)| row.iter().map(move |&(j, v)| (i, j, v))).collect();
+        let w = Csr::from_triplets(m_rows, m_rows, &t);
+        let p = LocalProblem {
+            name: self.name.clone(),
+            dim: self.dim,
+            w,
+            q,
+            mu: self.mu.clone(),
+            guesses: self.guesses.clone(),
+        };
+        p.validate()?;
+        Ok(p)
+    }
+}
+
+/// The rows of A · B for sparse A (rows) and B (rows), as (column, value) lists.
+fn spmm_rows(a: &Csr, b: &Csr, acc: &mut [f64], touched: &mut Vec<usize>) -> Vec<Vec<(usize, f64)>> {
+    let mut out = Vec::with_capacity(a.nrows);
+    let mut seen = vec![false; b.ncols];
+    for i in 0..a.nrows {
+        touched.clear();
+        for k in a.ptr[i]..a.ptr[i + 1] {
+            let (j, av) = (a.idx[k], a.val[k]);
+            for p in b.ptr[j]..b.ptr[j + 1] {
+                let c = b.idx[p];
+                if !seen[c] {
+                    seen[c] = true;
+                    touched.push(c);
+                }
+                acc[c] += av * b.val[p];
+            }
+        }
+        touched.sort_unstable();
+        let row: Vec<(usize, f64)> = touched.iter().map(|&c| (c, acc[c])).collect();
+        for &c in touched.iter() {
+            acc[c] = 0.0;
+            seen[c] = false;
+        }
+        out.push(row);
+    }
+    out
+}
+
+/// The diagonal blocks of a block-diagonal M: maximal runs of rows whose entries stay inside
+/// the run, as (first row, size); refused when a block exceeds [`MAX_MASS_BLOCK`] or M is not
+/// square.
+fn mass_blocks(m: &Csr) -> Result<Vec<(usize, usize)>, String> {
+    if m.nrows != m.ncols {
+        return Err(format!("M is {} x {}; expected a square matrix", m.nrows, m.ncols));
+    }
+    let mut out = Vec::new();
+    let (mut start, mut reach) = (0usize, 0usize);
+    for i in 0..m.nrows {
+        for k in m.ptr[i]..m.ptr[i + 1] {
+            let j = m.idx[k];
+            if j < start {
+                return Err(format!("M is not block-diagonal (entry ({i}, {j}) links two blocks)"));
+            }
+            reach = reach.max(j);
+        }
+        reach = reach.max(i);
+        if reach == i {
+            if i + 1 - start > MAX_MASS_BLOCK {
+                return Err(format!(
+                    "M has a diagonal block of {} rows; at most {MAX_MASS_BLOCK} are supported (a body's mass matrix)",
+                    i + 1 - start
+                ));
+            }
+            out.push((start, i + 1 - start));
+            start = i + 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The inverse of M's diagonal block [start, start + len) by Gauss–Jordan with partial pivoting
+/// (row-major, len × len).
+fn invert_block(m: &Csr, start: usize, len: usize) -> Result<Vec<f64>, String> {
+    let mut a = vec![0.0; len * len];
+    for r in 0..len {
+        let i = start + r;
+        for k in m.ptr[i]..m.ptr[i + 1] {
+            a[r * len + (m.idx[k] - start)] = m.val[k];
+        }
+    }
+    let mut inv = vec![0.0; len * len];
+    for r in 0..len {
+        inv[r * len + r] = 1.0;
+    }
+    for c in 0..len {
+        let p = (c..len).max_by(|&x, &y| a[x * len + c].abs().total_cmp(&a[y * len + c].abs())).unwrap();
+        let piv = a[p * len + c];
+        if !(piv.abs() > 0.0) {
+            return Err(format!("M is singular (block at row {start})"));
+        }
+        for k in 0..len {
+            a.swap(c * len + k, p * len + k);
+            inv.swap(c * len + k, p * len + k);
+        }
+        for k in 0..len {
+            a[c * len + k] /= piv;
+            inv[c * len + k] /= piv;
+        }
+        for r in 0..len {
+            if r != c {
+                let f = a[r * len + c];
+                if f != 0.0 {
+                    for k in 0..len {
+                        a[r * len + k] -= f * a[c * len + k];
+                        inv[r * len + k] -= f * inv[c * len + k];
+                    }
+                }
+            }
+        }
+    }
+    Ok(inv)
+}
+
+#[cfg(test)]
+mod tests;
