@@ -108,7 +108,7 @@ def main():
             with open(args.summary) as fh:
                 for row in csv.DictReader(fh):
                     theirs[(row["problem"], row["solver"], row["tol"])] = float(row["residual"])
-        worst = 0.0
+        worst_rel, worst_abs = 0.0, 0.0
         for key, r in sorted(answers.items()):
             if key[0] not in problems:
                 continue
@@ -116,12 +116,18 @@ def main():
             mine = residual(dim, w, q, mu, np.asarray(r))
             line = f"{key[0]} {key[1]} tol={key[2]}: residual {mine:.6e}"
             if key in theirs:
-                rel = abs(mine - theirs[key]) / max(abs(mine), 1e-300)
-                worst = max(worst, rel)
-                line += f", tinkertoy {theirs[key]:.6e}, relative difference {rel:.1e}"
+                diff = abs(mine - theirs[key])
+                rel = diff / max(abs(mine), 1e-300)
+                worst_abs = max(worst_abs, diff)
+                if mine >= 1e-4:
+                    worst_rel = max(worst_rel, rel)
+                line += f", tinkertoy {theirs[key]:.6e}, difference {diff:.1e} ({rel:.1e} relative)"
             print(line)
         if theirs:
-            print(f"largest relative difference: {worst:.1e}")
+            # Near a solution u = W r + q cancels to about eps ||q||, so two correct
+            # implementations agree to rounding in absolute terms (units of ||q||), and relatively
+            # only where the residual is well above that.
+            print(f"largest difference: {worst_abs:.1e} (units of ||q||); largest relative difference where the residual >= 1e-4: {worst_rel:.1e}")
 
 
 if __name__ == "__main__":

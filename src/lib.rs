@@ -62,6 +62,7 @@
 // `!(x > 0.0)` is used on purpose throughout: unlike `x <= 0.0` it is true for NaN, so a
 // non-finite value is treated as a failure rather than passing a check.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
+#![deny(missing_docs)]
 
 /// Declares the item files of one registry axis and its list, from one list of file names: each
 /// name is a public module whose `ENTRY` goes into the list, so adding an item is one new file

@@ -86,6 +86,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     Ok(Box::new(Ball::new(Some(a.body), s.anchor_a("ball")?, b.map(|b| b.body), s.anchor_b("ball")?)))
 }
 
+/// The registry entry of `ball`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "ball",
     summary: "ball-and-socket joint between two rigid-3D bodies or a body and the world (seed 001); 3 rows, m",

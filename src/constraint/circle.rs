@@ -66,6 +66,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     Ok(Box::new(Circle::new(a.body, [c[0], c[1]], r)))
 }
 
+/// The registry entry of `circle`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "circle",
     summary: "planar particle on a circle (bead on a wire, Witkin §2); 1 row, m²",

@@ -216,6 +216,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     }
 }
 
+/// The registry entry of `distance`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "distance",
     summary: "rigid rod between two particles or a particle and a world anchor; 1 row, m",

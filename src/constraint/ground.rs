@@ -64,6 +64,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     Ok(Box::new(Ground::new(a.body, [a.q[0], a.q[1], a.q[2]])))
 }
 
+/// The registry entry of `ground`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "ground",
     summary: "rigid-2D body welded to the world (seed 003); 3 rows, m, m, rad",

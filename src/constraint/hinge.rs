@@ -99,6 +99,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     Ok(Box::new(Hinge::at(Some(a), b, at, axis)))
 }
 
+/// The registry entry of `hinge`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "hinge",
     summary: "hinge between two rigid-3D bodies or a body and the world (seed 001); 5 rows: 3 m, 2 dimensionless",

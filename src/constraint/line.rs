@@ -115,6 +115,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     Ok(Box::new(Line::new(a.body, a.kind.dim(), s.at.unwrap_or_else(|| a.world([0.0; 3])), axis)))
 }
 
+/// The registry entry of `line`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "line",
     summary: "particle sliding on a fixed world line; dim-1 rows, m",

@@ -77,6 +77,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     Ok(Box::new(Pin::new(a.body, a.kind.dim(), s.at.unwrap_or_else(|| a.world([0.0; 3])))))
 }
 
+/// The registry entry of `pin`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "pin",
     summary: "particle held at a world point; dim rows, m",

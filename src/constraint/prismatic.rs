@@ -157,6 +157,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     })
 }
 
+/// The registry entry of `prismatic`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "prismatic",
     summary: "slider: rigid-2D body on an axis of another body or the world, no relative rotation; 2 rows, m and rad",

@@ -146,6 +146,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     })
 }
 
+/// The registry entry of `revolute`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "revolute",
     summary: "pin joint between two rigid-2D bodies or a body and the world (seed 003); 2 rows, m",

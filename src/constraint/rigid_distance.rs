@@ -111,6 +111,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     Ok(Box::new(RigidDistance::new(Some(a.body), la, b.map(|b| b.body), lb, len)))
 }
 
+/// The registry entry of `rigid_distance`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "rigid_distance",
     summary: "rod between points of two rigid-3D bodies or a body and the world (seed 001 distance joint); 1 row, m",

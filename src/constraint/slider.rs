@@ -180,6 +180,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     Ok(Box::new(Slider::at(Some(a), b, at, axis)))
 }
 
+/// The registry entry of `slider`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "slider",
     summary: "slider between two rigid-3D bodies or a body and the world, no relative rotation (seed 001); 5 rows: 2 m, 3 dimensionless",

@@ -99,6 +99,7 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     Ok(Box::new(Weld::at(Some(a.pose3()), b.map(|b| b.pose3()), at)))
 }
 
+/// The registry entry of `weld`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "weld",
     summary: "fixed joint: two rigid-3D bodies (or a body and the world) move as one (seed 001); 6 rows: 3 m, 3 dimensionless",

@@ -1,7 +1,7 @@
 //! `nsgs` — nonsmooth Gauss–Seidel with the exact Coulomb cone (Jean 1999, "The non-smooth
 //! contact dynamics method"; Acary, Brémond, Huber 2018, §4.1): contact after contact, the local
 //! problem with the others fixed, solved by the projected fixed point on the cone
-//! ([`super::local_fixed_point`]), the De Saxcé term included.
+//! (`local_fixed_point` in `solvers`), the De Saxcé term included.
 
 use super::{ContactSolver, ContactSolverEntry, Monitor, Outcome, Stop, block_norms, local_fixed_point};
 use crate::friction::LocalProblem;
