@@ -275,3 +275,38 @@ fn pgs_without_contact_is_impulse_with_converged_sweeps() {
         assert!(diff < 1e-10, "{name}: {diff:e}");
     }
 }
+
+/// With `cone: true` (the friction disk ‖λ_t‖ ≤ μ λ_n instead of the per-direction box) the ramp
+/// gives the same answers: it sticks for μ = 0.7 > tan 30°, and for μ = 0.3 slides with
+/// a = g (sin 30° − μ cos 30°) — the box slides along one tangent direction, where the disk and the
+/// box agree, so the cone must not change the physics there.
+#[test]
+fn pgs_on_the_true_coulomb_cone_sticks_and_slides_on_the_ramp_as_coulomb_says() {
+    let run_cone = |mu: f64| {
+        let scene = ramp(mu);
+        let spec = CellSpec::named(
+            "pgs",
+            &[("cone", Scalar::Bool(true))],
+            "gauss_seidel",
+            &[],
+            None,
+            Control::Fixed { h: 1.0 / 60.0 },
+            2.0,
+        )
+        .unwrap()
+        .sampled(1.0 / 60.0)
+        .recording();
+        let r = run(&scene, &spec);
+        assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
+        downhill_motion(&scene, &r)
+    };
+    let slid = run_cone(0.7).iter().fold(0.0f64, |m, x| m.max(x.1.abs()));
+    assert!(slid < 1e-4, "mu = 0.7 on the cone: slid {slid} m");
+    let mu = 0.3;
+    let a = std::f64::consts::PI / 6.0;
+    let expected = 9.81 * (a.sin() - mu * a.cos());
+    let &(t, _, v) = run_cone(mu).last().unwrap();
+    let rel = (v / t - expected).abs() / expected;
+    println!("cone, mu = 0.3: acceleration {:.5} m/s^2 vs {expected:.5}, relative {rel:.1e}", v / t);
+    assert!(rel <= 0.01, "{} vs {expected}", v / t);
+}

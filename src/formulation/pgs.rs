@@ -14,6 +14,9 @@
 //!   warm start: λ of the same equality rows and of contacts with the same feature key last step;
 //!   sweeps: for each row, Δλ = (target − J_i v) / (J_i W J_iᵀ), clamp the accumulated λ to its
 //!         bounds, v += W J_iᵀ Δλ; stop when no row changes its velocity by more than tol;
+//!         with `cone`, a contact's two friction rows are updated unclamped and the pair is then
+//!         projected onto the disk ‖λ_t‖ ≤ μ λ_n (the Coulomb cone at the current normal impulse,
+//!         as in Bullet's and Box2D v3's 3D friction), instead of each onto its own box;
 //!   q⁺ = q ⊕ h v⁺.
 //! The reported constraint force is Q̂ = Jᵀλ / h over all rows. On a scene without contact it is
 //! `impulse` with its own projected sweeps (the same solution when the sweeps converge).
@@ -49,11 +52,13 @@ pub struct PgsOptions {
     /// sweeps stop when no row changes its velocity by more
     #[schemars(extend("unit" = "m/s", "exclusiveMinimum" = 0))]
     pub tol: f64,
+    /// the true Coulomb cone: the two friction impulses of a contact projected together onto the disk |lambda_t| <= mu lambda_n (false: each clamped to its own box, the friction pyramid)
+    pub cone: bool,
 }
 
 impl Default for PgsOptions {
     fn default() -> Self {
-        PgsOptions { beta: 0.2, slop: 0.001, iterations: 100, tol: 1e-10 }
+        PgsOptions { beta: 0.2, slop: 0.001, iterations: 100, tol: 1e-10, cone: false }
     }
 }
 
@@ -68,7 +73,7 @@ impl FormulationParams for PgsOptions {
 /// The registry entry of `pgs`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<PgsOptions>(
     "pgs",
-    "velocity level with contact and Coulomb friction (lambda_n >= 0, |lambda_t| <= mu lambda_n), projected Gauss-Seidel, warm-started (seed 001)",
+    "velocity level with contact and Coulomb friction (lambda_n >= 0; friction pyramid |lambda_t,k| <= mu lambda_n, or with cone the disk ||lambda_t|| <= mu lambda_n), projected Gauss-Seidel, warm-started (seed 001)",
     FormulationKind::Stepper,
 )
 .solving(super::registry::SystemKind::Contact)
@@ -276,6 +281,34 @@ impl<'a> Pgs<'a> {
         }
     }
 
+    /// The two friction rows i, i + 1 of a contact on the Coulomb disk: each updated without a
+    /// bound, then the pair scaled onto ‖λ_t‖ ≤ μ λ_n; returns the largest velocity change.
+    fn friction_on_disk(&mut self, i: usize, v: &mut [f64]) -> f64 {
+        let RowKind::Friction { normal, mu } = self.rows[i].kind else { unreachable!("friction rows follow their normal") };
+        let old = [self.rows[i].lambda, self.rows[i + 1].lambda];
+        let mut new = old;
+        for (k, n) in new.iter_mut().enumerate() {
+            let row = &mut self.rows[i + k];
+            let dl = (row.target - row.velocity(v)) * row.inv_d;
+            *n += dl;
+            row.lambda = *n;
+            row.apply(dl, v);
+        }
+        let bound = mu * self.rows[normal].lambda;
+        let norm = new[0].hypot(new[1]);
+        let mut change = 0.0f64;
+        for (k, n) in new.iter().enumerate() {
+            let target = if norm > bound { n * bound / norm } else { *n };
+            let row = &mut self.rows[i + k];
+            row.apply(target - row.lambda, v);
+            row.lambda = target;
+            if row.inv_d > 0.0 {
+                change = change.max(((target - old[k]) / row.inv_d).abs());
+            }
+        }
+        change
+    }
+
     fn bounds(&self, i: usize) -> (f64, f64) {
         match self.rows[i].kind {
             RowKind::Bilateral => (f64::NEG_INFINITY, f64::INFINITY),
@@ -293,18 +326,46 @@ impl Stepper for Pgs<'_> {
         let sys = self.core.ns.system;
         self.core.integrate_velocities(q, v, h);
         self.build_rows(h, q, v);
-        // Warm start (friction clamped to the warm normal impulse).
+        // Warm start (friction clamped to the warm normal impulse: its box, or with `cone` its
+        // disk).
         for i in 0..self.rows.len() {
             let (lo, hi) = self.bounds(i);
             let l = self.rows[i].lambda.clamp(lo, hi);
             self.rows[i].lambda = l;
+        }
+        if self.opts.cone {
+            let m = self.core.ns.system.nrows();
+            for k in 0..(self.rows.len() - m) / 3 {
+                let (n, t) = (m + 3 * k, m + 3 * k + 1);
+                let RowKind::Friction { mu, .. } = self.rows[t].kind else { continue };
+                let (a, b) = (self.rows[t].lambda, self.rows[t + 1].lambda);
+                let (norm, bound) = (a.hypot(b), mu * self.rows[n].lambda);
+                if norm > bound {
+                    self.rows[t].lambda = a * bound / norm;
+                    self.rows[t + 1].lambda = b * bound / norm;
+                }
+            }
+        }
+        for i in 0..self.rows.len() {
+            let l = self.rows[i].lambda;
             self.rows[i].apply(l, v);
         }
         let mut sweeps = 0;
         let mut change = 0.0;
         while sweeps < self.opts.iterations {
             change = 0.0f64;
+            let first_contact_row = self.core.ns.system.nrows();
             for i in 0..self.rows.len() {
+                if self.opts.cone && i >= first_contact_row {
+                    match (i - first_contact_row) % 3 {
+                        1 => {
+                            change = change.max(self.friction_on_disk(i, v));
+                            continue;
+                        }
+                        2 => continue, // done with its pair
+                        _ => {}
+                    }
+                }
                 let (lo, hi) = self.bounds(i);
                 let row = &mut self.rows[i];
                 let dl = (row.target - row.velocity(v)) * row.inv_d;
