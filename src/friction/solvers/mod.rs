@@ -166,19 +166,22 @@ impl Monitor {
     }
 }
 
-/// The largest eigenvalue bound ‖W_αα‖_F of each contact's diagonal block, the step 1/‖W_αα‖_F
-/// of the per-contact projected fixed point (safe: ‖·‖_F ≥ λ_max).
+/// A bound on the largest eigenvalue of each contact's diagonal block W_αα, its largest absolute
+/// row sum (Gershgorin; never below λ_max, and equal to it for a diagonal block, where the
+/// Frobenius norm would be √3 times too large and the fixed point three times slower): the step
+/// 1/bound of the per-contact projected fixed point.
 pub(crate) fn block_norms(p: &LocalProblem) -> Vec<f64> {
     (0..p.contacts())
         .map(|a| {
             let b = p.diagonal_block(a);
-            b.iter().flatten().map(|v| v * v).sum::<f64>().sqrt()
+            b.iter().map(|row| row.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max)
         })
         .collect()
 }
 
 /// The local problem of contact α with the others fixed: r_α = P_K(r_α − ρ (W_αα r_α + b + s)),
-/// b = q_α + Σ_{β≠α} W_αβ r_β, by projected fixed-point iteration with ρ = 1/‖W_αα‖_F until the
+/// b = q_α + Σ_{β≠α} W_αβ r_β, by projected fixed-point iteration with ρ = 1/(the Gershgorin
+/// bound of W_αα) until the
 /// change is below 1e-15 of |r_α| (plus 1e-300) or 100 iterations (Siconos' "projection on cone
 /// with local iteration"). `w` is W_αα, `r` the contact's unknowns, updated in place.
 pub(crate) fn local_fixed_point(dim: usize, mu: f64, w: &[[f64; 3]; 3], b: &[f64], rho: f64, r: &mut [f64]) {

@@ -32,7 +32,7 @@ pub const ENTRY: ContactSolverEntry = ContactSolverEntry::of::<NsgsParams>(
 pub(crate) struct Sweeps {
     /// Relaxation ω ∈ (0, 2).
     pub(crate) omega: f64,
-    /// 1/‖W_αα‖_F per contact (computed per problem).
+    /// The local step per contact, 1/(Gershgorin bound of W_αα) (computed per problem).
     pub(crate) rho: Vec<f64>,
 }
 
