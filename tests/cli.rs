@@ -708,6 +708,19 @@ fn contact_scores_solvers_on_problem_files_and_refuses_bad_ones_in_one_line() {
     let out = Command::new(BIN).arg("check").arg(data.join("Box_Stacks-i0122-82-5.hdf5")).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("82 contacts in 3D") && text.contains("global (FCLIB"), "{text}");
+    // A step of a shipped contact experiment, dumped and read back by `check`.
+    let dumped = dir.join("box_stack_step.hdf5");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/box_stack.yaml");
+    let st = Command::new(BIN)
+        .arg("dump")
+        .arg(&config)
+        .args(["--cell", "0", "--time", "0.5", "--out"])
+        .arg(&dumped)
+        .status();
+    assert!(st.unwrap().success());
+    let out = Command::new(BIN).arg("check").arg(&dumped).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("local (FCLIB), \"box_stack cell 0 at t = 0.5 s\"") && text.contains("guess 1:"), "{text}");
 
     std::fs::create_dir_all(&dir).unwrap();
     let bytes = std::fs::read(data.join("Capsules-i125-1213.hdf5")).unwrap();

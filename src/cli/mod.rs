@@ -21,6 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub mod contact;
+pub mod dump;
 mod run;
 use run::{Options, merge, run};
 
@@ -163,6 +164,21 @@ enum Command {
         /// Directory the report folder is written into.
         #[arg(long, default_value = "reports")]
         reports: PathBuf,
+    },
+    /// Run one contact cell (pgs) of an experiment to a time and write that step's frictional
+    /// contact problem as an FCLIB file (its impulses as the stored guess).
+    Dump {
+        /// The YAML experiment file.
+        config: PathBuf,
+        /// The cell's index (as in the report).
+        #[arg(long)]
+        cell: usize,
+        /// The time of the step [s].
+        #[arg(long)]
+        time: f64,
+        /// The FCLIB file to write (.hdf5).
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Draw a model file's mechanism at its assembled initial state (bodies, joints, springs,
     /// world anchors, labels) as SVG and PNG.
@@ -345,6 +361,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
             reported(commands::animate(&model, &report, &cells, frames as usize, fps, &out))
         }
         Command::Draw { model, out } => reported(commands::draw(&model, &out)),
+        Command::Dump { config, cell, time, out } => reported(dump::dump(&config, cell, time, &out)),
         Command::Contact { files, solvers, tol, time_limit, max_iter, repeats, warm, name, reports } => {
             let o = contact::ContactOptions {
                 files,

@@ -62,6 +62,11 @@ pub trait Stepper: Send {
     fn force_evaluations(&self) -> u64 {
         self.core().force_evals
     }
+    /// The frictional contact problem the last step solved, in FCLIB's local form, for a
+    /// stepper that solves one (`pgs`); None for the others, or the reason it cannot be written.
+    fn contact_problem(&self) -> Option<Result<crate::friction::LocalProblem, String>> {
+        None
+    }
 }
 
 /// What a formulation becomes on a scene (borrowing the scene's system).

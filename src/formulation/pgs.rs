@@ -192,6 +192,9 @@ pub struct Pgs<'a> {
     warm: Vec<(u64, [f64; 3])>,
     warm_next: Vec<(u64, [f64; 3])>,
     counters: SolverCounters,
+    /// J v* of every row at the last step (v* after the applied forces, before any impulse): the
+    /// free velocities of the step's contact problem.
+    free: Vec<f64>,
 }
 
 impl<'a> Pgs<'a> {
@@ -213,6 +216,7 @@ impl<'a> Pgs<'a> {
             warm: Vec::new(),
             warm_next: Vec::new(),
             counters: SolverCounters::default(),
+            free: Vec::new(),
         })
     }
 
@@ -309,6 +313,57 @@ impl<'a> Pgs<'a> {
         change
     }
 
+    /// The last step's frictional contact problem in FCLIB's local form (Acary et al. 2014): per
+    /// contact the normal and two friction rows, W = J_c M⁻¹ J_cᵀ, q = J_c v* − target (the
+    /// normal rows' bias: speculative gap, Baumgarte push-out, restitution), μ; the impulses this
+    /// step found as its first guess. Refused for a scene with equality rows (that problem is
+    /// the mixed one, with bilateral rows).
+    pub fn last_contact_problem(&self) -> Result<crate::friction::LocalProblem, String> {
+        let m = self.core.ns.system.nrows();
+        if m > 0 {
+            return Err(format!(
+                "the scene has {m} equality rows besides its contacts: its step is a mixed problem (bilateral rows), which is not written as a local one"
+            ));
+        }
+        if self.free.len() != self.rows.len() {
+            return Err("no step has been taken".into());
+        }
+        let rows = &self.rows;
+        // W_ij = J_i · (W J_jᵀ) over the columns the two rows share: rows grouped by column.
+        let n = self.core.ns.system.ndof();
+        let mut by_col: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, r) in rows.iter().enumerate() {
+            for &c in &r.cols[..r.l] {
+                by_col[c as usize].push(i);
+            }
+        }
+        let mut t = Vec::new();
+        for (c, touching) in by_col.iter().enumerate() {
+            for &i in touching {
+                let ji = rows[i].cols[..rows[i].l].iter().position(|&x| x as usize == c).map_or(0.0, |k| rows[i].j[k]);
+                for &j in touching {
+                    let k = rows[j].cols[..rows[j].l].iter().position(|&x| x as usize == c).expect("row j touches c");
+                    t.push((i, j, ji * rows[j].wj[k]));
+                }
+            }
+        }
+        let count = rows.len();
+        let w = crate::friction::Csr::from_triplets(count, count, &t);
+        let q: Vec<f64> = rows.iter().zip(&self.free).map(|(r, f)| f - r.target).collect();
+        let mu = (0..count / 3)
+            .map(|k| if let RowKind::Friction { mu, .. } = rows[3 * k + 1].kind { mu } else { 0.0 })
+            .collect();
+        let guess = rows.iter().map(|r| r.lambda).collect();
+        Ok(crate::friction::LocalProblem {
+            name: "pgs step".into(),
+            dim: 3,
+            w,
+            q,
+            mu,
+            guesses: vec![guess],
+        })
+    }
+
     fn bounds(&self, i: usize) -> (f64, f64) {
         match self.rows[i].kind {
             RowKind::Bilateral => (f64::NEG_INFINITY, f64::INFINITY),
@@ -326,6 +381,8 @@ impl Stepper for Pgs<'_> {
         let sys = self.core.ns.system;
         self.core.integrate_velocities(q, v, h);
         self.build_rows(h, q, v);
+        self.free.clear();
+        self.free.extend(self.rows.iter().map(|r| r.velocity(v)));
         // Warm start (friction clamped to the warm normal impulse: its box, or with `cone` its
         // disk).
         for i in 0..self.rows.len() {
@@ -413,5 +470,9 @@ impl Stepper for Pgs<'_> {
 
     fn solver_counters(&self) -> SolverCounters {
         self.counters
+    }
+
+    fn contact_problem(&self) -> Option<Result<crate::friction::LocalProblem, String>> {
+        Some(self.last_contact_problem())
     }
 }

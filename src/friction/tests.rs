@@ -270,3 +270,56 @@ fn the_registry_names_are_unique_and_found() {
         assert_eq!(CONTACT_SOLVERS.iter().filter(|x| x.name == e.name).count(), 1);
     }
 }
+
+/// A `box_stack` step of `pgs` on the true cone, written as FCLIB and read back: the same
+/// problem bit for bit, which `nsgs` solves to the same impulses bit for bit; and the impulses
+/// `pgs` found in the step (the problem's first guess) solve it — the stack rests, so every
+/// contact sticks or separates and the converged sweep meets the natural map to its tolerance.
+#[test]
+fn a_box_stack_step_dumped_as_fclib_reads_back_and_resolves_to_the_same_impulses() {
+    use crate::formulation::Dynamics;
+    use crate::params::Scalar;
+    let scene = crate::scene::registry::find("box_stack").unwrap().build_default(&[]).unwrap();
+    let f = crate::formulation::registry::find("pgs").unwrap();
+    let params = f
+        .params
+        .with(
+            "pgs",
+            &[("cone", Scalar::Bool(true)), ("iterations", Scalar::Num(100_000.0)), ("tol", Scalar::Num(1e-15))],
+        )
+        .unwrap();
+    let gs = crate::linsolve::registry::find("gauss_seidel").unwrap();
+    let Ok(Dynamics::Stepper(mut pgs)) = (f.build)(&params, &scene, (gs.build)(&gs.params.defaults())) else {
+        panic!("pgs builds on box_stack")
+    };
+    let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+    for _ in 0..60 {
+        pgs.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+    }
+    let p = pgs.contact_problem().unwrap().unwrap();
+    p.validate().unwrap();
+    assert!(p.contacts() >= 8, "{} contacts", p.contacts());
+    let bytes = fclib::local_to_bytes(&p, &Info::default()).unwrap();
+    let Problem::Local(back) = fclib::from_bytes("box_stack step", bytes).unwrap().0 else { panic!("local") };
+    assert_eq!(back.w, p.w);
+    assert_eq!((back.q.clone(), back.mu.clone(), back.guesses.clone()), (p.q.clone(), p.mu.clone(), p.guesses.clone()));
+    let solve = |x: &LocalProblem| {
+        let e = find("nsgs").unwrap();
+        let mut r = vec![0.0; x.q.len()];
+        let o = (e.build)(&e.params.defaults()).solve(x, &mut r, &stop(1e-12));
+        (o, r)
+    };
+    let (o1, r1) = solve(&p);
+    let (_, r2) = solve(&back);
+    assert!(r1.iter().zip(&r2).all(|(a, b)| a.to_bits() == b.to_bits()));
+    let mut u = vec![0.0; p.q.len()];
+    p.velocity(&p.guesses[0], &mut u);
+    let pgs_res = natural_map_norm(3, &p.mu, &p.guesses[0], &u) / Normalisation::Q.divisor(&p.q);
+    println!(
+        "box_stack step: {} contacts, nsgs {:?} after {} sweeps; pgs's impulses: residual {pgs_res:.2e}",
+        p.contacts(),
+        o1.converged,
+        o1.iterations
+    );
+    assert!(pgs_res <= 1e-10, "{pgs_res:e}");
+}
