@@ -51,10 +51,15 @@ pub fn list(reg: &Registry) -> String {
         ),
         ("Formulations", reg.formulations().iter().map(formulation).collect()),
         (
-            "Linear solvers",
+            "Solvers (the linear solvers, and the contact solvers, which take contact problems: pgs and the `contact` command)",
             reg.solvers()
                 .iter()
-                .map(|e| (e.name, format!("{}{}", e.summary, outside(Axis::Solver, e.name)), e.params, String::new()))
+                .map(|e| {
+                    let accepts: Vec<&str> = e.accepts.iter().map(|k| k.describe()).collect();
+                    let summary =
+                        format!("{} [takes: {}]{}", e.summary, accepts.join("; "), outside(Axis::Solver, e.name));
+                    (e.name, summary, e.params, String::new())
+                })
                 .collect(),
         ),
         (
@@ -77,12 +82,6 @@ pub fn list(reg: &Registry) -> String {
         if title == "Scenes" {
             out.push_str(&format!("  Any scene's outputs also include {}\n", crate::scene::output::GENERIC_OUTPUTS));
         }
-    }
-    out.push_str("\nContact solvers (the `contact` command; docs/reference.md, frictional contact problems)\n");
-    for e in crate::friction::solvers::CONTACT_SOLVERS {
-        let relaxed = if e.relaxed { " [solves the convex relaxation]" } else { "" };
-        out.push_str(&format!("  {:<16} {}{relaxed}\n", e.name, e.summary));
-        out.push_str(&params::describe(&(e.params.specs)()));
     }
     out.push_str(&models_section());
     out.push_str("\nIntegrators\n");

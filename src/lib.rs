@@ -12,10 +12,10 @@
 //! - [`contact`]: shapes, planes and the narrow phase;
 //! - [`system`]: the hub — bodies, forces, constraints and contacts of one mechanism, the
 //!   layout of q and v, q ⊕ h v;
-//! - [`linsolve`]: linear solvers for J W Jᵀ and Jᵀ M J, and their counters;
-//! - [`normal_solve`]: the constraint-space solve J W Jᵀ λ = b the Cartesian methods share;
 //! - [`friction`]: frictional contact problems as data (FCLIB), the Coulomb cone, the
 //!   natural-map residual and the contact-solver axis;
+//! - [`linsolve`]: linear solvers for J W Jᵀ and Jᵀ M J, and their counters;
+//! - [`normal_solve`]: the constraint-space solve J W Jᵀ λ = b the Cartesian methods share;
 //! - [`integrator`]: the second-order ODE trait and the time integrators;
 //! - [`multibody`]: joint trees — the spanning tree of the constraint graph, joint coordinates,
 //!   the articulated-body algorithm;

@@ -90,12 +90,13 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl Registry {
-    /// The built-in items and nothing else.
+    /// The built-in items and nothing else (the linear solvers, then the contact solvers on the
+    /// same axis).
     pub fn builtin() -> Self {
         Registry {
             scenes: SCENES.to_vec(),
             formulations: FORMULATIONS.to_vec(),
-            solvers: SOLVERS.to_vec(),
+            solvers: SOLVERS.iter().chain(&crate::linsolve::contact::CONTACT_ENTRIES).copied().collect(),
             integrators: INTEGRATORS.to_vec(),
             stabilizers: STABILIZERS.to_vec(),
             outside: Vec::new(),

@@ -54,11 +54,16 @@ pub struct PgsOptions {
     pub tol: f64,
     /// the true Coulomb cone: the two friction impulses of a contact projected together onto the disk |lambda_t| <= mu lambda_n (false: each clamped to its own box, the friction pyramid)
     pub cone: bool,
+    /// start each step from the impulses of the same contacts and rows at the last step (false: from zero)
+    pub warm_start: bool,
+    /// with a contact solver (nsgs, psor, pjacobi, apgd) instead of gauss_seidel: stop when the natural-map residual of the step's problem, divided by ||q||, is at most this
+    #[schemars(extend("unit" = "1", "exclusiveMinimum" = 0))]
+    pub residual_tol: f64,
 }
 
 impl Default for PgsOptions {
     fn default() -> Self {
-        PgsOptions { beta: 0.2, slop: 0.001, iterations: 100, tol: 1e-10, cone: false }
+        PgsOptions { beta: 0.2, slop: 0.001, iterations: 100, tol: 1e-10, cone: false, warm_start: true, residual_tol: 1e-8 }
     }
 }
 
@@ -192,6 +197,9 @@ pub struct Pgs<'a> {
     warm: Vec<(u64, [f64; 3])>,
     warm_next: Vec<(u64, [f64; 3])>,
     counters: SolverCounters,
+    /// The contact solver of the cell, when its solver is one (then each step's contact problem
+    /// is built and solved by it on the true cone instead of by the sweeps above).
+    contact_solver: Option<Box<dyn crate::friction::solvers::ContactSolver>>,
     /// J v* of every row at the last step (v* after the applied forces, before any impulse): the
     /// free velocities of the step's contact problem.
     free: Vec<f64>,
@@ -200,14 +208,30 @@ pub struct Pgs<'a> {
 impl<'a> Pgs<'a> {
     /// Sets up the stepper for `scene`; `solver` must be `gauss_seidel` (the method it projects).
     pub fn new(scene: &'a Scene, opts: PgsOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        if solver.name() != "gauss_seidel" {
+        let name = solver.name();
+        let gauss_seidel = || {
+            let e = crate::linsolve::registry::find("gauss_seidel").expect("registered");
+            (e.build)(&e.params.defaults())
+        };
+        let (solver, contact_solver) = match solver.into_contact() {
+            // The core's solver is unused by the contact solver's steps (pgs forms its own rows).
+            Some(c) => (gauss_seidel(), Some(c)),
+            None if name == "gauss_seidel" => (gauss_seidel(), None),
+            None => {
+                return Err(NotApplicable(format!(
+                    "pgs solves contact problems: by its own projected sweeps with `gauss_seidel`, or by a contact solver (nsgs, psor, pjacobi, apgd), not by `{name}`"
+                )));
+            }
+        };
+        if contact_solver.is_some() && scene.system.nrows() > 0 {
             return Err(NotApplicable(format!(
-                "pgs is projected Gauss-Seidel (clamped sequential impulses); its rows are solved by its own sweeps, so pair it with solver `gauss_seidel`, not `{}`",
-                solver.name()
+                "pgs with contact solver `{name}` takes scenes whose rows are all contacts; this one has {} equality rows (a mixed problem)",
+                scene.system.nrows()
             )));
         }
         let contacts = scene.system.contacts();
         Ok(Pgs {
+            contact_solver,
             core: StepperCore::with_contacts(scene, solver)?,
             contacts,
             opts,
@@ -283,6 +307,64 @@ impl<'a> Pgs<'a> {
                 self.rows.push(row);
             }
         }
+    }
+
+    /// The end of a step: λ kept for the next step's warm start, Q̂ = Jᵀλ / h, q⁺ = q ⊕ h v⁺.
+    fn finish_step(&mut self, h: f64, q: &mut [f64], v: &[f64]) {
+        let sys = self.core.ns.system;
+        // Keep λ for the next step's warm start; Q̂ = Jᵀλ / h.
+        let m = sys.nrows();
+        for (l, row) in self.core.accumulated.iter_mut().zip(&self.rows[..m]) {
+            *l = row.lambda;
+        }
+        self.warm_next.clear();
+        for (k, c) in self.found.iter().enumerate() {
+            let r = &self.rows[m + 3 * k..m + 3 * k + 3];
+            self.warm_next.push((c.key, [r[0].lambda, r[1].lambda, r[2].lambda]));
+        }
+        std::mem::swap(&mut self.warm, &mut self.warm_next);
+        self.core.qhat.fill(0.0);
+        for row in &self.rows {
+            for (j, &c) in row.j[..row.l].iter().zip(&row.cols[..row.l]) {
+                self.core.qhat[c as usize] += j * row.lambda / h;
+            }
+        }
+        self.core.integrate_positions(q, v, h);
+    }
+
+    /// The step with the cell's contact solver: the step's problem in FCLIB's local form
+    /// ([`Pgs::last_contact_problem`]), solved on the true cone from the warm-started impulses to
+    /// `residual_tol` or `iterations`, then v⁺ = v* + W J_cᵀ r and q⁺ = q ⊕ h v⁺. A solve that stops
+    /// above the tolerance is kept (as the sweeps' last iterate is) and counted with its residual.
+    fn step_with_contact_solver(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
+        use crate::friction::cone::Normalisation;
+        use crate::friction::solvers::Stop;
+        let stop = Stop {
+            tol: self.opts.residual_tol,
+            max_iter: self.opts.iterations,
+            seconds: f64::INFINITY,
+            norm: Normalisation::Q,
+        };
+        let mut r: Vec<f64> = self.rows.iter().map(|row| row.lambda).collect();
+        if !self.rows.is_empty() {
+            let problem = self.last_contact_problem().map_err(|_| SolveError::Breakdown {
+                solver: "pgs",
+                iterations: 0,
+                reason: "the step's contact problem could not be formed",
+            })?;
+            let solver = self.contact_solver.as_mut().expect("contact mode");
+            let o = solver.solve(&problem, &mut r, &stop);
+            if !o.residual.is_finite() {
+                return Err(SolveError::Breakdown { solver: "pgs", iterations: o.iterations, reason: "non-finite contact impulse" });
+            }
+            self.counters.record(SolveInfo { iterations: o.iterations, residual: o.residual });
+        }
+        for (row, &l) in self.rows.iter_mut().zip(&r) {
+            row.lambda = l;
+            row.apply(l, v);
+        }
+        self.finish_step(h, q, v);
+        Ok(())
     }
 
     /// The two friction rows i, i + 1 of a contact on the Coulomb disk: each updated without a
@@ -378,11 +460,16 @@ impl<'a> Pgs<'a> {
 
 impl Stepper for Pgs<'_> {
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
-        let sys = self.core.ns.system;
         self.core.integrate_velocities(q, v, h);
         self.build_rows(h, q, v);
         self.free.clear();
         self.free.extend(self.rows.iter().map(|r| r.velocity(v)));
+        if !self.opts.warm_start {
+            self.rows.iter_mut().for_each(|r| r.lambda = 0.0);
+        }
+        if self.contact_solver.is_some() {
+            return self.step_with_contact_solver(h, q, v);
+        }
         // Warm start (friction clamped to the warm normal impulse: its box, or with `cone` its
         // disk).
         for i in 0..self.rows.len() {
@@ -443,24 +530,7 @@ impl Stepper for Pgs<'_> {
             return Err(SolveError::Breakdown { solver: "pgs", iterations: sweeps, reason: "non-finite impulse" });
         }
         self.counters.record(SolveInfo { iterations: sweeps, residual: change });
-        // Keep λ for the next step's warm start; Q̂ = Jᵀλ / h.
-        let m = sys.nrows();
-        for (l, row) in self.core.accumulated.iter_mut().zip(&self.rows[..m]) {
-            *l = row.lambda;
-        }
-        self.warm_next.clear();
-        for (k, c) in self.found.iter().enumerate() {
-            let r = &self.rows[m + 3 * k..m + 3 * k + 3];
-            self.warm_next.push((c.key, [r[0].lambda, r[1].lambda, r[2].lambda]));
-        }
-        std::mem::swap(&mut self.warm, &mut self.warm_next);
-        self.core.qhat.fill(0.0);
-        for row in &self.rows {
-            for (j, &c) in row.j[..row.l].iter().zip(&row.cols[..row.l]) {
-                self.core.qhat[c as usize] += j * row.lambda / h;
-            }
-        }
-        self.core.integrate_positions(q, v, h);
+        self.finish_step(h, q, v);
         Ok(())
     }
 

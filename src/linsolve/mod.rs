@@ -9,6 +9,8 @@
 
 pub mod registry;
 
+pub mod contact;
+
 registry! {
     /// Every linear solver, in `list` order.
     pub const SOLVERS: &[registry::SolverEntry] = [
@@ -265,6 +267,12 @@ pub enum SolveError {
 pub trait LinearSolver: Send {
     /// Registry name.
     fn name(&self) -> &'static str;
+    /// The contact solver this entry of the solver axis is, if it is one ([`contact`]): a
+    /// formulation that solves contact problems (`pgs`) takes it out and runs it on each step's
+    /// problem.
+    fn into_contact(self: Box<Self>) -> Option<Box<dyn crate::friction::solvers::ContactSolver>> {
+        None
+    }
     /// Allocates workspaces and does the symbolic work for operators shaped like `op`; called once
     /// per run (and again only if the shape changes).
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError>;

@@ -51,7 +51,7 @@ pub struct Outcome {
 }
 
 /// A contact solver with its workspace (allocated on the first solve of a size, reused after).
-pub trait ContactSolver {
+pub trait ContactSolver: Send {
     /// Solves `p` from the guess in `r` (zeros for a cold start), leaving the answer in `r`.
     fn solve(&mut self, p: &LocalProblem, r: &mut [f64], stop: &Stop) -> Outcome;
 }
