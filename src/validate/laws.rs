@@ -175,7 +175,7 @@ pub fn orthogonality(sel: &Selection, out: &mut Vec<Check>) {
         },
     });
     for f in &sel.formulations {
-        for s in &sel.solvers {
+        for s in sel.solvers.iter().filter(|s| f.pairs_with(s)) {
             let (mut worst, mut ran, mut solver_error) = (0.0f64, false, None);
             for (entry, velocity_dependent) in &ortho {
                 if *velocity_dependent && f.kind == FormulationKind::Stepper {
