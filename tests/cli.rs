@@ -68,7 +68,7 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("record_too_large.yaml", &[":12:9:", "field `record`", "MB", "record_limit_mb"]),
         (
             "pgs_with_solver_params.yaml",
-            &[":5:11:", "`pgs` solves a contact problem", "gauss_seidel, listed without parameters"],
+            &[":5:11:", "`pgs` solves a contact problem", "gauss_seidel", "listed without parameters"],
         ),
         // Measurements: outputs, reference data, events.
         ("reference_missing_file.yaml", &[":14:9:", "reference.file", "no_such_file.csv", "cannot read"]),
@@ -702,7 +702,15 @@ fn contact_scores_solvers_on_problem_files_and_refuses_bad_ones_in_one_line() {
         // apgd solves the convex relaxation; both problems slide, so it must not claim them.
         assert_eq!(ok, if s == "apgd" { "false" } else { "true" }, "{summary}");
     }
-    for f in ["report.md", "answers.csv", "history.csv", "profile_1e-4.png", "profile_1e-8.png", "history.png"] {
+    for f in [
+        "report.md",
+        "answers.csv",
+        "history.csv",
+        "profile_1e-4.png",
+        "profile_1e-8.png",
+        "history.png",
+        "history_time.png",
+    ] {
         assert!(dir.join("contact").join(f).exists(), "{f}");
     }
     let out = Command::new(BIN).arg("check").arg(data.join("Box_Stacks-i0122-82-5.hdf5")).output().unwrap();

@@ -190,8 +190,10 @@ pub fn run(o: &ContactOptions, prepared: Prepared) -> Result<PathBuf, String> {
         figures.push((stem.clone(), render(&fig, &dir.join(&stem)).map_err(|e| e.to_string())));
     }
     let tight = o.tols.iter().copied().fold(f64::INFINITY, f64::min);
-    let fig = history_figure(&problems, &contenders, &runs, tight);
-    figures.push(("history".into(), render(&fig, &dir.join("history")).map_err(|e| e.to_string())));
+    for (stem, against_time) in [("history", false), ("history_time", true)] {
+        let fig = history_figure(&problems, &contenders, &runs, tight, against_time);
+        figures.push((stem.into(), render(&fig, &dir.join(stem)).map_err(|e| e.to_string())));
+    }
     let md = report_md(o, &problems, &kinds, &contenders, &runs, &settings, &figures, load_start);
     std::fs::write(dir.join("report.md"), md).map_err(io)?;
     let out = publisher.publish()?;
@@ -277,7 +279,9 @@ fn profile_figure(problems: &[LocalProblem], c: &[Contender], runs: &[Run], tol:
     }
 }
 
-fn history_figure(problems: &[LocalProblem], c: &[Contender], runs: &[Run], tol: f64) -> Figure {
+/// The residual after every iteration of each solver at `tol`, one panel per problem, against
+/// the iteration or (`against_time`) the wall time of the first solve.
+fn history_figure(problems: &[LocalProblem], c: &[Contender], runs: &[Run], tol: f64, against_time: bool) -> Figure {
     let panels = problems
         .iter()
         .enumerate()
@@ -287,7 +291,12 @@ fn history_figure(problems: &[LocalProblem], c: &[Contender], runs: &[Run], tol:
                 .iter()
                 .filter(|r| r.problem == pi && r.tol == tol)
                 .map(|r| {
-                    let pts = r.outcome.history.iter().map(|&(it, _, res)| (it as f64, res)).collect();
+                    let pts = r
+                        .outcome
+                        .history
+                        .iter()
+                        .map(|&(it, t, res)| (if against_time { t } else { it as f64 }, res))
+                        .collect();
                     let mut s = Series::new(c[r.solver].label.clone(), r.solver, pts, Style::Line);
                     s.variant = r.solver;
                     s
@@ -296,8 +305,13 @@ fn history_figure(problems: &[LocalProblem], c: &[Contender], runs: &[Run], tol:
         })
         .collect();
     Figure {
-        title: format!("Residual history at tol = {}: {} against iterations", fmt_num(tol), Normalisation::Q.name()),
-        x_label: "iteration".into(),
+        title: format!(
+            "Residual history at tol = {}: {} against {}",
+            fmt_num(tol),
+            Normalisation::Q.name(),
+            if against_time { "wall time (the first solve)" } else { "iterations" }
+        ),
+        x_label: if against_time { "wall time of the solve [s]".into() } else { "iteration".into() },
         y_label: "natural-map residual / ||q||".into(),
         x_log: true,
         y_log: true,

@@ -20,10 +20,12 @@ pub(super) fn names_of_kind(kind: FormulationKind) -> String {
 
 /// Whether formulation `f` runs with solver `s`: the solver accepts the kind of system the
 /// formulation solves ([`FormulationEntry::pairs_with`]), and, where the formulation's own
-/// parameters set the solver's iteration (contact), the solver is given without parameters
-/// (they would be ignored, and the cell's label would say otherwise).
+/// parameters set a linear solver's iteration (contact), that solver is given without parameters
+/// (they would be ignored, and the cell's label would say otherwise); a contact solver's
+/// parameters apply.
 pub(super) fn pairs_with(f: &Item<FormulationEntry>, s: &Item<SolverEntry>) -> bool {
-    f.entry.pairs_with(s.entry) && (f.entry.system.solver_params_apply() || s.params.given().is_empty())
+    f.entry.pairs_with(s.entry)
+        && (f.entry.system.solver_params_apply() || s.entry.contact_only() || s.params.given().is_empty())
 }
 
 /// Every listed formulation, solver and integrator must be part of at least one cell; the
@@ -64,7 +66,7 @@ pub(super) fn check_pairings(
             let how = if f.entry.system.solver_params_apply() {
                 String::new()
             } else {
-                ", listed without parameters (the formulation's own parameters set its sweeps)".into()
+                "; a linear solver among them listed without parameters (the formulation's own parameters set its sweeps)".into()
             };
             return err(
                 file,

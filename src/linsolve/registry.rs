@@ -48,8 +48,9 @@ impl SystemKind {
         }
     }
 
-    /// Whether a solver's own parameters apply to a solve of this kind (not for contact: the
-    /// formulation's parameters set the sweeps).
+    /// Whether a linear solver's own parameters apply to a solve of this kind (not for contact:
+    /// the formulation's parameters set its sweeps; a contact solver's parameters do apply,
+    /// [`SolverEntry::contact_only`]).
     pub fn solver_params_apply(self) -> bool {
         self != SystemKind::Contact
     }
@@ -81,6 +82,14 @@ pub struct SolverEntry {
     pub build: fn(&Resolved) -> Box<dyn LinearSolver>,
     /// Bytes its workspaces take on a system (matrices, factors, vectors), for the budget.
     pub memory: fn(&Footprint) -> u64,
+}
+
+impl SolverEntry {
+    /// Whether it is a contact solver (it takes contact problems only): its parameters apply to
+    /// a contact problem, where a linear solver's are set by the formulation's own sweeps.
+    pub fn contact_only(&self) -> bool {
+        self.accepts == [SystemKind::Contact]
+    }
 }
 
 /// The system a solver would be prepared on, as far as its memory depends on it.
