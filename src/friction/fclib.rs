@@ -126,8 +126,19 @@ fn spacedim(g: &hdf5_pure::Group, at: &str) -> Result<usize, String> {
     }
 }
 
+/// The most elements a dataset may declare: the file's bytes at 1 byte an element, so that a
+/// dataset declared larger than the data behind it (a fill value over a huge dataspace) is
+/// refused before it is read.
+const MAX_ELEMENTS: u64 = MAX_FILE_BYTES;
+
 fn dataset(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<hdf5_pure::Dataset, String> {
-    g.dataset(path).map_err(|_| format!("{at}/{path} is missing"))
+    let d = g.dataset(path).map_err(|_| format!("{at}/{path} is missing"))?;
+    let shape = d.shape().map_err(|e| format!("{at}/{path}: unreadable shape: {e}"))?;
+    let n = shape.iter().try_fold(1u64, |a, &x| a.checked_mul(x));
+    match n {
+        Some(n) if n <= MAX_ELEMENTS => Ok(d),
+        _ => Err(format!("{at}/{path} declares {shape:?} elements; at most {MAX_ELEMENTS} are read")),
+    }
 }
 
 fn ints(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<Vec<i64>, String> {
