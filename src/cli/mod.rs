@@ -259,7 +259,7 @@ fn validate_cmd(
             .filter_map(|(k, v)| v.as_ref().map(|v| format!("--{k} {v}")))
             .collect();
         return bad_input(&format!(
-            "the filters {} select no cell (a stepping formulation takes no integrator; a formulation with its own solver pairs only with it); see `tinkertoy list`",
+            "the filters {} select no cell (a stepping formulation takes no integrator; a formulation pairs only with the solvers that take its kind of system); see `tinkertoy list`",
             given.join(" ")
         ));
     }

@@ -4,8 +4,8 @@
 //! where the formulation's kind decides the time axis: an ODE formulation pairs with every
 //! integrator (fixed-step ones with every entry of `steps`, adaptive ones with every entry of
 //! `tolerances`); a stepping formulation is its own integrator and pairs with every entry of
-//! `steps`. A formulation that brings its own solver (`pgs`) pairs only with that solver, given
-//! without parameters. A pairing that cannot run is not a cell; a listed item that would end up in
+//! `steps`. A formulation pairs with the solvers that take the kind of system it solves
+//! (`experiment::pairing`). A pairing that cannot run is not a cell; a listed item that would end up in
 //! no cell is a config error, so nothing is silently dropped. Cells that can run in principle but
 //! not on this scene (a contact scene for an equality-only formulation) are kept and reported as
 //! not applicable with the reason.
