@@ -124,6 +124,15 @@ pub fn prepare(o: &ContactOptions) -> Result<Prepared, String> {
     if !(o.seconds.is_finite() && o.seconds > 0.0 && o.seconds <= 3600.0) {
         return Err(format!("--time-limit {} is invalid; expected seconds in (0, 3600]", fmt_num(o.seconds)));
     }
+    if !(1..=100_000_000).contains(&o.max_iter) {
+        return Err(format!("--max-iter {} is invalid; expected an integer in [1, 100000000]", o.max_iter));
+    }
+    if o.repeats > 100 {
+        return Err(format!("--repeats {} is invalid; expected an integer in [0, 100]", o.repeats));
+    }
+    if o.tols.is_empty() || o.tols.len() > 16 {
+        return Err(format!("--tol lists {} tolerances; expected 1 to 16", o.tols.len()));
+    }
     let names: Vec<&str> = CONTACT_SOLVERS.iter().map(|e| e.name).collect();
     let mut contenders = Vec::new();
     for s in if o.solvers.is_empty() { names.iter().map(|s| s.to_string()).collect() } else { o.solvers.clone() } {

@@ -7,6 +7,7 @@ use super::{Csr, LocalProblem};
 
 /// Reads a dense-storage Siconos `.dat` local problem called `name` from its text.
 pub fn from_text(name: &str, text: &str) -> Result<LocalProblem, String> {
+    let tokens = text.split_whitespace().count();
     let mut tok = text.split_whitespace().enumerate();
     let mut next = |what: &str| -> Result<f64, String> {
         let (k, t) = tok.next().ok_or_else(|| format!("the file ends before {what}"))?;
@@ -25,6 +26,14 @@ pub fn from_text(name: &str, text: &str) -> Result<LocalProblem, String> {
         return Err(format!("storage flag {storage}: only dense storage (0) is read"));
     }
     let m = dim * nc;
+    // The dense W, q and μ must be in the text before anything is sized from the declared counts.
+    let needed = m.checked_mul(m).and_then(|w| w.checked_add(m + nc + 7));
+    if needed.is_none_or(|n| n > tokens) {
+        return Err(format!(
+            "{nc} contacts of dimension {dim} need {} numbers (a dense W, q and mu); the file holds {tokens}",
+            needed.map_or("more than 2^64".to_string(), |n| n.to_string())
+        ));
+    }
     for _ in 0..2 {
         let (r, c) = (count(next("W's rows")?, "W's rows", m)?, count(next("W's columns")?, "W's columns", m)?);
         if (r, c) != (m, m) {

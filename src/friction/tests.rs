@@ -199,6 +199,9 @@ fn hostile_or_malformed_files_get_one_reason_and_no_panic() {
         let e = fclib::from_bytes(what, bytes).unwrap_err();
         assert!(e.contains(expected), "{what}: {e}");
     }
+    // A Siconos text file declaring a million contacts in a few bytes: refused before W is sized.
+    let e = dat::from_text("huge.dat", "3 1000000 0 3000000 3000000").unwrap_err();
+    assert!(e.contains("the file holds 5"), "{e}");
 }
 
 /// A random well-conditioned problem of `n` contacts: W = D + E with D positive diagonal and E a

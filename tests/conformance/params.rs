@@ -14,6 +14,9 @@ fn tables() -> Vec<(String, ParamTable)> {
     out.extend(FORMULATIONS.iter().map(|e| (format!("formulation {}", e.name), e.params)));
     out.extend(SOLVERS.iter().map(|e| (format!("solver {}", e.name), e.params)));
     out.extend(STABILIZERS.iter().map(|e| (format!("stabilizer {}", e.name), e.params)));
+    out.extend(
+        tinkertoy::friction::solvers::CONTACT_SOLVERS.iter().map(|e| (format!("contact solver {}", e.name), e.params)),
+    );
     out
 }
 
