@@ -341,6 +341,65 @@ fn report_md(
 ) -> String {
     use crate::report::sections::cell;
     let mut md = format!("# {}\n\n", cell(&o.name));
+    answer_table(&mut md, o, problems, c, runs, s);
+    md.push_str("\n## What was run\n\n");
+    for (p, k) in problems.iter().zip(kinds) {
+        md.push_str(&format!(
+            "- `{}`: {}; {} contacts in {}D, W {} x {} with {} entries\n",
+            cell(&p.name),
+            cell(k),
+            p.contacts(),
+            p.dim,
+            p.w.nrows,
+            p.w.ncols,
+            p.w.nnz()
+        ));
+    }
+    for x in c {
+        let relaxed = if x.entry.relaxed {
+            " — solves the convex relaxation (no De Saxce term); scored on the Coulomb problem"
+        } else {
+            ""
+        };
+        md.push_str(&format!("- solver `{}`: {}{relaxed}\n", cell(&x.label), cell(x.entry.summary)));
+    }
+    md.push_str(&format!(
+        "- tolerances: {}; start: {}\n",
+        o.tols.iter().map(|t| fmt_num(*t)).collect::<Vec<_>>().join(", "),
+        if s.warm { "the problem's first stored guess (zeros where it has none)" } else { "r = 0" }
+    ));
+    every_solve(&mut md, problems, c, runs);
+    md.push_str("\n## Plots\n\n");
+    for (stem, res) in figures {
+        match res {
+            Ok(()) => md.push_str(&format!("![{stem}]({stem}.png)\n\n")),
+            Err(e) => md.push_str(&format!("{stem} could not be drawn: {}\n\n", cell(e))),
+        }
+    }
+    let prov = crate::report::provenance::Provenance::collect("", 1);
+    let f = |l: Option<[f64; 3]>| l.map_or("unknown".to_string(), |[a, b, c]| format!("{a:.2}, {b:.2}, {c:.2}"));
+    md.push_str(&format!(
+        "## Provenance\n\n- tinkertoy {} ({}), {}\n- {}\n- load average (1, 5, 15 min) at the start {}, at the end {}\n",
+        prov.version,
+        prov.commit,
+        prov.date,
+        prov.machine,
+        f(load_start),
+        f(prov.load_end)
+    ));
+    md
+}
+
+/// The answer: per problem and tolerance, the fastest solver that solved it and the runner-up.
+fn answer_table(
+    md: &mut String,
+    o: &ContactOptions,
+    problems: &[LocalProblem],
+    c: &[Contender],
+    runs: &[Run],
+    s: &Settings,
+) {
+    use crate::report::sections::cell;
     md.push_str("## Answer: the fastest solver that solves each problem\n\n");
     md.push_str(&format!(
         "Solved means the natural-map residual {} (De Saxce's term included, absolute value in `summary.csv`) reached the tolerance within {} iterations and {} s. Time is the median of {} timed solves, interleaved across solvers [min-max].\n\n",
@@ -370,32 +429,11 @@ fn report_md(
             ));
         }
     }
-    md.push_str("\n## What was run\n\n");
-    for (p, k) in problems.iter().zip(kinds) {
-        md.push_str(&format!(
-            "- `{}`: {}; {} contacts in {}D, W {} x {} with {} entries\n",
-            cell(&p.name),
-            cell(k),
-            p.contacts(),
-            p.dim,
-            p.w.nrows,
-            p.w.ncols,
-            p.w.nnz()
-        ));
-    }
-    for x in c {
-        let relaxed = if x.entry.relaxed {
-            " — solves the convex relaxation (no De Saxce term); scored on the Coulomb problem"
-        } else {
-            ""
-        };
-        md.push_str(&format!("- solver `{}`: {}{relaxed}\n", cell(&x.label), cell(x.entry.summary)));
-    }
-    md.push_str(&format!(
-        "- tolerances: {}; start: {}\n",
-        o.tols.iter().map(|t| fmt_num(*t)).collect::<Vec<_>>().join(", "),
-        if s.warm { "the problem's first stored guess (zeros where it has none)" } else { "r = 0" }
-    ));
+}
+
+/// One row per solve: problem, solver, tolerance, outcome, residuals, time, why it stopped.
+fn every_solve(md: &mut String, problems: &[LocalProblem], c: &[Contender], runs: &[Run]) {
+    use crate::report::sections::cell;
     md.push_str("\n## Every solve\n\n| problem | solver | tol | solved | iterations | residual | absolute | time [ms] | stopped |\n|---|---|---|---|---|---|---|---|---|\n");
     for r in runs {
         md.push_str(&format!(
@@ -411,27 +449,9 @@ fn report_md(
             cell(r.outcome.stopped.as_deref().unwrap_or(""))
         ));
     }
-    md.push_str("\n## Plots\n\n");
-    for (stem, res) in figures {
-        match res {
-            Ok(()) => md.push_str(&format!("![{stem}]({stem}.png)\n\n")),
-            Err(e) => md.push_str(&format!("{stem} could not be drawn: {}\n\n", cell(e))),
-        }
-    }
-    let prov = crate::report::provenance::Provenance::collect("", 1);
-    let f = |l: Option<[f64; 3]>| l.map_or("unknown".to_string(), |[a, b, c]| format!("{a:.2}, {b:.2}, {c:.2}"));
-    md.push_str(&format!(
-        "## Provenance\n\n- tinkertoy {} ({}), {}\n- {}\n- load average (1, 5, 15 min) at the start {}, at the end {}\n",
-        prov.version,
-        prov.commit,
-        prov.date,
-        prov.machine,
-        f(load_start),
-        f(prov.load_end)
-    ));
-    md
 }
 
+/// The median time of a run and its range \[ms\].
 fn ms(r: &Run) -> String {
     let (lo, hi) = r.times.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &t| (a.min(t), b.max(t)));
     format!("{:.3} [{:.3}-{:.3}]", 1e3 * r.median(), 1e3 * lo, 1e3 * hi)

@@ -305,54 +305,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Command::Validate { formulation, solver, integrator, reports } => {
             validate_cmd(formulation, solver, integrator, reports)
         }
-        Command::Check { config } => {
-            let file = config.display().to_string();
-            if config.extension().is_some_and(|e| e == "hdf5" || e == "h5" || e == "dat") {
-                return match contact::describe(&config) {
-                    Ok(text) => {
-                        print!("{text}");
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => bad_input(&e),
-                };
-            }
-            if commands::is_model_file(&file) {
-                return match commands::check_model(&file) {
-                    Ok(text) => {
-                        print!("{text}");
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => bad_input(&e),
-                };
-            }
-            // A suite: each member in turn, every one loaded before anything is printed.
-            let files = if experiment::config::read_config(&file).is_ok_and(|t| experiment::suite::is_suite(&t)) {
-                match experiment::suite::load(&file) {
-                    Ok(s) => s.members.iter().map(|m| m.display().to_string()).collect(),
-                    Err(e) => return bad_input(&e.to_string()),
-                }
-            } else {
-                vec![file]
-            };
-            let mut loaded = Vec::new();
-            for f in &files {
-                match experiment::load_with(f, &[]) {
-                    Ok(exp) => loaded.push(exp),
-                    Err(e) => return bad_input(&e.to_string()),
-                }
-            }
-            for exp in &loaded {
-                if files.len() > 1 {
-                    println!("{}:", exp.name);
-                }
-                for v in &exp.variants {
-                    let label =
-                        if v.label == v.scene.name { v.label.clone() } else { format!("{} {}", v.scene.name, v.label) };
-                    print!("{}", experiment::check::describe(&label, &v.scene));
-                }
-            }
-            ExitCode::SUCCESS
-        }
+        Command::Check { config } => check(&config),
         Command::List => {
             print!("{}", commands::list(crate::registry::active()));
             ExitCode::SUCCESS
@@ -363,7 +316,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Command::Draw { model, out } => reported(commands::draw(&model, &out)),
         Command::Dump { config, cell, time, out } => reported(dump::dump(&config, cell, time, &out)),
         Command::Contact { files, solvers, tol, time_limit, max_iter, repeats, warm, name, reports } => {
-            let o = contact::ContactOptions {
+            contact_cmd(contact::ContactOptions {
                 files,
                 solvers,
                 tols: tol,
@@ -373,22 +326,76 @@ pub fn main_with(registry: Registry) -> ExitCode {
                 warm,
                 name,
                 reports,
-            };
-            let prepared = match contact::prepare(&o) {
-                Ok(p) => p,
-                Err(e) => return bad_input(&e),
-            };
-            report::publish::install_signal_cleanup();
-            match contact::run(&o, prepared) {
-                Ok(path) => {
-                    eprintln!("contact: {} problems -> {}", o.files.len(), path.display());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(1)
-                }
+            })
+        }
+    }
+}
+
+/// `check`: a contact problem file, a model file, or a config (each member of a suite), described;
+/// everything loaded before anything is printed.
+fn check(config: &std::path::Path) -> ExitCode {
+    let file = config.display().to_string();
+    if config.extension().is_some_and(|e| e == "hdf5" || e == "h5" || e == "dat") {
+        return match contact::describe(config) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
             }
+            Err(e) => bad_input(&e),
+        };
+    }
+    if commands::is_model_file(&file) {
+        return match commands::check_model(&file) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => bad_input(&e),
+        };
+    }
+    // A suite: each member in turn, every one loaded before anything is printed.
+    let files = if experiment::config::read_config(&file).is_ok_and(|t| experiment::suite::is_suite(&t)) {
+        match experiment::suite::load(&file) {
+            Ok(s) => s.members.iter().map(|m| m.display().to_string()).collect(),
+            Err(e) => return bad_input(&e.to_string()),
+        }
+    } else {
+        vec![file]
+    };
+    let mut loaded = Vec::new();
+    for f in &files {
+        match experiment::load_with(f, &[]) {
+            Ok(exp) => loaded.push(exp),
+            Err(e) => return bad_input(&e.to_string()),
+        }
+    }
+    for exp in &loaded {
+        if files.len() > 1 {
+            println!("{}:", exp.name);
+        }
+        for v in &exp.variants {
+            let label = if v.label == v.scene.name { v.label.clone() } else { format!("{} {}", v.scene.name, v.label) };
+            print!("{}", experiment::check::describe(&label, &v.scene));
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `contact`: every problem and solver checked, then run into the report.
+fn contact_cmd(o: contact::ContactOptions) -> ExitCode {
+    let prepared = match contact::prepare(&o) {
+        Ok(p) => p,
+        Err(e) => return bad_input(&e),
+    };
+    report::publish::install_signal_cleanup();
+    match contact::run(&o, prepared) {
+        Ok(path) => {
+            eprintln!("contact: {} problems -> {}", o.files.len(), path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
         }
     }
 }

@@ -99,6 +99,47 @@ fn run_suite(file: &str, threads: Option<usize>, reports: PathBuf, opts: Options
     }
 }
 
+/// Why `run` stops before publishing, each with its exit status.
+enum Stop {
+    /// Bad input: one line, exit 2, before any computing.
+    BadInput(String),
+    /// Another process holds the report's lock: exit 4.
+    Busy(String),
+    /// The machine refused (threads, files): exit 1.
+    Failed(String),
+}
+
+impl Stop {
+    /// Reports the stop on stderr; its exit status.
+    fn exit(self) -> ExitCode {
+        match self {
+            Stop::BadInput(m) => bad_input(&m),
+            Stop::Busy(m) => {
+                eprintln!("error: {m}");
+                ExitCode::from(EXIT_BUSY)
+            }
+            Stop::Failed(m) => {
+                eprintln!("error: {m}");
+                ExitCode::from(1)
+            }
+        }
+    }
+}
+
+/// A checked run: the experiment, its cells (this shard's), which of them are selected, and
+/// their memory estimates.
+struct Plan {
+    exp: experiment::Experiment,
+    /// Every cell of the experiment.
+    all: Vec<experiment::Cell>,
+    /// This shard's cells.
+    cells: Vec<experiment::Cell>,
+    selected: Vec<bool>,
+    shard: Option<(usize, usize)>,
+    threads: usize,
+    memory: Vec<experiment::CellMemory>,
+}
+
 /// `run` on one experiment file; with `entry`, the experiment's section of a suite report is
 /// pushed there.
 fn run_one(
@@ -108,128 +149,159 @@ fn run_one(
     opts: Options,
     entry: Option<&mut Vec<String>>,
 ) -> ExitCode {
-    let Options { strict, limits, dry_run, shard, resume, cells: selection } = opts;
     report::publish::install_signal_cleanup();
+    let plan = match plan(&config, threads, &opts) {
+        Ok(plan) => plan,
+        Err(stop) => return stop.exit(),
+    };
+    if opts.dry_run {
+        print_dry_run(&plan);
+        return ExitCode::SUCCESS;
+    }
+    let load_start = report::provenance::load_average();
+    let computed = match compute(&plan, &reports, &opts) {
+        Ok(c) => c,
+        Err(stop) => return stop.exit(),
+    };
+    let Plan { exp, shard, threads, .. } = &plan;
+    let (timings, core) = time_cells(exp, &computed.kept, &computed.results);
+    let mut prov = Provenance::collect(&exp.text, *threads);
+    prov.load_start = load_start;
+    prov.timing_core = core;
+    let (reused, total) = (computed.reused, plan.cells.len());
+    if reused > 0 {
+        eprintln!("{}: reused {reused} of {total} cells finished by an earlier run of this config and build", exp.name);
+        prov.notes.push(format!(
+            "{reused} of {total} cells reused from an earlier run of this config and build (`--resume` or `--cells`); their timings were measured again"
+        ));
+    }
+    let left_out = total - computed.kept.len();
+    if left_out > 0 {
+        prov.notes.push(format!("{left_out} cells neither selected by `--cells` nor stored: left out"));
+    }
+    if let Some((i, n)) = *shard {
+        return write_shard(&plan, (i, n), computed, timings, core, &config.display().to_string());
+    }
+    let Computed { kept, results, publisher, .. } = computed;
+    if let Some(entries) = entry {
+        entries.push(report::suite::entry(exp, &kept, &results, &timings, &exp.name));
+    }
+    finish(exp, &kept, &results, &timings, &prov, publisher, opts.strict)
+}
+
+/// Loads and checks the experiment with the options: limits, threads, shard, cell selection and
+/// memory, all before any computing.
+fn plan(config: &std::path::Path, threads: Option<usize>, opts: &Options) -> Result<Plan, Stop> {
     let file = config.display().to_string();
     let mut overrides = Vec::new();
-    for l in &limits {
-        match experiment::budget::parse_override(l) {
-            Ok(o) => overrides.push(o),
-            Err(e) => return bad_input(&format!("--limit: {e}")),
-        }
+    for l in &opts.limits {
+        overrides.push(experiment::budget::parse_override(l).map_err(|e| Stop::BadInput(format!("--limit: {e}")))?);
     }
     if threads == Some(0) {
-        return bad_input("--threads 0 is invalid; expected at least 1");
+        return Err(Stop::BadInput("--threads 0 is invalid; expected at least 1".into()));
     }
-    let exp = match experiment::load_with(&file, &overrides) {
-        Ok(e) => e,
-        Err(e) => return bad_input(&e.to_string()),
-    };
+    let exp = experiment::load_with(&file, &overrides).map_err(|e| Stop::BadInput(e.to_string()))?;
     let max_threads = exp.limits.get(experiment::budget::Limit::Threads);
     if let Some(t) = threads.filter(|&t| t as f64 > max_threads) {
-        return bad_input(&format!(
+        return Err(Stop::BadInput(format!(
             "--threads {t} exceeds `limits.threads` = {max_threads}; the results do not depend on the thread count"
-        ));
+        )));
     }
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
         .clamp(1, max_threads as usize);
     let all = exp.cells();
-    let shard = match shard.as_deref().map(parse_shard).transpose() {
-        Ok(s) => s,
-        Err(e) => return bad_input(&e),
-    };
+    let shard = opts.shard.as_deref().map(parse_shard).transpose().map_err(Stop::BadInput)?;
     if let Some((_, n)) = shard.filter(|&(_, n)| n > all.len()) {
-        return bad_input(&format!("--shard: {n} shards for {} cells; use at most one shard per cell", all.len()));
+        return Err(Stop::BadInput(format!(
+            "--shard: {n} shards for {} cells; use at most one shard per cell",
+            all.len()
+        )));
     }
     let cells = match shard {
         Some((i, n)) => experiment::store::shard_cells(&exp, &all, i, n),
         None => all.clone(),
     };
-    let selected = match selection.as_deref().map(|s| experiment::store::select(&exp, &cells, all.len(), s)) {
-        Some(Ok(f)) => f,
-        Some(Err(e)) => return bad_input(&e),
+    let selected = match opts.cells.as_deref() {
+        Some(s) => experiment::store::select(&exp, &cells, all.len(), s).map_err(Stop::BadInput)?,
         None => vec![true; cells.len()],
     };
-    let memory = match exp.check_memory(&cells, threads) {
-        Ok(m) => m,
-        Err(e) => return bad_input(&e.to_string()),
-    };
-    if dry_run {
-        let largest = memory.iter().map(|m| m.total()).max().unwrap_or(0);
-        let biggest = memory.iter().position(|m| m.total() == largest).map(|i| exp.cell_label(&cells[i]));
-        println!(
-            "{}: {} cells on {} scene variant(s); largest cell about {} MB ({}); the run about {} MB on {threads} thread(s); limits: {}",
-            exp.name,
-            cells.len(),
-            exp.variants.len(),
-            (largest as f64 / 1e6).ceil(),
-            biggest.unwrap_or_default(),
-            (exp.run_memory(&memory, threads) as f64 / 1e6).ceil(),
-            experiment::budget::Limit::ALL
-                .iter()
-                .map(|&l| format!("{}={}", l.spec().name, exp.limits.get(l)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        return ExitCode::SUCCESS;
-    }
-    let load_start = report::provenance::load_average();
-    // Every output error before computing: the directory is checked, locked and written to now.
+    let memory = exp.check_memory(&cells, threads).map_err(|e| Stop::BadInput(e.to_string()))?;
+    Ok(Plan { exp, all, cells, selected, shard, threads, memory })
+}
+
+/// `--dry-run`: the cell count, the largest cell's and the run's memory, and the limits.
+fn print_dry_run(plan: &Plan) {
+    let Plan { exp, cells, memory, threads, .. } = plan;
+    let largest = memory.iter().map(|m| m.total()).max().unwrap_or(0);
+    let biggest = memory.iter().position(|m| m.total() == largest).map(|i| exp.cell_label(&cells[i]));
+    println!(
+        "{}: {} cells on {} scene variant(s); largest cell about {} MB ({}); the run about {} MB on {threads} thread(s); limits: {}",
+        exp.name,
+        cells.len(),
+        exp.variants.len(),
+        (largest as f64 / 1e6).ceil(),
+        biggest.unwrap_or_default(),
+        (exp.run_memory(memory, *threads) as f64 / 1e6).ceil(),
+        experiment::budget::Limit::ALL
+            .iter()
+            .map(|&l| format!("{}={}", l.spec().name, exp.limits.get(l)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
+/// The cells computed (or reused from the store), in cell order, and the claimed report
+/// directory they will be published to.
+struct Computed {
+    kept: Vec<experiment::Cell>,
+    results: Vec<experiment::RunResult>,
+    reused: usize,
+    publisher: report::publish::Publisher,
+}
+
+/// Claims the report directory (every output error before computing), then runs the selected
+/// cells not already stored, each stored as it completes (for `--resume` and `--cells`).
+fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Computed, Stop> {
+    let Plan { exp, cells, selected, shard, threads, .. } = plan;
     let claim_name = match shard {
         Some((i, n)) => format!("{}.shard-{i}-of-{n}", exp.name),
         None => exp.name.clone(),
     };
-    let publisher = match report::publish::claim(&reports, &claim_name) {
-        Ok(p) => p,
-        Err(e) if e.starts_with("another tinkertoy process") => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_BUSY);
-        }
-        Err(e) => return bad_input(&e),
-    };
-    // Every finished cell is stored as it completes, for `--resume` and `--cells`.
-    let reuse = resume || selection.is_some();
-    let store = match experiment::store::Store::open(&reports, &claim_name, &exp.identity(), reuse) {
-        Ok(s) => s,
-        Err(e) => return bad_input(&e),
-    };
+    let publisher = report::publish::claim(reports, &claim_name)
+        .map_err(|e| if e.starts_with("another tinkertoy process") { Stop::Busy(e) } else { Stop::BadInput(e) })?;
+    let reuse = opts.resume || opts.cells.is_some();
+    let store = experiment::store::Store::open(reports, &claim_name, &exp.identity(), reuse).map_err(Stop::BadInput)?;
     // Selected cells run unless --resume finds them finished; the others (only with --cells) are
     // reused when stored and otherwise left out.
-    let mut stored: Vec<Option<experiment::RunResult>> =
-        cells.iter().zip(&selected).map(|(c, &sel)| if !sel || resume { store.load(&exp, c) } else { None }).collect();
+    let mut stored: Vec<Option<experiment::RunResult>> = cells
+        .iter()
+        .zip(selected)
+        .map(|(c, &sel)| if !sel || opts.resume { store.load(exp, c) } else { None })
+        .collect();
     let to_run: Vec<experiment::Cell> = cells
         .iter()
-        .zip(&selected)
+        .zip(selected)
         .zip(&stored)
         .filter(|((_, s), r)| **s && r.is_none())
         .map(|((c, _), _)| c.clone())
         .collect();
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: cannot start {threads} worker threads: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let bar = ProgressBar::new(to_run.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} cells, {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar.set_message(exp.name.clone());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(*threads)
+        .build()
+        .map_err(|e| Stop::Failed(format!("cannot start {threads} worker threads: {e}")))?;
+    let bar = progress(to_run.len(), "{msg} [{bar:40}] {pos}/{len} cells, {elapsed}", exp.name.clone());
     let fresh = pool.install(|| {
         exp.run_cells(&to_run, &|c, r| {
-            store.save(&exp, c, r);
+            store.save(exp, c, r);
             bar.inc(1)
         })
     });
     bar.finish_and_clear();
     let reused = stored.iter().filter(|r| r.is_some()).count();
     let mut fresh = fresh.into_iter();
-    let mut kept = Vec::new();
-    let mut results = Vec::new();
-    for ((c, sel), r) in cells.iter().zip(&selected).zip(stored.iter_mut()) {
+    let (mut kept, mut results) = (Vec::new(), Vec::new());
+    for ((c, sel), r) in cells.iter().zip(selected).zip(stored.iter_mut()) {
         match (r.take(), sel) {
             (Some(r), _) => results.push(r),
             (None, true) => results.push(fresh.next().expect("one result per cell run")),
@@ -237,78 +309,84 @@ fn run_one(
         }
         kept.push(c.clone());
     }
-    let left_out = cells.len() - kept.len();
-    let repeats = exp.goals.repeats;
+    Ok(Computed { kept, results, reused, publisher })
+}
+
+/// A progress bar of `len` steps with `template`, labelled `message`.
+fn progress(len: usize, template: &str, message: String) -> ProgressBar {
+    let bar = ProgressBar::new(len as u64);
+    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_message(message);
+    bar
+}
+
+/// The timing repeats of the cells that ran to the end, one cell at a time; the core they were
+/// pinned to.
+fn time_cells(
+    exp: &experiment::Experiment,
+    kept: &[experiment::Cell],
+    results: &[experiment::RunResult],
+) -> (Vec<experiment::Timing>, Option<usize>) {
     let timed = results.iter().filter(|r| r.summary.status == experiment::Status::Ok).count();
-    let bar = ProgressBar::new((timed * repeats) as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} timed runs, {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = progress(
+        timed * exp.goals.repeats,
+        "{msg} [{bar:40}] {pos}/{len} timed runs, {elapsed}",
+        format!("{}: timing, one cell at a time", exp.name),
     );
-    bar.set_message(format!("{}: timing, one cell at a time", exp.name));
-    let (timings, core) = exp.time_all(&kept, &results, &|| bar.inc(1));
+    let timed = exp.time_all(kept, results, &|| bar.inc(1));
     bar.finish_and_clear();
-    let mut prov = Provenance::collect(&exp.text, threads);
-    prov.load_start = load_start;
-    prov.timing_core = core;
-    if reused > 0 {
-        eprintln!(
-            "{}: reused {reused} of {} cells finished by an earlier run of this config and build",
-            exp.name,
-            cells.len()
-        );
-        prov.notes.push(format!(
-            "{reused} of {} cells reused from an earlier run of this config and build (`--resume` or `--cells`); their timings were measured again",
-            cells.len()
-        ));
+    timed
+}
+
+/// Writes shard `(i, n)`'s results as its sealed shard file and publishes it.
+fn write_shard(
+    plan: &Plan,
+    (i, n): (usize, usize),
+    computed: Computed,
+    timings: Vec<experiment::Timing>,
+    core: Option<usize>,
+    config_file: &str,
+) -> ExitCode {
+    let exp = &plan.exp;
+    let Computed { kept, results, publisher, .. } = computed;
+    let file = experiment::store::ShardFile {
+        build: experiment::store::build_id().to_string(),
+        config_hash: exp.identity(),
+        config_file: config_file.to_string(),
+        config_text: exp.text.clone(),
+        index: i,
+        count: n,
+        total_cells: plan.all.len(),
+        cells: kept.iter().map(|c| c.id).collect(),
+        results,
+        timings,
+        threads: plan.threads,
+        timing_core: core,
+    };
+    let written = postcard::to_stdvec(&file)
+        .map(experiment::store::seal)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| {
+            std::fs::write(publisher.dir().join(experiment::store::SHARD_FILE), bytes)
+                .map_err(|e| experiment::grid::io_reason(&e))
+        })
+        .and_then(|()| publisher.publish());
+    match written {
+        Ok(dir) => {
+            eprintln!(
+                "{}: shard {i}/{n}: {} of {} cells -> {}",
+                exp.name,
+                file.cells.len(),
+                plan.all.len(),
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: writing shard {i}/{n} of {}: {e}", exp.name);
+            ExitCode::from(1)
+        }
     }
-    if left_out > 0 {
-        prov.notes.push(format!("{left_out} cells neither selected by `--cells` nor stored: left out"));
-    }
-    if let Some((i, n)) = shard {
-        let file = experiment::store::ShardFile {
-            build: experiment::store::build_id().to_string(),
-            config_hash: exp.identity(),
-            config_file: file.clone(),
-            config_text: exp.text.clone(),
-            index: i,
-            count: n,
-            total_cells: all.len(),
-            cells: kept.iter().map(|c| c.id).collect(),
-            results,
-            timings,
-            threads,
-            timing_core: core,
-        };
-        let written = postcard::to_stdvec(&file)
-            .map(experiment::store::seal)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| {
-                std::fs::write(publisher.dir().join(experiment::store::SHARD_FILE), bytes)
-                    .map_err(|e| experiment::grid::io_reason(&e))
-            })
-            .and_then(|()| publisher.publish());
-        return match written {
-            Ok(dir) => {
-                eprintln!(
-                    "{}: shard {i}/{n}: {} of {} cells -> {}",
-                    exp.name,
-                    file.cells.len(),
-                    all.len(),
-                    dir.display()
-                );
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: writing shard {i}/{n} of {}: {e}", exp.name);
-                ExitCode::from(1)
-            }
-        };
-    }
-    if let Some(entries) = entry {
-        entries.push(report::suite::entry(&exp, &kept, &results, &timings, &exp.name));
-    }
-    finish(&exp, &kept, &results, &timings, &prov, publisher, strict)
 }
 
 /// Writes and publishes the report; the exit status of `run` and `merge`.

@@ -326,6 +326,117 @@ pub(super) fn check_scene_sizes(
     Ok(())
 }
 
+/// The patterns of J W Jᵀ per variant and shape and the (system, solver) footprints per variant,
+/// formulation, solver and projection, built once, only for the shapes the config uses.
+#[derive(Default)]
+struct Footprints {
+    patterns: BTreeMap<(usize, bool), NormalMatrix>,
+    sizes: BTreeMap<(usize, usize, usize, bool), (u64, u64)>,
+}
+
+impl Footprints {
+    /// The bytes of cell `c`'s dense system (formulations in joint coordinates) and of its solver
+    /// (twice with a projecting stabilizer, which has a solver of its own).
+    fn system_and_solver(&mut self, exp: &Experiment, c: &Cell) -> (u64, u64) {
+        let v = &exp.variants[c.variant];
+        let (f, s) = (&exp.formulations[c.formulation], &exp.solvers[c.solver]);
+        let projecting = exp.stabilizers[c.stabilizer].entry.name != "none";
+        let key = (c.variant, c.formulation, c.solver, projecting);
+        if let Some(x) = self.sizes.get(&key) {
+            return *x;
+        }
+        let (system, footprint_solver) = match f.entry.system {
+            SystemKind::LoopClosure => match crate::multibody::footprint(&v.scene.system) {
+                Ok((bytes, loop_rows)) => (bytes, (s.entry.memory)(&Footprint::Dense(loop_rows))),
+                Err(_) => (0, 0), // not applicable on this scene
+            },
+            shape => {
+                let stiff = shape == SystemKind::NormalWithStiffness;
+                let pattern = self.patterns.entry((c.variant, stiff)).or_insert_with(|| {
+                    let sys = &v.scene.system;
+                    NormalMatrix::new(&if stiff {
+                        sys.jacobian_layout_with_stiffness_rows()
+                    } else {
+                        sys.jacobian_layout()
+                    })
+                });
+                (0, (s.entry.memory)(&Footprint::Normal(pattern)))
+            }
+        };
+        let solver = if projecting { footprint_solver.saturating_mul(2) } else { footprint_solver };
+        self.sizes.insert(key, (system, solver));
+        (system, solver)
+    }
+}
+
+impl Experiment {
+    /// The estimated memory of cell `c`.
+    fn cell_memory(&self, c: &Cell, footprints: &mut Footprints) -> CellMemory {
+        let v = &self.variants[c.variant];
+        let size = SceneSize::of(&v.scene);
+        let f = &self.formulations[c.formulation];
+        let (system, solver) = footprints.system_and_solver(self, c);
+        let steps = match c.step.control {
+            crate::integrator::Control::Fixed { h } => (self.duration / h).ceil() as u64 + 1,
+            _ => self.limits.max_steps(),
+        };
+        let recorded = if self.measure.record.is_empty() { 0 } else { size.nq + size.ndof + 3 * size.rows }
+            + self.measure.outputs.len();
+        let jac = v.scene.system.jacobian_layout().nnz() as u64;
+        // The integrator's stages and dense-output storage on the formulation's state (at
+        // most q and v), plus the formulation's, probe's and stabilizer's vectors.
+        let stages = c
+            .integrator
+            .and_then(|i| self.integrators[i].entry.build(c.step.control).ok())
+            .map_or(0, |i| i.workspace_vectors()) as u64;
+        // the formulation's own (e.g. midpoint's Krylov basis), on the rows it solves
+        let own_rows = if f.entry.system == SystemKind::NormalWithStiffness {
+            footprints.patterns.get(&(c.variant, true)).map_or(size.rows, |p| p.dim())
+        } else {
+            size.rows
+        };
+        let own = (f.entry.workspace)(&f.params, own_rows, size.nq + size.ndof);
+        let workspace = 8 * ((24 + stages) * (size.nq + size.ndof) as u64 + 24 * size.rows as u64)
+            + 3 * 16 * jac
+            + 8 * steps.min(STEP_TIMES_CAP as u64)
+            + own;
+        let probes = self.probe_times.len();
+        let n_samples = samples_per_cell(self.duration, self.sample_interval, probes) as u64;
+        CellMemory { system, solver, workspace, samples: n_samples * sample_bytes(recorded) }
+    }
+
+    /// Cell `c`'s estimate `m` against `limits.cell_memory_mb`, the error naming its largest part.
+    fn check_cell_memory(&self, c: &Cell, m: &CellMemory) -> Result<(), ConfigError> {
+        let limit = self.limits.get(Limit::CellMemoryMb) * 1e6;
+        if m.total() as f64 <= limit {
+            return Ok(());
+        }
+        let (f, s) = (&self.formulations[c.formulation], &self.solvers[c.solver]);
+        let size = SceneSize::of(&self.variants[c.variant].scene);
+        let what = if m.solver >= m.system && m.solver >= m.workspace && m.solver >= m.samples {
+            format!("solver `{}` needs about {} MB", s.label, mb(m.solver))
+        } else if m.system >= m.workspace && m.system >= m.samples {
+            format!("formulation `{}` needs about {} MB for its dense system", f.label, mb(m.system))
+        } else if m.samples >= m.workspace {
+            format!("its samples need about {} MB", mb(m.samples))
+        } else {
+            format!("its states and workspaces need about {} MB", mb(m.workspace))
+        };
+        err(
+            &self.file,
+            None,
+            format!(
+                "field `limits.cell_memory_mb` = {}: cell `{}` would need about {} MB ({what}, on {} constraint rows and {} coordinates) — choose a sparse or matrix-free solver, a smaller scene, or raise the limit",
+                fmt_num(self.limits.get(Limit::CellMemoryMb)),
+                self.cell_label(c),
+                mb(m.total()),
+                size.rows,
+                size.nq
+            ),
+        )
+    }
+}
+
 /// The per-step timing buffer holds at most this many entries (then it keeps every other one).
 pub const STEP_TIMES_CAP: usize = 1 << 20;
 
@@ -333,98 +444,14 @@ impl Experiment {
     /// The estimated memory of every cell, in cell order, and of the run with `threads` workers;
     /// an error naming the first cell or the run that exceeds its limit.
     pub fn check_memory(&self, cells: &[Cell], threads: usize) -> Result<Vec<CellMemory>, ConfigError> {
-        let file = &self.file;
-        // Patterns of J W Jᵀ per variant and shape, built once, only for the shapes the config uses.
-        let mut patterns: BTreeMap<(usize, bool), NormalMatrix> = BTreeMap::new();
+        let mut footprints = Footprints::default();
         let mut out = Vec::with_capacity(cells.len());
-        let mut cache: BTreeMap<(usize, usize, usize, bool), (u64, u64)> = BTreeMap::new();
-        let probes = self.probe_times.len();
-        let n_samples = samples_per_cell(self.duration, self.sample_interval, probes) as u64;
         for c in cells {
-            let v = &self.variants[c.variant];
-            let size = SceneSize::of(&v.scene);
-            let f = &self.formulations[c.formulation];
-            let s = &self.solvers[c.solver];
-            let projecting = self.stabilizers[c.stabilizer].entry.name != "none";
-            let key = (c.variant, c.formulation, c.solver, projecting);
-            let (system, solver) = match cache.get(&key) {
-                Some(x) => *x,
-                None => {
-                    let (system, footprint_solver) = match f.entry.system {
-                        SystemKind::LoopClosure => match crate::multibody::footprint(&v.scene.system) {
-                            Ok((bytes, loop_rows)) => (bytes, (s.entry.memory)(&Footprint::Dense(loop_rows))),
-                            Err(_) => (0, 0), // not applicable on this scene
-                        },
-                        shape => {
-                            let stiff = shape == SystemKind::NormalWithStiffness;
-                            let pattern = patterns.entry((c.variant, stiff)).or_insert_with(|| {
-                                let sys = &v.scene.system;
-                                NormalMatrix::new(&if stiff {
-                                    sys.jacobian_layout_with_stiffness_rows()
-                                } else {
-                                    sys.jacobian_layout()
-                                })
-                            });
-                            (0, (s.entry.memory)(&Footprint::Normal(pattern)))
-                        }
-                    };
-                    let solver = if projecting { footprint_solver.saturating_mul(2) } else { footprint_solver };
-                    cache.insert(key, (system, solver));
-                    (system, solver)
-                }
-            };
-            let steps = match c.step.control {
-                crate::integrator::Control::Fixed { h } => (self.duration / h).ceil() as u64 + 1,
-                _ => self.limits.max_steps(),
-            };
-            let recorded = if self.measure.record.is_empty() { 0 } else { size.nq + size.ndof + 3 * size.rows }
-                + self.measure.outputs.len();
-            let jac = v.scene.system.jacobian_layout().nnz() as u64;
-            // The integrator's stages and dense-output storage on the formulation's state (at
-            // most q and v), plus the formulation's, probe's and stabilizer's vectors.
-            let stages = c
-                .integrator
-                .and_then(|i| self.integrators[i].entry.build(c.step.control).ok())
-                .map_or(0, |i| i.workspace_vectors()) as u64;
-            // the formulation's own (e.g. midpoint's Krylov basis), on the rows it solves
-            let own_rows = if f.entry.system == SystemKind::NormalWithStiffness {
-                patterns.get(&(c.variant, true)).map_or(size.rows, |p| p.dim())
-            } else {
-                size.rows
-            };
-            let own = (f.entry.workspace)(&f.params, own_rows, size.nq + size.ndof);
-            let workspace = 8 * ((24 + stages) * (size.nq + size.ndof) as u64 + 24 * size.rows as u64)
-                + 3 * 16 * jac
-                + 8 * steps.min(STEP_TIMES_CAP as u64)
-                + own;
-            let samples = n_samples * sample_bytes(recorded);
-            let m = CellMemory { system, solver, workspace, samples };
-            let limit = self.limits.get(Limit::CellMemoryMb) * 1e6;
-            if m.total() as f64 > limit {
-                let what = if m.solver >= m.system && m.solver >= m.workspace && m.solver >= m.samples {
-                    format!("solver `{}` needs about {} MB", s.label, mb(m.solver))
-                } else if m.system >= m.workspace && m.system >= m.samples {
-                    format!("formulation `{}` needs about {} MB for its dense system", f.label, mb(m.system))
-                } else if m.samples >= m.workspace {
-                    format!("its samples need about {} MB", mb(m.samples))
-                } else {
-                    format!("its states and workspaces need about {} MB", mb(m.workspace))
-                };
-                return err(
-                    file,
-                    None,
-                    format!(
-                        "field `limits.cell_memory_mb` = {}: cell `{}` would need about {} MB ({what}, on {} constraint rows and {} coordinates) — choose a sparse or matrix-free solver, a smaller scene, or raise the limit",
-                        fmt_num(self.limits.get(Limit::CellMemoryMb)),
-                        self.cell_label(c),
-                        mb(m.total()),
-                        size.rows,
-                        size.nq
-                    ),
-                );
-            }
+            let m = self.cell_memory(c, &mut footprints);
+            self.check_cell_memory(c, &m)?;
             out.push(m);
         }
+        let file = &self.file;
         let (at_once, scenes, kept) = self.run_memory_parts(&out, threads);
         let total = at_once.saturating_add(scenes).saturating_add(kept);
         let limit = self.limits.get(Limit::RunMemoryMb);

@@ -118,43 +118,7 @@ pub fn goals(
 ) -> Result<Goals, ConfigError> {
     let target = match target {
         None => None,
-        Some(t) => {
-            let given = [
-                (Metric::ReferenceError, &t.value.reference_error),
-                (Metric::Drift, &t.value.drift),
-                (Metric::VelocityDrift, &t.value.velocity_drift),
-                (Metric::EnergyError, &t.value.energy_error),
-            ];
-            let mut bounds = Vec::new();
-            for (metric, v) in given {
-                let Some(v) = v else { continue };
-                if !(v.value.is_finite() && v.value > 0.0) {
-                    return err(
-                        file,
-                        at(v),
-                        format!("field `target.{}` = {} is invalid; expected a bound > 0", metric.name(), v.value),
-                    );
-                }
-                if metric == Metric::ReferenceError && !has_reference {
-                    return err(
-                        file,
-                        at(v),
-                        format!(
-                            "field `target.reference_error`: scene `{scene}` has no exact solution and the config gives no `reference` file; bound drift, velocity_drift or energy_error instead"
-                        ),
-                    );
-                }
-                bounds.push((metric, v.value));
-            }
-            if bounds.is_empty() {
-                return err(
-                    file,
-                    at(t),
-                    "field `target` gives no bound; expected one or more of reference_error, drift, velocity_drift, energy_error".into(),
-                );
-            }
-            Some(Target { bounds })
-        }
+        Some(t) => Some(target_bounds(file, t, has_reference, scene)?),
     };
     // A drive does work: the energy change of a driven mechanism measures the drive, not the
     // method, so without a reference the default is the constraint drift there.
@@ -211,6 +175,45 @@ pub fn goals(
         }
     };
     Ok(Goals { target, rank_by, accuracy, repeats, energy_window: None })
+}
+
+/// The bounds of `target`: each > 0, the reference error only where there is a reference.
+fn target_bounds(file: &str, t: &Spanned<RawTarget>, has_reference: bool, scene: &str) -> Result<Target, ConfigError> {
+    let given = [
+        (Metric::ReferenceError, &t.value.reference_error),
+        (Metric::Drift, &t.value.drift),
+        (Metric::VelocityDrift, &t.value.velocity_drift),
+        (Metric::EnergyError, &t.value.energy_error),
+    ];
+    let mut bounds = Vec::new();
+    for (metric, v) in given {
+        let Some(v) = v else { continue };
+        if !(v.value.is_finite() && v.value > 0.0) {
+            return err(
+                file,
+                at(v),
+                format!("field `target.{}` = {} is invalid; expected a bound > 0", metric.name(), v.value),
+            );
+        }
+        if metric == Metric::ReferenceError && !has_reference {
+            return err(
+                file,
+                at(v),
+                format!(
+                    "field `target.reference_error`: scene `{scene}` has no exact solution and the config gives no `reference` file; bound drift, velocity_drift or energy_error instead"
+                ),
+            );
+        }
+        bounds.push((metric, v.value));
+    }
+    if bounds.is_empty() {
+        return err(
+            file,
+            at(t),
+            "field `target` gives no bound; expected one or more of reference_error, drift, velocity_drift, energy_error".into(),
+        );
+    }
+    Ok(Target { bounds })
 }
 
 /// Validates `energy_window` against the run's `duration` (both in seconds): 0 < w ≤ duration / 2,

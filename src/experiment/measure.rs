@@ -115,6 +115,31 @@ pub(super) fn measurements(
     model_reference: Option<&crate::scene::model_file::ModelReference>,
 ) -> Result<Measurements, ConfigError> {
     let mut m = Measurements::default();
+    recorded(file, raw, variants, &mut m)?;
+    check_record_size(file, raw, variants, axis, &m)?;
+    if let Some(r) = &raw.reference {
+        m.reference = Some(reference(file, r, variants, axis, &mut m.outputs, false)?);
+    } else if let (Some(r), Some(model)) = (model_reference, &raw.scene.model) {
+        // The model's own reference, located at the config's `scene.model`.
+        let (referenced, defined) = (model.referenced, model.defined);
+        let columns: Vec<Spanned<String>> =
+            r.columns.iter().map(|c| Spanned { value: c.clone(), referenced, defined }).collect();
+        let raw_ref = super::config::RawReference {
+            file: Spanned { value: r.file.clone(), referenced, defined },
+            columns: (!columns.is_empty()).then_some(Spanned { value: columns, referenced, defined }),
+        };
+        let raw_ref = Spanned { value: raw_ref, referenced, defined };
+        m.reference = Some(reference(file, &raw_ref, variants, axis, &mut m.outputs, true)?);
+    }
+    events(file, raw, variants, &mut m)?;
+    for v in variants.iter_mut() {
+        v.outputs = m.outputs.iter().map(|n| v.scene.output(n).expect("checked above")).collect();
+    }
+    Ok(m)
+}
+
+/// The vector quantities and outputs of `record`, into `m` (each once).
+fn recorded(file: &str, raw: &RawConfig, variants: &[Variant], m: &mut Measurements) -> Result<(), ConfigError> {
     if let Some(list) = &raw.record {
         for (i, item) in list.value.iter().enumerate() {
             if let Some((r, _)) = Recorded::ALL.iter().find(|(_, n)| *n == item.value.as_str()) {
@@ -141,6 +166,17 @@ pub(super) fn measurements(
             }
         }
     }
+    Ok(())
+}
+
+/// The recorded states' size, estimated from the scenes' dimensions, against `record_limit_mb`.
+fn check_record_size(
+    file: &str,
+    raw: &RawConfig,
+    variants: &[Variant],
+    axis: &Axis,
+    m: &Measurements,
+) -> Result<(), ConfigError> {
     let limit = match &raw.record_limit_mb {
         Some(b) if !(b.value.is_finite() && b.value > 0.0) => {
             return err(
@@ -181,20 +217,11 @@ pub(super) fn measurements(
             );
         }
     }
-    if let Some(r) = &raw.reference {
-        m.reference = Some(reference(file, r, variants, axis, &mut m.outputs, false)?);
-    } else if let (Some(r), Some(model)) = (model_reference, &raw.scene.model) {
-        // The model's own reference, located at the config's `scene.model`.
-        let (referenced, defined) = (model.referenced, model.defined);
-        let columns: Vec<Spanned<String>> =
-            r.columns.iter().map(|c| Spanned { value: c.clone(), referenced, defined }).collect();
-        let raw_ref = super::config::RawReference {
-            file: Spanned { value: r.file.clone(), referenced, defined },
-            columns: (!columns.is_empty()).then_some(Spanned { value: columns, referenced, defined }),
-        };
-        let raw_ref = Spanned { value: raw_ref, referenced, defined };
-        m.reference = Some(reference(file, &raw_ref, variants, axis, &mut m.outputs, true)?);
-    }
+    Ok(())
+}
+
+/// The `events`: each an output of every variant, a finite value and a direction, into `m`.
+fn events(file: &str, raw: &RawConfig, variants: &[Variant], m: &mut Measurements) -> Result<(), ConfigError> {
     if let Some(list) = &raw.events {
         for (i, e) in list.value.iter().enumerate() {
             check_output(file, &format!("events[{i}].output"), &e.value.output, variants)?;
@@ -225,10 +252,7 @@ pub(super) fn measurements(
             m.events.push(EventSpec { output, value, direction });
         }
     }
-    for v in variants.iter_mut() {
-        v.outputs = m.outputs.iter().map(|n| v.scene.output(n).expect("checked above")).collect();
-    }
-    Ok(m)
+    Ok(())
 }
 
 /// Reads and checks the reference file: a CSV whose header is `t` and output names (lines
@@ -247,35 +271,10 @@ fn reference(
     let fail = |msg: String| {
         err(file, at(path_field), format!("field `reference.file` = `{}`: {msg}", short(&path_field.value)))
     };
-    if let Err(m) = super::config::refuse_special(&path) {
-        return fail(format!("cannot read {}: {m}", path.display()));
-    }
-    match std::fs::metadata(&path) {
-        Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
-        Ok(md) if md.len() > REFERENCE_MAX_BYTES => {
-            return fail(format!("the file has {} bytes; at most {} are read", md.len(), REFERENCE_MAX_BYTES));
-        }
-        Ok(_) => {}
-    }
-    let mut reader = match csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_path(&path) {
-        Ok(r) => r,
-        Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
+    let (mut reader, header) = match open_reference(&path) {
+        Ok(opened) => opened,
+        Err(msg) => return fail(msg),
     };
-    let header: Vec<String> = match reader.headers() {
-        Ok(h) => h.iter().map(|s| s.trim().to_string()).collect(),
-        Err(e) => return fail(format!("bad CSV header: {e}")),
-    };
-    if header.first().map(String::as_str) != Some("t") {
-        return fail(format!("the first column must be `t` (time in s); the header is `{}`", short(&header.join(","))));
-    }
-    // A column named twice would be read once and compared with either copy: ambiguous.
-    if let Some((i, h)) = header.iter().enumerate().find(|(i, h)| header[..*i].contains(h)) {
-        return fail(format!(
-            "column {} repeats the name `{}` of an earlier column; each column must be named once",
-            i + 1,
-            short(h)
-        ));
-    }
     let columns: Vec<Spanned<String>> = match &r.value.columns {
         Some(c) => c.value.clone(),
         // Default: every column that names an output of the scene (others, e.g. error bounds,
@@ -308,15 +307,37 @@ fn reference(
         check_output(file, &format!("reference.columns[{i}]"), c, variants)?;
         col_index.push(k);
     }
+    let (times, values) = match reference_rows(&mut reader, &header, &col_index, axis, within_run) {
+        Ok(rows) => rows,
+        Err(msg) => return fail(msg),
+    };
+    if times.is_empty() {
+        return fail("no data rows".into());
+    }
+    let names: Vec<String> = columns.iter().map(|c| c.value.clone()).collect();
+    let idx = names.iter().map(|n| index_of(outputs, n)).collect();
+    Ok(ReferenceData { file: path_field.value.clone(), columns: names, outputs: idx, times, values })
+}
+
+/// The data rows of a reference file: the times (increasing, in [0, duration], on every fixed
+/// step's boundaries) and the values of the columns `col_index`; a bad row is the message naming
+/// its line.
+fn reference_rows(
+    reader: &mut csv::Reader<std::fs::File>,
+    header: &[String],
+    col_index: &[usize],
+    axis: &Axis,
+    within_run: bool,
+) -> Result<(Vec<f64>, Vec<Vec<f64>>), String> {
     let (mut times, mut values) = (Vec::new(), Vec::new());
     for (row, rec) in reader.records().enumerate() {
         let rec = match rec {
             Ok(r) => r,
-            Err(e) => return fail(format!("row {}: {e}", row + 1)),
+            Err(e) => return Err(format!("row {}: {e}", row + 1)),
         };
         let line = rec.position().map_or(row + 2, |p| p.line() as usize);
         if times.len() == REFERENCE_MAX_ROWS {
-            return fail(format!("more than {REFERENCE_MAX_ROWS} rows"));
+            return Err(format!("more than {REFERENCE_MAX_ROWS} rows"));
         }
         let cell = |k: usize| -> Result<f64, String> {
             let text = rec.get(k).unwrap_or("").trim();
@@ -325,15 +346,12 @@ fn reference(
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| format!("line {line}, column `{}`: `{}` is not a finite number", header[k], short(text)))
         };
-        let t = match cell(0) {
-            Ok(t) => t,
-            Err(e) => return fail(e),
-        };
+        let t = cell(0)?;
         if within_run && t > axis.duration && times.last().is_some_and(|&p| t > p) {
             break;
         }
         if !(t >= 0.0 && t <= axis.duration) || times.last().is_some_and(|&p| t <= p) {
-            return fail(format!(
+            return Err(format!(
                 "line {line}: t = {t} must increase and lie in [0, duration = {} s]",
                 fmt_num(axis.duration)
             ));
@@ -342,24 +360,50 @@ fn reference(
             if let Control::Fixed { h } = s.control {
                 let n = t / h;
                 if (n - n.round()).abs() > 1e-6 {
-                    return fail(format!(
+                    return Err(format!(
                         "line {line}: t = {t} s is not a step boundary of h = {} (t/h = {n}); a fixed-step cell is compared only at its step boundaries n·h, so every reference time must be a multiple of every step",
                         s.label
                     ));
                 }
             }
         }
-        let row_values = col_index.iter().map(|&k| cell(k)).collect::<Result<Vec<f64>, String>>();
-        match row_values {
-            Ok(v) => values.push(v),
-            Err(e) => return fail(e),
-        }
+        values.push(col_index.iter().map(|&k| cell(k)).collect::<Result<Vec<f64>, String>>()?);
         times.push(t);
     }
-    if times.is_empty() {
-        return fail("no data rows".into());
+    Ok((times, values))
+}
+
+/// Opens a reference CSV (a regular file of at most [`REFERENCE_MAX_BYTES`]) and reads its header:
+/// `t` first, no name twice; a bad file is the message saying why.
+fn open_reference(path: &Path) -> Result<(csv::Reader<std::fs::File>, Vec<String>), String> {
+    if let Err(m) = super::config::refuse_special(path) {
+        return Err(format!("cannot read {}: {m}", path.display()));
     }
-    let names: Vec<String> = columns.iter().map(|c| c.value.clone()).collect();
-    let idx = names.iter().map(|n| index_of(outputs, n)).collect();
-    Ok(ReferenceData { file: path_field.value.clone(), columns: names, outputs: idx, times, values })
+    match std::fs::metadata(path) {
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Ok(md) if md.len() > REFERENCE_MAX_BYTES => {
+            return Err(format!("the file has {} bytes; at most {} are read", md.len(), REFERENCE_MAX_BYTES));
+        }
+        Ok(_) => {}
+    }
+    let mut reader = match csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_path(path) {
+        Ok(r) => r,
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let header: Vec<String> = match reader.headers() {
+        Ok(h) => h.iter().map(|s| s.trim().to_string()).collect(),
+        Err(e) => return Err(format!("bad CSV header: {e}")),
+    };
+    if header.first().map(String::as_str) != Some("t") {
+        return Err(format!("the first column must be `t` (time in s); the header is `{}`", short(&header.join(","))));
+    }
+    // A column named twice would be read once and compared with either copy: ambiguous.
+    if let Some((i, h)) = header.iter().enumerate().find(|(i, h)| header[..*i].contains(h)) {
+        return Err(format!(
+            "column {} repeats the name `{}` of an earlier column; each column must be named once",
+            i + 1,
+            short(h)
+        ));
+    }
+    Ok((reader, header))
 }

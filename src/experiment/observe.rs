@@ -107,11 +107,17 @@ impl<'a> Probe<'a> {
     }
 
     /// Loads the Cartesian (q, v) of the driver's state, or of `at` = (x, ẋ) for an ODE (a state
-    /// inside a step); stepping formulations' states are loaded by the caller.
+    /// inside a step).
     pub(super) fn load(&mut self, driver: &Driver, at: Option<(&[f64], &[f64])>) {
-        if let Driver::Ode { ode, x, xd, .. } = driver {
-            let (x, xd) = at.unwrap_or((x, xd));
-            ode.cartesian(x, xd, &mut self.q, &mut self.v);
+        match driver {
+            Driver::Ode { ode, x, xd, .. } => {
+                let (x, xd) = at.unwrap_or((x, xd));
+                ode.cartesian(x, xd, &mut self.q, &mut self.v);
+            }
+            Driver::Stepper { q, v, .. } => {
+                self.q.copy_from_slice(q);
+                self.v.copy_from_slice(v);
+            }
         }
     }
 

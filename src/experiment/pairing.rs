@@ -59,50 +59,7 @@ pub(super) fn check_pairings(
         );
     }
     for (i, f) in formulations.iter().enumerate() {
-        let loc = at(&raw.formulations.value[i].name);
-        if !solvers.iter().any(|s| pairs_with(f, s)) {
-            let accepting: Vec<&str> =
-                crate::registry::active().solvers().iter().filter(|s| f.entry.pairs_with(s)).map(|s| s.name).collect();
-            let how = if f.entry.system.solver_params_apply() {
-                String::new()
-            } else {
-                "; a linear solver among them listed without parameters (the formulation's own parameters set its sweeps)".into()
-            };
-            return err(
-                file,
-                loc,
-                format!(
-                    "formulation `{}` solves a {} and pairs with none of the listed solvers; add one of: {}{how}",
-                    f.entry.name,
-                    f.entry.system.describe(),
-                    accepting.join(", ")
-                ),
-            );
-        }
-        match f.entry.kind {
-            FormulationKind::Ode if integrators.is_empty() => {
-                return err(
-                    file,
-                    loc,
-                    format!(
-                        "formulation `{}` yields an ODE right-hand side and needs at least one entry in `integrators` (one of: {})",
-                        f.entry.name,
-                        crate::registry::active().integrators().iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
-                    ),
-                );
-            }
-            FormulationKind::Stepper if steps.is_empty() => {
-                return err(
-                    file,
-                    loc,
-                    format!(
-                        "formulation `{}` is its own time stepper and needs a non-empty `steps` list",
-                        f.entry.name
-                    ),
-                );
-            }
-            _ => {}
-        }
+        check_formulation(file, at(&raw.formulations.value[i].name), f, solvers, integrators, steps)?;
     }
     for (i, s) in solvers.iter().enumerate() {
         if !formulations.iter().any(|f| pairs_with(f, s)) {
@@ -139,6 +96,60 @@ pub(super) fn check_pairings(
                 names_of_kind(FormulationKind::Ode)
             ),
         );
+    }
+    Ok(())
+}
+
+/// Formulation `f` (at `loc`) pairs with a listed solver and has the integrators or steps its kind
+/// needs.
+fn check_formulation(
+    file: &str,
+    loc: Option<(u32, u32)>,
+    f: &Item<FormulationEntry>,
+    solvers: &[Item<SolverEntry>],
+    integrators: &[Item<IntegratorEntry>],
+    steps: &[StepChoice],
+) -> Result<(), ConfigError> {
+    if !solvers.iter().any(|s| pairs_with(f, s)) {
+        let accepting: Vec<&str> =
+            crate::registry::active().solvers().iter().filter(|s| f.entry.pairs_with(s)).map(|s| s.name).collect();
+        let how = if f.entry.system.solver_params_apply() {
+            String::new()
+        } else {
+            "; a linear solver among them listed without parameters (the formulation's own parameters set its sweeps)"
+                .into()
+        };
+        return err(
+            file,
+            loc,
+            format!(
+                "formulation `{}` solves a {} and pairs with none of the listed solvers; add one of: {}{how}",
+                f.entry.name,
+                f.entry.system.describe(),
+                accepting.join(", ")
+            ),
+        );
+    }
+    match f.entry.kind {
+        FormulationKind::Ode if integrators.is_empty() => {
+            return err(
+                file,
+                loc,
+                format!(
+                    "formulation `{}` yields an ODE right-hand side and needs at least one entry in `integrators` (one of: {})",
+                    f.entry.name,
+                    crate::registry::active().integrators().iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+                ),
+            );
+        }
+        FormulationKind::Stepper if steps.is_empty() => {
+            return err(
+                file,
+                loc,
+                format!("formulation `{}` is its own time stepper and needs a non-empty `steps` list", f.entry.name),
+            );
+        }
+        _ => {}
     }
     Ok(())
 }

@@ -100,48 +100,7 @@ pub(super) fn variants(
             );
         }
         (None, Some(m)) => {
-            if let Some((k, v)) = s.params.iter().next() {
-                return err(
-                    file,
-                    at(v),
-                    format!(
-                        "field `scene.params.{}`: a model file declares no parameters; edit the model instead",
-                        params::short(k)
-                    ),
-                );
-            }
-            budget::check_counts(file, raw, limits, (1.0, per_variant), steps, times)?;
-            let path = model_path(file, &m.value);
-            let model = model_file::load(&path)?;
-            budget::check_scene_sizes(file, raw, limits, &[Some(SceneSize::of(&model.scene))])?;
-            let info = ModelInfo {
-                file: m.value.clone(),
-                name: model.scene.name.clone(),
-                summary: model.summary,
-                source: model.source,
-                length_scale: model.length_scale,
-                assembly: model.assembly,
-                simplifications: model.simplifications,
-                text_hash: model.text_hash,
-                reference: model.reference.map(|r| crate::scene::model_file::ModelReference {
-                    file: std::path::Path::new(&m.value)
-                        .parent()
-                        .unwrap_or(std::path::Path::new(""))
-                        .join(&r.file)
-                        .to_string_lossy()
-                        .into_owned(),
-                    columns: r.columns,
-                }),
-            };
-            let label = if info.simplifications.is_empty() {
-                info.name.clone()
-            } else {
-                format!("{} ({})", info.name, info.simplifications.join(", "))
-            };
-            return Ok((
-                SceneSource::Model(Box::new(info)),
-                vec![Variant { label, params: Vec::new(), scene: model.scene, outputs: Vec::new() }],
-            ));
+            return model_source(file, raw, limits, (per_variant, steps, times), m);
         }
         (Some(n), None) => crate::registry::active().scene(&n.value).ok_or_else(|| ConfigError {
             file: file.to_string(),
@@ -158,24 +117,7 @@ pub(super) fn variants(
     };
     // Scene variants: the cross product of list-valued parameters, counted (with the cells, steps
     // and samples) before any is built.
-    let mut count = 1.0f64;
-    for (k, v) in &s.params {
-        if v.value.0.is_empty() {
-            return err(file, at(v), format!("field `scene.params.{}` is an empty list", params::short(k)));
-        }
-        if let Some(i) = (1..v.value.0.len()).find(|&i| v.value.0[..i].contains(&v.value.0[i])) {
-            return err(
-                file,
-                at(v),
-                format!(
-                    "field `scene.params.{}[{i}]` = {} repeats an earlier value; each swept value gives one scene variant",
-                    params::short(k),
-                    v.value.0[i]
-                ),
-            );
-        }
-        count *= v.value.0.len() as f64;
-    }
+    let count = variant_count(file, s)?;
     budget::check_counts(file, raw, limits, (count, per_variant), steps, times)?;
     let mut combos: Vec<Vec<(String, Scalar)>> = vec![vec![]];
     for (k, v) in &s.params {
@@ -219,4 +161,86 @@ pub(super) fn variants(
         variants.push(Variant { label, params: p, scene, outputs: Vec::new() });
     }
     Ok((SceneSource::Builtin(entry), variants))
+}
+
+/// The cell-count axes a scene is sized with: cells per variant, the fixed steps, and
+/// (duration, sample interval) \[s\].
+type CountAxes<'x> = (u64, &'x [super::grid::StepChoice], (f64, f64));
+
+/// The one variant of a model file (which takes no `scene.params`), sized against `limits`
+/// before and after it is read.
+fn model_source(
+    file: &str,
+    raw: &RawConfig,
+    limits: &Limits,
+    axes: CountAxes,
+    m: &serde_saphyr::Spanned<String>,
+) -> Result<(SceneSource, Vec<Variant>), ConfigError> {
+    if let Some((k, v)) = raw.scene.params.iter().next() {
+        return err(
+            file,
+            at(v),
+            format!(
+                "field `scene.params.{}`: a model file declares no parameters; edit the model instead",
+                params::short(k)
+            ),
+        );
+    }
+    let (per_variant, steps, times) = axes;
+    budget::check_counts(file, raw, limits, (1.0, per_variant), steps, times)?;
+    let path = model_path(file, &m.value);
+    let model = model_file::load(&path)?;
+    budget::check_scene_sizes(file, raw, limits, &[Some(SceneSize::of(&model.scene))])?;
+    let info = ModelInfo {
+        file: m.value.clone(),
+        name: model.scene.name.clone(),
+        summary: model.summary,
+        source: model.source,
+        length_scale: model.length_scale,
+        assembly: model.assembly,
+        simplifications: model.simplifications,
+        text_hash: model.text_hash,
+        reference: model.reference.map(|r| crate::scene::model_file::ModelReference {
+            file: std::path::Path::new(&m.value)
+                .parent()
+                .unwrap_or(std::path::Path::new(""))
+                .join(&r.file)
+                .to_string_lossy()
+                .into_owned(),
+            columns: r.columns,
+        }),
+    };
+    let label = if info.simplifications.is_empty() {
+        info.name.clone()
+    } else {
+        format!("{} ({})", info.name, info.simplifications.join(", "))
+    };
+    Ok((
+        SceneSource::Model(Box::new(info)),
+        vec![Variant { label, params: Vec::new(), scene: model.scene, outputs: Vec::new() }],
+    ))
+}
+
+/// The number of variants of a registered scene: the product of its parameter lists' lengths,
+/// each list non-empty and without a repeated value.
+fn variant_count(file: &str, s: &super::config::RawScene) -> Result<f64, ConfigError> {
+    let mut count = 1.0f64;
+    for (k, v) in &s.params {
+        if v.value.0.is_empty() {
+            return err(file, at(v), format!("field `scene.params.{}` is an empty list", params::short(k)));
+        }
+        if let Some(i) = (1..v.value.0.len()).find(|&i| v.value.0[..i].contains(&v.value.0[i])) {
+            return err(
+                file,
+                at(v),
+                format!(
+                    "field `scene.params.{}[{i}]` = {} repeats an earlier value; each swept value gives one scene variant",
+                    params::short(k),
+                    v.value.0[i]
+                ),
+            );
+        }
+        count *= v.value.0.len() as f64;
+    }
+    Ok(count)
 }

@@ -134,55 +134,8 @@ fn geometry<'m>(model: &'m Model, q: &[f64]) -> Geometry<'m> {
             g.rods.push((ends[0], ends[1]));
         }
     }
-    // Contact shapes: a sphere as its outline in the picture plane, a box by its eight corners
-    // (the body's hull then outlines it); planes by their trace.
-    if let Some(set) = system.contacts() {
-        for (b, shape) in &set.shapes {
-            match shape {
-                crate::contact::Shape::Sphere { radius } => {
-                    let c = g.bodies[*b][0];
-                    g.bodies[*b].extend((0..24).map(|k| {
-                        let a = k as f64 * std::f64::consts::TAU / 24.0;
-                        [c[0] + radius * a.cos(), c[1] + radius * a.sin()]
-                    }));
-                }
-                crate::contact::Shape::Cuboid { half } => {
-                    for k in 0..8 {
-                        let s = |i: usize| if k >> i & 1 == 1 { half[i] } else { -half[i] };
-                        let p = world(model, q, axes, Some(*b), [s(0), s(1), s(2)]);
-                        g.bodies[*b].push(p);
-                    }
-                }
-            }
-        }
-        for p in &set.planes {
-            let n = [p.normal[axes[0]], p.normal[axes[1]]];
-            let nn = n[0] * n[0] + n[1] * n[1];
-            if nn > 1e-12 {
-                let foot = [n[0] * p.offset / nn, n[1] * p.offset / nn];
-                g.planes.push((foot, [-n[1], n[0]]));
-            }
-        }
-    }
-    for f in system.forces() {
-        if let Force::SpringDamper { a, b, .. } = f {
-            let pa = world(model, q, axes, Some(a.body), a.local);
-            g.bodies[a.body].push(pa);
-            let pb = match b {
-                End::Body(b) => {
-                    let p = world(model, q, axes, Some(b.body), b.local);
-                    g.bodies[b.body].push(p);
-                    p
-                }
-                End::World(x) => {
-                    let p = project(*x, axes);
-                    g.ground.push(p);
-                    p
-                }
-            };
-            g.springs.push((pa, pb));
-        }
-    }
+    add_contacts(&mut g, model, q, axes);
+    add_springs(&mut g, model, q, axes);
     g
 }
 
@@ -225,10 +178,96 @@ impl Panel {
 
 /// SVG elements drawing `g` in `panel`.
 fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
+    draw_ground(svg, &g.ground, panel);
+    draw_springs(svg, &g.springs, panel);
+    // Contact planes: a long grey line along their trace (the picture clips it).
+    for (foot, d) in &g.planes {
+        let reach = 1e3 * (panel.height + WIDTH) / panel.scale.max(1e-12);
+        let (a, b) = (
+            panel.px([foot[0] - reach * d[0], foot[1] - reach * d[1]]),
+            panel.px([foot[0] + reach * d[0], foot[1] + reach * d[1]]),
+        );
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#888" stroke-width="3"/>"##,
+            a[0], a[1], b[0], b[1]
+        );
+    }
+    // Rods of distance joints: a thin line.
+    for (a, b) in &g.rods {
+        let (pa, pb) = (panel.px(*a), panel.px(*b));
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#555" stroke-width="2"/>"##,
+            pa[0], pa[1], pb[0], pb[1]
+        );
+    }
+    draw_bodies(svg, model, g, panel);
+    draw_rings(svg, model, g, panel);
+}
+
+/// Contact shapes: a sphere as its outline in the picture plane, a box by its eight corners (the
+/// body's hull then outlines it); planes by their trace.
+fn add_contacts(g: &mut Geometry, model: &Model, q: &[f64], axes: [usize; 3]) {
+    let system = &model.scene.system;
+    if let Some(set) = system.contacts() {
+        for (b, shape) in &set.shapes {
+            match shape {
+                crate::contact::Shape::Sphere { radius } => {
+                    let c = g.bodies[*b][0];
+                    g.bodies[*b].extend((0..24).map(|k| {
+                        let a = k as f64 * std::f64::consts::TAU / 24.0;
+                        [c[0] + radius * a.cos(), c[1] + radius * a.sin()]
+                    }));
+                }
+                crate::contact::Shape::Cuboid { half } => {
+                    for k in 0..8 {
+                        let s = |i: usize| if k >> i & 1 == 1 { half[i] } else { -half[i] };
+                        let p = world(model, q, axes, Some(*b), [s(0), s(1), s(2)]);
+                        g.bodies[*b].push(p);
+                    }
+                }
+            }
+        }
+        for p in &set.planes {
+            let n = [p.normal[axes[0]], p.normal[axes[1]]];
+            let nn = n[0] * n[0] + n[1] * n[1];
+            if nn > 1e-12 {
+                let foot = [n[0] * p.offset / nn, n[1] * p.offset / nn];
+                g.planes.push((foot, [-n[1], n[0]]));
+            }
+        }
+    }
+}
+
+/// Springs: their two ends, on their bodies or on the ground.
+fn add_springs(g: &mut Geometry, model: &Model, q: &[f64], axes: [usize; 3]) {
+    let system = &model.scene.system;
+    for f in system.forces() {
+        if let Force::SpringDamper { a, b, .. } = f {
+            let pa = world(model, q, axes, Some(a.body), a.local);
+            g.bodies[a.body].push(pa);
+            let pb = match b {
+                End::Body(b) => {
+                    let p = world(model, q, axes, Some(b.body), b.local);
+                    g.bodies[b.body].push(p);
+                    p
+                }
+                End::World(x) => {
+                    let p = project(*x, axes);
+                    g.ground.push(p);
+                    p
+                }
+            };
+            g.springs.push((pa, pb));
+        }
+    }
+}
+
+/// Ground anchors: a short hatched bar under each.
+fn draw_ground(svg: &mut String, ground: &[[f64; 2]], panel: &Panel) {
     let unit = panel.unit;
-    let labelled_bodies = g.bodies.len() <= LABELLED;
-    // Ground anchors: a short hatched bar under each.
-    for p in &g.ground {
+    for p in ground {
         let [x, y] = panel.px(*p);
         let w = unit.max(6.0);
         let _ = writeln!(
@@ -256,8 +295,12 @@ fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
             y + w * 0.6
         );
     }
-    // Springs: a zigzag of 12 teeth.
-    for (a, b) in &g.springs {
+}
+
+/// Springs: a zigzag of 12 teeth.
+fn draw_springs(svg: &mut String, springs: &[([f64; 2], [f64; 2])], panel: &Panel) {
+    let unit = panel.unit;
+    for (a, b) in springs {
         let (pa, pb) = (panel.px(*a), panel.px(*b));
         let (dx, dy) = (pb[0] - pa[0], pb[1] - pa[1]);
         let len = dx.hypot(dy).max(1e-9);
@@ -272,29 +315,12 @@ fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
         let _ = write!(path, " L {:.1} {:.1}", pb[0], pb[1]);
         let _ = writeln!(svg, r##"<path d="{path}" fill="none" stroke="#555" stroke-width="1.5"/>"##);
     }
-    // Contact planes: a long grey line along their trace (the picture clips it).
-    for (foot, d) in &g.planes {
-        let reach = 1e3 * (panel.height + WIDTH) / panel.scale.max(1e-12);
-        let (a, b) = (
-            panel.px([foot[0] - reach * d[0], foot[1] - reach * d[1]]),
-            panel.px([foot[0] + reach * d[0], foot[1] + reach * d[1]]),
-        );
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#888" stroke-width="3"/>"##,
-            a[0], a[1], b[0], b[1]
-        );
-    }
-    // Rods of distance joints: a thin line.
-    for (a, b) in &g.rods {
-        let (pa, pb) = (panel.px(*a), panel.px(*b));
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#555" stroke-width="2"/>"##,
-            pa[0], pa[1], pb[0], pb[1]
-        );
-    }
-    // Bodies.
+}
+
+/// Bodies: a particle as a dot, a body as the hull of its points, labelled when few.
+fn draw_bodies(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
+    let unit = panel.unit;
+    let labelled_bodies = g.bodies.len() <= LABELLED;
     let system = &model.scene.system;
     for (b, pts) in g.bodies.iter().enumerate() {
         if pts.is_empty() {
@@ -331,7 +357,10 @@ fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
             );
         }
     }
-    // Joints: rings, each type labelled once per place.
+}
+
+/// Joints: rings, each type labelled once per place.
+fn draw_rings(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
     let mut labelled: Vec<[f64; 2]> = Vec::new();
     for (p, kind) in &g.rings {
         let [x, y] = panel.px(*p);

@@ -64,8 +64,6 @@ fn events_section(out: &mut String, exp: &Experiment, ran: &[&Row]) {
 
 /// Renders the whole report.
 pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super::PlotEntry]) -> String {
-    let with_scene = exp.variants.len() > 1;
-    let accuracy = super::accuracy_name(exp);
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", exp.name);
     if !exp.description.is_empty() {
@@ -73,8 +71,36 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
         let _ = writeln!(out, "{}\n", exp.description.replace('<', "&lt;").replace('>', "&gt;"));
     }
     sections::answer(&mut out, exp, rows);
+    what_was_run(&mut out, exp);
+    axes_run(&mut out, exp, rows);
+    run_notes(&mut out, exp, rows, prov);
+    let ran: Vec<&Row> = rows.iter().filter(|r| r.result.summary.status.label() != "n/a").collect();
+    let mut by_acc = ran.clone();
+    by_acc.sort_by(|a, b| {
+        let key = |r: &Row| (!r.ok(), r.accuracy().filter(|x| !x.is_nan()).unwrap_or(f64::INFINITY));
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cell.id.cmp(&b.cell.id))
+    });
+    sections::rankings(&mut out, exp, rows);
+    sections::orders_section(&mut out, exp, &sections::orders(exp, rows));
+
+    if let Some(reference) = &exp.measure.reference {
+        reference_section(&mut out, exp, reference, &by_acc);
+    }
+    if !exp.measure.events.is_empty() {
+        events_section(&mut out, exp, &ran);
+    }
+
+    failed_section(&mut out, rows);
+    plots_section(&mut out, plots);
+    definitions_section(&mut out, exp);
+    provenance_section(&mut out, exp, prov);
+    out
+}
+
+/// "What was run": the scene (or model, its source, assembly and simplifications).
+fn what_was_run(out: &mut String, exp: &Experiment) {
     let _ = writeln!(out, "## What was run\n");
-    let variants: Vec<String> = exp.variants.iter().map(|v| v.label.clone()).collect();
     let scene_params: Vec<String> = exp.variants[0].scene_params_text();
     match &exp.scene {
         SceneSource::Builtin(e) => {
@@ -92,7 +118,13 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
             }
         }
     }
-    if with_scene {
+}
+
+/// The scene variants, the method axes, the step sizes or tolerances, the duration, and how the
+/// time axis of fixed steps is defined.
+fn axes_run(out: &mut String, exp: &Experiment, rows: &[Row]) {
+    if exp.variants.len() > 1 {
+        let variants: Vec<String> = exp.variants.iter().map(|v| v.label.clone()).collect();
         let _ = writeln!(out, "- scene variants: {}", variants.join("; "));
     }
     let list = |v: Vec<&str>| v.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
@@ -157,6 +189,12 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
             );
         }
     }
+}
+
+/// How adaptive cells are sampled, how timings were taken, the cell counts by status, the
+/// accuracy metric and energy scale, and the drives.
+fn run_notes(out: &mut String, exp: &Experiment, rows: &[Row], prov: &Provenance) {
+    let accuracy = super::accuracy_name(exp);
     if !exp.tolerances.is_empty() {
         let _ = writeln!(
             out,
@@ -208,24 +246,10 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
             if drives == 1 { "" } else { "s" }
         );
     }
+}
 
-    let ran: Vec<&Row> = rows.iter().filter(|r| r.result.summary.status.label() != "n/a").collect();
-    let mut by_acc = ran.clone();
-    by_acc.sort_by(|a, b| {
-        let key = |r: &Row| (!r.ok(), r.accuracy().filter(|x| !x.is_nan()).unwrap_or(f64::INFINITY));
-        let (ka, kb) = (key(a), key(b));
-        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cell.id.cmp(&b.cell.id))
-    });
-    sections::rankings(&mut out, exp, rows);
-    sections::orders_section(&mut out, exp, &sections::orders(exp, rows));
-
-    if let Some(reference) = &exp.measure.reference {
-        reference_section(&mut out, exp, reference, &by_acc);
-    }
-    if !exp.measure.events.is_empty() {
-        events_section(&mut out, exp, &ran);
-    }
-
+/// The table of cells that did not run to the end.
+fn failed_section(out: &mut String, rows: &[Row]) {
     let _ = writeln!(out, "\n## Not applicable and failed cells\n");
     let bad: Vec<&Row> = rows.iter().filter(|r| r.result.summary.status.label() != "ok").collect();
     if bad.is_empty() {
@@ -245,7 +269,10 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
             );
         }
     }
+}
 
+/// The plots with their captions and notes.
+fn plots_section(out: &mut String, plots: &[super::PlotEntry]) {
     let _ = writeln!(out, "\n## Plots\n");
     let _ = writeln!(
         out,
@@ -261,7 +288,10 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
             let _ = writeln!(out, "![{}]({}.png)\n", p.caption, p.file);
         }
     }
+}
 
+/// The definitions of the metrics and data files.
+fn definitions_section(out: &mut String, exp: &Experiment) {
     let _ = writeln!(out, "## Metric definitions\n");
     let _ = writeln!(
         out,
@@ -294,7 +324,10 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
         out,
         "Data: `summary.csv` (one row per cell), `runs.csv` (one row per cell and sample), `states.csv` (recorded quantities, with `record:`), `events.csv` (crossings, with `events:`), `orders.csv` (observed convergence orders, with two or more steps) — byte-identical for the same config on any thread count — and `timing.csv` (wall times: median, min and max over the timed runs).\n"
     );
+}
 
+/// The provenance: hashes of the config and inputs, version, commit, load, date, machine.
+fn provenance_section(out: &mut String, exp: &Experiment, prov: &Provenance) {
     let _ = writeln!(out, "## Provenance\n");
     let _ = writeln!(out, "- config: `{}`, SHA-256 `{}`", exp.file, prov.config_hash);
     for (file, hash) in exp.inputs() {
@@ -307,5 +340,4 @@ pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super:
     }
     let _ = writeln!(out, "- {}", prov.load_text());
     let _ = writeln!(out, "- run {} on {}, {} worker threads", prov.date, prov.machine, prov.threads);
-    out
 }

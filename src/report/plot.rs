@@ -284,19 +284,23 @@ fn legend_lines(panel: &Panel) -> usize {
     panel.series.iter().map(|s| wrap(&legend_label(s), LEGEND_CHARS).len()).sum::<usize>() + panel.series.len() / 4
 }
 
-fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, panel: &Panel) -> DrawResult
-where
-    DB::ErrorType: 'static,
-{
-    let (chart_area, legend_area) = area.split_horizontally(area.dim_in_pixel().0 as i32 * 64 / 100);
+/// The axis ranges holding every drawable point of the panel's series (guides excluded).
+fn data_range(fig: &Figure, panel: &Panel) -> ((f64, f64), (f64, f64)) {
     let pts: Vec<(f64, f64)> = panel
         .series
         .iter()
         .filter(|s| s.style != Style::Guide)
         .flat_map(|s| s.points.iter().filter_map(|&(x, y)| Some((usable(x, fig.x_log)?, usable(y, fig.y_log)?))))
         .collect();
-    let (x0, x1) = range(pts.iter().map(|p| p.0), fig.x_log);
-    let (y0, y1) = range(pts.iter().map(|p| p.1), fig.y_log);
+    (range(pts.iter().map(|p| p.0), fig.x_log), range(pts.iter().map(|p| p.1), fig.y_log))
+}
+
+fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, panel: &Panel) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let (chart_area, legend_area) = area.split_horizontally(area.dim_in_pixel().0 as i32 * 64 / 100);
+    let ((x0, x1), (y0, y1)) = data_range(fig, panel);
     let mut builder = ChartBuilder::on(&chart_area);
     builder.caption(&panel.title, ("sans-serif", 17)).margin(10).x_label_area_size(44).y_label_area_size(84);
     macro_rules! finish {
@@ -367,7 +371,14 @@ where
         )?),
         (false, false) => finish!(builder.build_cartesian_2d(x0..x1, y0..y1)?),
     }
-    // Legend: swatch (dash pattern and marker) + label wrapped over as many lines as it needs.
+    draw_legend(&legend_area, panel)
+}
+
+/// Legend: swatch (dash pattern and marker) + label wrapped over as many lines as it needs.
+fn draw_legend<DB: DrawingBackend>(legend_area: &DrawingArea<DB, Shift>, panel: &Panel) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
     let mut y = 36;
     for s in &panel.series {
         let (dash, gap) = DASHES[(look(s) / SHAPES) % DASHES.len()];

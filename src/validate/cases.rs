@@ -280,6 +280,12 @@ pub fn rigid3d(sel: &Selection, out: &mut Vec<Check>) {
             }
         }
     }
+    ramp(sel, out);
+}
+
+/// The box on the 30° ramp (Coulomb: sticks for μ > tan 30°, slides at g(sin 30° − μ cos 30°))
+/// for stepping cells that handle contact.
+fn ramp(sel: &Selection, out: &mut Vec<Check>) {
     let angle = std::f64::consts::PI / 6.0;
     let down = crate::scene::ramp::downhill(angle);
     for (mu, sticks) in [(0.3, false), (0.7, true)] {

@@ -341,106 +341,124 @@ fn integrator(name: &str, h: f64) -> Option<Box<dyn Integrator>> {
 pub fn energy_laws(sel: &Selection, out: &mut Vec<Check>) {
     let names: Vec<&str> = sel.integrators.iter().map(|i| i.name).collect();
     if names.contains(&"explicit_euler") {
-        // E_{n+1} = (1 + h²ω²) E_n exactly for x'' = −ω² x (expand the update).
-        let (h, w2) = (0.01, 4.0);
-        let mut ode = TestOde { omega2: w2, nonlinear: false };
-        if let Some(mut it) = integrator("explicit_euler", h) {
-            let (mut x, mut v) = ([1.0], [0.0]);
-            let mut worst = 0.0f64;
-            for _ in 0..200 {
-                let e0 = ode.energy(x[0], v[0]);
-                if it.step(&mut ode, &mut x, &mut v, h).is_err() {
-                    break;
-                }
-                worst = worst.max((ode.energy(x[0], v[0]) / e0 - (1.0 + h * h * w2)).abs());
-            }
-            out.push(Check {
-                case: "energy growth of explicit Euler".into(),
-                cell: "explicit_euler · harmonic oscillator, h w = 0.02".into(),
-                measured: worst,
-                tolerance: "|E+/E - (1+h^2 w^2)| <= 1e-12".into(),
-                outcome: if worst <= 1e-12 { Outcome::AsPredicted } else { Outcome::Fail },
-                note: "explicit Euler multiplies the oscillator's energy by exactly 1 + h^2 w^2 per step: it always gains energy".into(),
-            });
-        }
+        euler_growth(out);
     }
-    // Pendulum θ'' = −(g/L) sin θ from 1 rad at rest.
-    let (g_l, theta0) = (9.81f64, 1.0f64);
-    let period = 4.0 / g_l.sqrt() * crate::special::ellip_k((0.5 * theta0).sin().powi(2));
     for name in ["symplectic_euler", "verlet"] {
-        if !names.contains(&name) {
-            continue;
+        if names.contains(&name) {
+            bounded_energy(name, out);
         }
-        // 1000 periods at h = T/64; energy error sampled once per period.
-        let h = period / 64.0;
-        let mut ode = TestOde { omega2: g_l, nonlinear: true };
-        let Some(mut it) = integrator(name, h) else { continue };
-        let (mut x, mut v) = ([theta0], [0.0]);
-        let e0 = ode.energy(theta0, 0.0);
-        // The per-period mean of the energy error: sampling once per period would alias the
-        // oscillation (the numerical period differs from T) into an apparent trend.
-        let mut pts = Vec::new();
-        let mut amp = 0.0f64;
-        for k in 1..=1000 {
-            let mut mean = 0.0;
-            for _ in 0..64 {
-                let _ = it.step(&mut ode, &mut x, &mut v, h);
-                let de = ode.energy(x[0], v[0]) - e0;
-                amp = amp.max(de.abs());
-                mean += de / 64.0;
-            }
-            pts.push((k as f64 * period, mean));
-        }
-        let (slope, _) = linear_fit(&pts);
-        let trend = (slope * 1000.0 * period).abs() / amp;
-        out.push(Check {
-            case: "bounded energy, no secular trend".into(),
-            cell: format!("{name} · pendulum, 1000 periods, h = T/64"),
-            measured: trend,
-            tolerance: "fitted trend <= 0.05 x amplitude".into(),
-            outcome: if trend <= 0.05 { Outcome::Pass } else { Outcome::Fail },
-            note: format!("symplectic: the energy error oscillates (amplitude {amp:.2e}) without drifting; the least-squares trend of its per-period mean over the run is compared with that amplitude"),
-        });
     }
     if names.contains(&"rk4") {
-        // Max |ΔE| over `periods` periods at h = T/div.
-        let rk4_energy = |div: f64, periods: f64| -> f64 {
-            let h = period / div;
-            let mut ode = TestOde { omega2: g_l, nonlinear: true };
-            let Some(mut it) = integrator("rk4", h) else { return f64::NAN };
-            let (mut x, mut v) = ([theta0], [0.0]);
-            let e0 = ode.energy(theta0, 0.0);
-            let mut worst = 0.0f64;
-            for _ in 0..(periods * div).round() as usize {
-                let _ = it.step(&mut ode, &mut x, &mut v, h);
-                worst = worst.max((ode.energy(x[0], v[0]) - e0).abs());
+        rk4_energy(out);
+    }
+}
+
+/// The pendulum θ'' = −(g/L) sin θ from 1 rad at rest: (g/L \[1/s²\], θ₀ \[rad\], period \[s\]).
+fn pendulum() -> (f64, f64, f64) {
+    let (g_l, theta0) = (9.81f64, 1.0f64);
+    (g_l, theta0, 4.0 / g_l.sqrt() * crate::special::ellip_k((0.5 * theta0).sin().powi(2)))
+}
+
+/// Explicit Euler multiplies the harmonic oscillator's energy by exactly 1 + h²ω² per step.
+fn euler_growth(out: &mut Vec<Check>) {
+    // E_{n+1} = (1 + h²ω²) E_n exactly for x'' = −ω² x (expand the update).
+    let (h, w2) = (0.01, 4.0);
+    let mut ode = TestOde { omega2: w2, nonlinear: false };
+    if let Some(mut it) = integrator("explicit_euler", h) {
+        let (mut x, mut v) = ([1.0], [0.0]);
+        let mut worst = 0.0f64;
+        for _ in 0..200 {
+            let e0 = ode.energy(x[0], v[0]);
+            if it.step(&mut ode, &mut x, &mut v, h).is_err() {
+                break;
             }
-            worst
-        };
-        let divs = [32.0, 64.0, 128.0];
-        let hs: Vec<f64> = divs.iter().map(|d| period / d).collect();
-        let errs: Vec<f64> = divs.iter().map(|&d| rk4_energy(d, 10.0)).collect();
-        let p = crate::metrics::observed_order(&hs, &errs);
+            worst = worst.max((ode.energy(x[0], v[0]) / e0 - (1.0 + h * h * w2)).abs());
+        }
         out.push(Check {
-            case: "energy error order".into(),
-            cell: "rk4 · pendulum, 10 periods, h = T/32..T/128".into(),
-            measured: p,
-            tolerance: "slope 5 +- 0.3".into(),
-            outcome: if (p - 5.0).abs() <= 0.3 { Outcome::AsPredicted } else { Outcome::Fail },
-            note: "RK4's state error is O(h^4), but on oscillatory motion its energy error is O(h^5): per step the energy changes by O(h^6) (harmonic oscillator: |R(ih w)|^2 = 1 - (h w)^6/72)".into(),
-        });
-        let growth = rk4_energy(64.0, 100.0) / rk4_energy(64.0, 10.0);
-        out.push(Check {
-            case: "secular energy drift".into(),
-            cell: "rk4 · pendulum, h = T/64, 100 vs 10 periods".into(),
-            measured: growth,
-            tolerance: "ratio 10 +- 2 (linear in t)".into(),
-            outcome: if (growth - 10.0).abs() <= 2.0 { Outcome::AsPredicted } else { Outcome::Fail },
-            note:
-                "RK4 is not symplectic: its energy error grows linearly with time, unlike symplectic Euler and Verlet"
-                    .into(),
+            case: "energy growth of explicit Euler".into(),
+            cell: "explicit_euler · harmonic oscillator, h w = 0.02".into(),
+            measured: worst,
+            tolerance: "|E+/E - (1+h^2 w^2)| <= 1e-12".into(),
+            outcome: if worst <= 1e-12 { Outcome::AsPredicted } else { Outcome::Fail },
+            note: "explicit Euler multiplies the oscillator's energy by exactly 1 + h^2 w^2 per step: it always gains energy".into(),
         });
     }
+}
+
+/// A symplectic method's energy error on the pendulum oscillates without a secular trend.
+fn bounded_energy(name: &str, out: &mut Vec<Check>) {
+    let (g_l, theta0, period) = pendulum();
+    // 1000 periods at h = T/64; energy error sampled once per period.
+    let h = period / 64.0;
+    let mut ode = TestOde { omega2: g_l, nonlinear: true };
+    let Some(mut it) = integrator(name, h) else { return };
+    let (mut x, mut v) = ([theta0], [0.0]);
+    let e0 = ode.energy(theta0, 0.0);
+    // The per-period mean of the energy error: sampling once per period would alias the
+    // oscillation (the numerical period differs from T) into an apparent trend.
+    let mut pts = Vec::new();
+    let mut amp = 0.0f64;
+    for k in 1..=1000 {
+        let mut mean = 0.0;
+        for _ in 0..64 {
+            let _ = it.step(&mut ode, &mut x, &mut v, h);
+            let de = ode.energy(x[0], v[0]) - e0;
+            amp = amp.max(de.abs());
+            mean += de / 64.0;
+        }
+        pts.push((k as f64 * period, mean));
+    }
+    let (slope, _) = linear_fit(&pts);
+    let trend = (slope * 1000.0 * period).abs() / amp;
+    out.push(Check {
+        case: "bounded energy, no secular trend".into(),
+        cell: format!("{name} · pendulum, 1000 periods, h = T/64"),
+        measured: trend,
+        tolerance: "fitted trend <= 0.05 x amplitude".into(),
+        outcome: if trend <= 0.05 { Outcome::Pass } else { Outcome::Fail },
+        note: format!("symplectic: the energy error oscillates (amplitude {amp:.2e}) without drifting; the least-squares trend of its per-period mean over the run is compared with that amplitude"),
+    });
+}
+
+/// RK4's energy error on the pendulum: order 5 in h, growing linearly in time.
+fn rk4_energy(out: &mut Vec<Check>) {
+    let (g_l, theta0, period) = pendulum();
+    // Max |ΔE| over `periods` periods at h = T/div.
+    let rk4_energy = |div: f64, periods: f64| -> f64 {
+        let h = period / div;
+        let mut ode = TestOde { omega2: g_l, nonlinear: true };
+        let Some(mut it) = integrator("rk4", h) else { return f64::NAN };
+        let (mut x, mut v) = ([theta0], [0.0]);
+        let e0 = ode.energy(theta0, 0.0);
+        let mut worst = 0.0f64;
+        for _ in 0..(periods * div).round() as usize {
+            let _ = it.step(&mut ode, &mut x, &mut v, h);
+            worst = worst.max((ode.energy(x[0], v[0]) - e0).abs());
+        }
+        worst
+    };
+    let divs = [32.0, 64.0, 128.0];
+    let hs: Vec<f64> = divs.iter().map(|d| period / d).collect();
+    let errs: Vec<f64> = divs.iter().map(|&d| rk4_energy(d, 10.0)).collect();
+    let p = crate::metrics::observed_order(&hs, &errs);
+    out.push(Check {
+        case: "energy error order".into(),
+        cell: "rk4 · pendulum, 10 periods, h = T/32..T/128".into(),
+        measured: p,
+        tolerance: "slope 5 +- 0.3".into(),
+        outcome: if (p - 5.0).abs() <= 0.3 { Outcome::AsPredicted } else { Outcome::Fail },
+        note: "RK4's state error is O(h^4), but on oscillatory motion its energy error is O(h^5): per step the energy changes by O(h^6) (harmonic oscillator: |R(ih w)|^2 = 1 - (h w)^6/72)".into(),
+    });
+    let growth = rk4_energy(64.0, 100.0) / rk4_energy(64.0, 10.0);
+    out.push(Check {
+        case: "secular energy drift".into(),
+        cell: "rk4 · pendulum, h = T/64, 100 vs 10 periods".into(),
+        measured: growth,
+        tolerance: "ratio 10 +- 2 (linear in t)".into(),
+        outcome: if (growth - 10.0).abs() <= 2.0 { Outcome::AsPredicted } else { Outcome::Fail },
+        note: "RK4 is not symplectic: its energy error grows linearly with time, unlike symplectic Euler and Verlet"
+            .into(),
+    });
 }
 
 /// A particle under gravity on a line (a linear constraint), started 0.1 m off it.

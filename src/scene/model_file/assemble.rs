@@ -73,8 +73,6 @@ fn norm_inf(x: &[f64]) -> f64 {
 /// indices into q whose velocities are kept. Fails when C(q) = 0 cannot be reached to
 /// 10⁻⁹ · `length_scale`, naming the constraints that disagree.
 pub fn assemble(scene: &mut Scene, keep: &[usize], keep_v: &[usize], length_scale: f64) -> Result<Assembly, String> {
-    let system = &scene.system;
-    let (n, m) = (system.ndof(), system.nrows());
     let (q_start, v_start) = (scene.q0.clone(), scene.v0.clone());
     let mut out = Assembly {
         residual_before: 0.0,
@@ -87,128 +85,189 @@ pub fn assemble(scene: &mut Scene, keep: &[usize], keep_v: &[usize], length_scal
         iterations: 0,
         skipped: false,
     };
-    if m == 0 {
+    if scene.system.nrows() == 0 {
         return Ok(out);
     }
-    let to_v = |list: &[usize]| -> Result<Vec<usize>, String> {
-        list.iter()
-            .map(|&qi| {
-                let b = system.q_offsets().partition_point(|&o| o <= qi) - 1;
-                let k = qi - system.q_offsets()[b];
-                if system.bodies()[b].kind == BodyKind::Rigid3 && k >= 3 {
-                    return Err(format!(
-                        "body {b}'s quaternion component cannot be kept alone; keep a rigid3 body's x, y, z"
-                    ));
-                }
-                Ok(system.offsets()[b] + k)
-            })
-            .collect()
-    };
-    let weights = |kept: &[usize]| {
-        let mut w = system.inv_mass().to_vec();
-        for &i in kept {
-            w[i] = 0.0;
-        }
-        w
-    };
-    let w_q = weights(&to_v(keep)?);
-    let w_v = weights(&to_v(keep_v)?);
+    let w_q = weights(scene, &velocity_indices(scene, keep)?);
+    let w_v = weights(scene, &velocity_indices(scene, keep_v)?);
+    let mut projector = Projector::new(scene);
+    projector.positions(scene, &w_q, length_scale, &mut out)?;
+    projector.velocities(scene, &w_v, &mut out)?;
+    moved(scene, (&q_start, &v_start), &mut out);
+    Ok(out)
+}
 
-    let mut jac = system.jacobian_layout();
-    let pattern = NormalMatrix::new(&jac);
-    let mut solver = SparseCholesky::default();
-    let mut diag = vec![0.0; m];
-    let (mut c, mut y, mut dv, mut trial, mut c_trial) =
-        (vec![0.0; m], vec![0.0; m], vec![0.0; n], vec![0.0; scene.q0.len()], vec![0.0; m]);
-    let mut prepared = false;
-    let mut solve = |jac: &crate::sparse::BlockJacobian, w: &[f64], rhs: &[f64], y: &mut [f64], diag: &mut [f64]| {
-        let op0 = Operator::Normal { jac, w, pattern: &pattern, reg: Reg::Uniform(0.0) };
-        op0.diagonal(diag);
-        let mu = 1e-12 * diag.iter().fold(0.0f64, |a, &d| a.max(d)).max(f64::MIN_POSITIVE);
-        let op = Operator::Normal { jac, w, pattern: &pattern, reg: Reg::Uniform(mu) };
-        if !prepared {
-            solver.prepare(&op).map_err(|e| format!("the model cannot be assembled: {e}"))?;
-            prepared = true;
-        }
-        y.fill(0.0);
-        solver.solve(&op, rhs, y).map(|_| ()).map_err(|e| format!("the model cannot be assembled: {e}"))
-    };
+/// The velocity indices of the position indices `list` (a rigid3 body's quaternion components
+/// cannot be kept alone).
+fn velocity_indices(scene: &Scene, list: &[usize]) -> Result<Vec<usize>, String> {
+    let system = &scene.system;
+    list.iter()
+        .map(|&qi| {
+            let b = system.q_offsets().partition_point(|&o| o <= qi) - 1;
+            let k = qi - system.q_offsets()[b];
+            if system.bodies()[b].kind == BodyKind::Rigid3 && k >= 3 {
+                return Err(format!(
+                    "body {b}'s quaternion component cannot be kept alone; keep a rigid3 body's x, y, z"
+                ));
+            }
+            Ok(system.offsets()[b] + k)
+        })
+        .collect()
+}
 
-    // Stop at a few ulps of the mechanism's size, or where ‖C‖∞ stops decreasing (the rounding floor).
-    let tol = 16.0 * f64::EPSILON * length_scale;
-    system.eval_constraints_and_jacobian(&scene.q0, &mut c, &mut jac);
-    let mut r = norm_inf(&c);
-    out.residual_before = r;
-    while r > tol && out.iterations < MAX_ITERATIONS && r.is_finite() {
-        out.iterations += 1;
-        solve(&jac, &w_q, &c, &mut y, &mut diag)?;
-        jac.mul_t(&y, &mut dv);
-        for (d, w) in dv.iter_mut().zip(&w_q) {
+/// W = M⁻¹ with the `kept` velocity coordinates' entries zeroed.
+fn weights(scene: &Scene, kept: &[usize]) -> Vec<f64> {
+    let mut w = scene.system.inv_mass().to_vec();
+    for &i in kept {
+        w[i] = 0.0;
+    }
+    w
+}
+
+/// The projection Δv = −W Jᵀ (J W Jᵀ + μ I)⁻¹ r with its workspaces, factored symbolically once.
+struct Projector {
+    jac: crate::sparse::BlockJacobian,
+    pattern: NormalMatrix,
+    solver: SparseCholesky,
+    prepared: bool,
+    diag: Vec<f64>,
+    c: Vec<f64>,
+    y: Vec<f64>,
+    dv: Vec<f64>,
+}
+
+impl Projector {
+    fn new(scene: &Scene) -> Self {
+        let system = &scene.system;
+        let (n, m) = (system.ndof(), system.nrows());
+        let jac = system.jacobian_layout();
+        let pattern = NormalMatrix::new(&jac);
+        Projector {
+            jac,
+            pattern,
+            solver: SparseCholesky::default(),
+            prepared: false,
+            diag: vec![0.0; m],
+            c: vec![0.0; m],
+            y: vec![0.0; m],
+            dv: vec![0.0; n],
+        }
+    }
+
+    /// Δv = −W Jᵀ (J W Jᵀ + μ I)⁻¹ `rhs` at the Jacobian held, into `dv`.
+    fn step(&mut self, w: &[f64], rhs: &[f64]) -> Result<(), String> {
+        let (jac, pattern) = (&self.jac, &self.pattern);
+        let op0 = Operator::Normal { jac, w, pattern, reg: Reg::Uniform(0.0) };
+        op0.diagonal(&mut self.diag);
+        let mu = 1e-12 * self.diag.iter().fold(0.0f64, |a, &d| a.max(d)).max(f64::MIN_POSITIVE);
+        let op = Operator::Normal { jac, w, pattern, reg: Reg::Uniform(mu) };
+        if !self.prepared {
+            self.solver.prepare(&op).map_err(|e| format!("the model cannot be assembled: {e}"))?;
+            self.prepared = true;
+        }
+        self.y.fill(0.0);
+        self.solver.solve(&op, rhs, &mut self.y).map_err(|e| format!("the model cannot be assembled: {e}"))?;
+        jac.mul_t(&self.y, &mut self.dv);
+        for (d, w) in self.dv.iter_mut().zip(w) {
             *d *= -w;
         }
-        // Backtracking: the full step, then halves, until ‖C‖∞ decreases.
-        let mut step = 1.0;
-        let mut accepted = false;
-        for _ in 0..30 {
-            trial.copy_from_slice(&scene.q0);
-            system.advance(&mut trial, &dv, step);
-            system.normalize(&mut trial);
-            system.eval_constraints(&trial, &mut c_trial);
-            let rt = norm_inf(&c_trial);
-            if rt < r {
-                accepted = true;
+        Ok(())
+    }
+
+    /// Gauss–Newton on C(q0) = 0 with weights `w`, backtracking on ‖C‖∞; stops at a few ulps of
+    /// the mechanism's size, or where ‖C‖∞ stops decreasing (the rounding floor).
+    fn positions(&mut self, scene: &mut Scene, w: &[f64], length_scale: f64, out: &mut Assembly) -> Result<(), String> {
+        let system = &scene.system;
+        let mut trial = vec![0.0; scene.q0.len()];
+        let mut c_trial = vec![0.0; system.nrows()];
+        let tol = 16.0 * f64::EPSILON * length_scale;
+        system.eval_constraints_and_jacobian(&scene.q0, &mut self.c, &mut self.jac);
+        let mut r = norm_inf(&self.c);
+        out.residual_before = r;
+        while r > tol && out.iterations < MAX_ITERATIONS && r.is_finite() {
+            out.iterations += 1;
+            let c = std::mem::take(&mut self.c);
+            let stepped = self.step(w, &c);
+            self.c = c;
+            stepped?;
+            // Backtracking: the full step, then halves, until ‖C‖∞ decreases.
+            let mut step = 1.0;
+            let mut accepted = false;
+            for _ in 0..30 {
+                trial.copy_from_slice(&scene.q0);
+                system.advance(&mut trial, &self.dv, step);
+                system.normalize(&mut trial);
+                system.eval_constraints(&trial, &mut c_trial);
+                if norm_inf(&c_trial) < r {
+                    accepted = true;
+                    break;
+                }
+                step *= 0.5;
+            }
+            if !accepted {
+                break; // no decrease along the Gauss–Newton direction: at the floor, or stuck
+            }
+            scene.q0.copy_from_slice(&trial);
+            system.eval_constraints_and_jacobian(&scene.q0, &mut self.c, &mut self.jac);
+            r = norm_inf(&self.c);
+        }
+        out.residual_after = r;
+        if !(r <= 1e-9 * length_scale) {
+            return Err(format!(
+                "the model cannot be assembled: after {} Gauss-Newton iterations ‖C‖∞ = {r:.3e} (needs ≤ 1e-9 × length_scale = {:.3e}); the joints that disagree: {}",
+                out.iterations,
+                1e-9 * length_scale,
+                disagreeing(scene, &self.c, length_scale)
+            ));
+        }
+        Ok(())
+    }
+
+    /// v0 ← v0 − W Jᵀ (J W Jᵀ + μI)⁻¹ J v0, twice (the second removes the μ-shortening).
+    fn velocities(&mut self, scene: &mut Scene, w: &[f64], out: &mut Assembly) -> Result<(), String> {
+        let system = &scene.system;
+        system.fill_jacobian(&scene.q0, &mut self.jac);
+        let mut jv = vec![0.0; system.nrows()];
+        self.jac.mul(&scene.v0, &mut jv);
+        out.velocity_residual_before = norm_inf(&jv);
+        for _ in 0..2 {
+            if norm_inf(&jv) == 0.0 {
                 break;
             }
-            step *= 0.5;
+            self.step(w, &jv)?;
+            for (v, d) in scene.v0.iter_mut().zip(&self.dv) {
+                *v += d;
+            }
+            self.jac.mul(&scene.v0, &mut jv);
         }
-        if !accepted {
-            break; // no decrease along the Gauss–Newton direction: at the floor, or stuck
-        }
-        scene.q0.copy_from_slice(&trial);
-        system.eval_constraints_and_jacobian(&scene.q0, &mut c, &mut jac);
-        r = norm_inf(&c);
+        out.velocity_residual_after = norm_inf(&jv);
+        Ok(())
     }
-    out.residual_after = r;
-    if !(r <= 1e-9 * length_scale) {
-        let mut worst: Vec<(f64, usize)> = (0..system.constraints().len())
-            .map(|ci| {
-                let (o, k) = (system.row_offsets()[ci], system.constraints()[ci].rows());
-                (norm_inf(&c[o..o + k]), ci)
-            })
-            .collect();
-        worst.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let named: Vec<String> = worst
-            .iter()
-            .take(3)
-            .filter(|(v, _)| *v > 1e-9 * length_scale)
-            .map(|(v, ci)| format!("joints[{ci}] ({}) off by {v:.3e}", system.constraints()[*ci].kind()))
-            .collect();
-        return Err(format!(
-            "the model cannot be assembled: after {} Gauss-Newton iterations ‖C‖∞ = {r:.3e} (needs ≤ 1e-9 × length_scale = {:.3e}); the joints that disagree: {}",
-            out.iterations,
-            1e-9 * length_scale,
-            named.join(", ")
-        ));
-    }
+}
 
-    // Velocities: v ← v − W Jᵀ (J W Jᵀ + μI)⁻¹ J v, twice (the second removes the μ-shortening).
-    system.fill_jacobian(&scene.q0, &mut jac);
-    let mut jv = vec![0.0; m];
-    jac.mul(&scene.v0, &mut jv);
-    out.velocity_residual_before = norm_inf(&jv);
-    for _ in 0..2 {
-        if norm_inf(&jv) == 0.0 {
-            break;
-        }
-        solve(&jac, &w_v, &jv, &mut y, &mut diag)?;
-        jac.mul_t(&y, &mut dv);
-        for ((v, d), w) in scene.v0.iter_mut().zip(&dv).zip(&w_v) {
-            *v -= w * d;
-        }
-        jac.mul(&scene.v0, &mut jv);
-    }
-    out.velocity_residual_after = norm_inf(&jv);
+/// The (at most three) joints whose rows `c` miss zero by more than 10⁻⁹ · `length_scale`, worst
+/// first.
+fn disagreeing(scene: &Scene, c: &[f64], length_scale: f64) -> String {
+    let system = &scene.system;
+    let mut worst: Vec<(f64, usize)> = (0..system.constraints().len())
+        .map(|ci| {
+            let (o, k) = (system.row_offsets()[ci], system.constraints()[ci].rows());
+            (norm_inf(&c[o..o + k]), ci)
+        })
+        .collect();
+    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let named: Vec<String> = worst
+        .iter()
+        .take(3)
+        .filter(|(v, _)| *v > 1e-9 * length_scale)
+        .map(|(v, ci)| format!("joints[{ci}] ({}) off by {v:.3e}", system.constraints()[*ci].kind()))
+        .collect();
+    named.join(", ")
+}
 
+/// How far assembly moved the state from the declared (q, v) `start`, into `out`.
+fn moved(scene: &Scene, (q_start, v_start): (&[f64], &[f64]), out: &mut Assembly) {
+    let system = &scene.system;
     for (b, body) in system.bodies().iter().enumerate() {
         let o = system.q_offsets()[b];
         let (q0, q1) = (&q_start[o..o + body.kind.nq()], &scene.q0[o..o + body.kind.nq()]);
@@ -227,7 +286,6 @@ pub fn assemble(scene: &mut Scene, keep: &[usize], keep_v: &[usize], length_scal
         }
     }
     out.moved_velocity = v_start.iter().zip(&scene.v0).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
-    Ok(out)
 }
 
 /// The declared state as it is, for `assemble: false`: its residuals, nothing moved.

@@ -104,6 +104,67 @@ pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
 /// [`build`], checking that the declared reference file exists next to the model file when
 /// `reference_on_disk` (a model built into the binary carries its reference with it instead).
 pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool) -> Result<Model, ConfigError> {
+    let (length_scale, joules) = check_header(file, raw)?;
+    let mut bodies = Bodies::default();
+    for (i, b) in raw.bodies.value.iter().enumerate() {
+        bodies.add(file, i, b, length_scale)?;
+    }
+    let Bodies { mut system, q0, v0, names, body_names } = bodies;
+    let lookup = |field: &str, n: &str| lookup_body(&names, &body_names, field, n);
+    add_forces(file, raw, &mut system, &q0, length_scale, &lookup)?;
+    let simplifications = gyroscopic(file, raw, &mut system)?;
+    let mut marks = Vec::with_capacity(raw.joints.len());
+    for (i, j) in raw.joints.iter().enumerate() {
+        marks.push(add_joint(file, i, j, &mut system, &q0, length_scale, &lookup)?);
+    }
+    if let Some(c) = &raw.contact {
+        let here = |m: String| ConfigError { file: file.into(), location: at(c), message: m };
+        let set = super::contact::build(&c.value, &system, &lookup, length_scale).map_err(&here)?;
+        system.set_contacts(set).map_err(|e| here(e.to_string()))?;
+    }
+
+    let es = &raw.energy_scale.value;
+    let mut scene = Scene {
+        name: raw.model.value.clone(),
+        system,
+        q0,
+        v0,
+        reference: None,
+        energy_scale: EnergyScale { joules, definition: es.definition.trim().to_string() },
+        parametrization: None,
+        outputs: Vec::new(),
+        branch: Vec::new(),
+    };
+    add_drives(file, raw, &mut scene, length_scale, &lookup)?;
+    add_outputs(file, raw, &mut scene, &lookup)?;
+    add_branch(file, raw, &mut scene, &lookup)?;
+    let assembly = assemble_declared(file, raw, &mut scene, length_scale, &lookup)?;
+    if let Some(reason) = scene.branch.iter().find_map(|b| b.violated(&scene.system, &scene.q0)) {
+        let at_branch = raw.branch.first().map_or(at(&raw.model), |b| at(&b.value.value));
+        return Err(ConfigError {
+            file: file.into(),
+            location: at_branch,
+            message: format!("the assembled state {reason}; the declared poses are on another branch"),
+        });
+    }
+    Ok(Model {
+        file: file.to_string(),
+        summary: raw.summary.trim().to_string(),
+        source: raw.source.trim().to_string(),
+        length_scale,
+        assembly,
+        scene,
+        body_names,
+        joints: marks,
+        simplifications,
+        text_hash: String::new(),
+        reference: declared_reference(file, raw, reference_on_disk)?,
+    })
+}
+
+/// The model's name, its `length_scale` \[m\] and `energy_scale.joules` \[J\], and the item counts,
+/// checked.
+fn check_header(file: &str, raw: &RawModel) -> Result<(f64, f64), ConfigError> {
     let name = &raw.model.value;
     if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         return fail(
@@ -133,12 +194,22 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
     if raw.bodies.value.is_empty() {
         return fail(file, &raw.bodies, "field `bodies` is empty; a model needs at least one body".into());
     }
+    Ok((length_scale, joules))
+}
 
-    let mut system = System::new();
-    let (mut q0, mut v0) = (Vec::new(), Vec::new());
-    let mut names: HashMap<String, usize> = HashMap::new();
-    let mut body_names = Vec::new();
-    for (i, b) in raw.bodies.value.iter().enumerate() {
+/// The bodies declared so far: the system they are added to, their initial state and names.
+#[derive(Default)]
+struct Bodies {
+    system: System,
+    q0: Vec<f64>,
+    v0: Vec<f64>,
+    names: HashMap<String, usize>,
+    body_names: Vec<String>,
+}
+
+impl Bodies {
+    /// Adds body `i` of the model with its declared state.
+    fn add(&mut self, file: &str, i: usize, b: &Spanned<super::RawBody>, length_scale: f64) -> Result<(), ConfigError> {
         let here = |m: String| ConfigError {
             file: file.into(),
             location: at(b),
@@ -155,13 +226,13 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
                 ),
             ));
         }
-        if names.insert(bn.value.clone(), i).is_some() {
+        if self.names.insert(bn.value.clone(), i).is_some() {
             return Err(located(
                 bn,
                 format!("field `bodies[{i}].name` = `{}` names an earlier body too", short(&bn.value)),
             ));
         }
-        body_names.push(bn.value.clone());
+        self.body_names.push(bn.value.clone());
         let kw = &b.value.kind;
         let Some(&(_, kind)) = KINDS.iter().find(|(w, _)| *w == kw.value) else {
             let words: Vec<&str> = KINDS.iter().map(|(w, _)| *w).collect();
@@ -175,213 +246,247 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
             ));
         };
         let b = &b.value;
-        let mass = positive("mass", b.mass.value).map_err(&here)?;
-        let rigid = matches!(kind, BodyKind::Rigid2 | BodyKind::Rigid3);
-        let body = match (kind, &b.inertia) {
-            (BodyKind::Particle2, None) => Body::particle2(mass),
-            (BodyKind::Particle3, None) => Body::particle3(mass),
-            (BodyKind::Rigid2, Some(i)) => match i.value.0.as_slice() {
-                [x] => Body::rigid2(mass, positive("inertia", *x).map_err(&here)?),
-                v => {
-                    return Err(here(format!(
-                        "field `inertia` has {} numbers; a rigid2 body takes one [kg m^2]",
-                        v.len()
-                    )));
-                }
-            },
-            (BodyKind::Rigid3, Some(i)) => {
-                let m = vector("inertia", &i.value, 3).map_err(&here)?;
-                for x in m {
-                    positive("inertia", x).map_err(&here)?;
-                }
-                // Principal moments of a real body satisfy the triangle inequalities
-                // I_a ≤ I_b + I_c (I_a + I_b − I_c = 2 ∫ z² dm ≥ 0), equality for a flat body;
-                // a relative 1e-12 allows moments rounded from a flat body's.
-                for k in 0..3 {
-                    let (a, b, c) = (m[k], m[(k + 1) % 3], m[(k + 2) % 3]);
-                    if a > (b + c) * (1.0 + 1e-12) {
-                        return Err(here(format!(
-                            "field `inertia` = [{}, {}, {}] is no body's: a principal moment exceeds the sum of the other two ({} > {} + {}); expected I1 <= I2 + I3, I2 <= I1 + I3, I3 <= I1 + I2",
-                            fmt_num(m[0]),
-                            fmt_num(m[1]),
-                            fmt_num(m[2]),
-                            fmt_num(a),
-                            fmt_num(b),
-                            fmt_num(c)
-                        )));
-                    }
-                }
-                Body::rigid3(mass, m)
-            }
-            (_, Some(_)) => return Err(here(format!("field `inertia` does not apply to a {} body", kw.value))),
-            (_, None) => return Err(here(format!("a {} body needs field `inertia` [kg m^2]", kw.value))),
-        };
-        let dim = kind.dim();
-        let x = vector("position", &b.position.value, dim)
-            .and_then(|x| placed("position", x, length_scale))
-            .map_err(&here)?;
-        let vel = match &b.velocity {
-            Some(v) => vector("velocity", &v.value, dim).map_err(&here)?,
-            None => [0.0; 3],
-        };
-        if !rigid && (b.angle.is_some() || b.orientation.is_some() || b.angular_velocity.is_some()) {
-            return Err(here(format!(
-                "a {} body has no orientation; `angle`, `orientation` and `angular_velocity` do not apply",
-                kw.value
-            )));
-        }
-        q0.extend_from_slice(&x[..dim]);
-        v0.extend_from_slice(&vel[..dim]);
-        match kind {
-            BodyKind::Rigid2 => {
-                if b.orientation.is_some() {
-                    return Err(here("a rigid2 body takes `angle` [rad], not `orientation`".into()));
-                }
-                let theta = b.angle.as_ref().map_or(Ok(0.0), |a| finite("angle", a.value)).map_err(&here)?;
-                if theta.abs() > REACH {
-                    return Err(here(format!(
-                        "field `angle` = {}; expected at most {REACH:e} rad in magnitude (farther out, rounding alone exceeds the assembly tolerance)",
-                        fmt_num(theta)
-                    )));
-                }
-                let w = match &b.angular_velocity {
-                    Some(w) => vector("angular_velocity", &w.value, 1).map_err(&here)?[0],
-                    None => 0.0,
-                };
-                q0.push(theta);
-                v0.push(w);
-            }
-            BodyKind::Rigid3 => {
-                if b.angle.is_some() {
-                    return Err(here("a rigid3 body takes `orientation`, not `angle`".into()));
-                }
-                let r = match &b.orientation {
-                    Some(o) => orientation(&o.value).map_err(&here)?,
-                    None => UnitQuaternion::identity(),
-                };
-                let w = match &b.angular_velocity {
-                    Some(w) => Vector3::from(vector("angular_velocity", &w.value, 3).map_err(&here)?),
-                    None => Vector3::zeros(),
-                };
-                let body_w = r.inverse() * w; // Ω = Rᵀ ω: v stores the body-frame rate
-                q0.extend_from_slice(&[r.w, r.i, r.j, r.k]);
-                v0.extend_from_slice(body_w.as_slice());
-            }
-            _ => {}
-        }
-        system.add_body(body).map_err(|e| here(e.to_string()))?;
+        let body = body_of(kind, &kw.value, b).map_err(&here)?;
+        initial_state(kind, &kw.value, b, length_scale, &mut self.q0, &mut self.v0).map_err(&here)?;
+        self.system.add_body(body).map_err(|e| here(e.to_string()))?;
+        Ok(())
     }
+}
 
-    let side = |system: &System, q0: &[f64], i: usize| {
-        let kind = system.bodies()[i].kind;
-        let o = system.q_offsets()[i];
-        SideSpec { body: i, kind, q: q0[o..o + kind.nq()].to_vec() }
-    };
-    let lookup = |field: &str, n: &str| -> Result<usize, String> {
-        names.get(n).copied().ok_or_else(|| {
-            let mut known: Vec<&str> = body_names.iter().map(String::as_str).take(20).collect();
-            if body_names.len() > 20 {
-                known.push("…");
+/// The body of `kind` (named by `word`) with the declared mass and inertia, or why not.
+fn body_of(kind: BodyKind, word: &str, b: &super::RawBody) -> Result<Body, String> {
+    let mass = positive("mass", b.mass.value)?;
+    let body = match (kind, &b.inertia) {
+        (BodyKind::Particle2, None) => Body::particle2(mass),
+        (BodyKind::Particle3, None) => Body::particle3(mass),
+        (BodyKind::Rigid2, Some(i)) => match i.value.0.as_slice() {
+            [x] => Body::rigid2(mass, positive("inertia", *x)?),
+            v => {
+                return Err(format!("field `inertia` has {} numbers; a rigid2 body takes one [kg m^2]", v.len()));
             }
-            format!("field `{field}` = `{}` is no body of this model; expected one of: {}", short(n), known.join(", "))
-        })
+        },
+        (BodyKind::Rigid3, Some(i)) => {
+            let m = vector("inertia", &i.value, 3)?;
+            for x in m {
+                positive("inertia", x)?;
+            }
+            // Principal moments of a real body satisfy the triangle inequalities
+            // I_a ≤ I_b + I_c (I_a + I_b − I_c = 2 ∫ z² dm ≥ 0), equality for a flat body;
+            // a relative 1e-12 allows moments rounded from a flat body's.
+            for k in 0..3 {
+                let (a, b, c) = (m[k], m[(k + 1) % 3], m[(k + 2) % 3]);
+                if a > (b + c) * (1.0 + 1e-12) {
+                    return Err(format!(
+                        "field `inertia` = [{}, {}, {}] is no body's: a principal moment exceeds the sum of the other two ({} > {} + {}); expected I1 <= I2 + I3, I2 <= I1 + I3, I3 <= I1 + I2",
+                        fmt_num(m[0]),
+                        fmt_num(m[1]),
+                        fmt_num(m[2]),
+                        fmt_num(a),
+                        fmt_num(b),
+                        fmt_num(c)
+                    ));
+                }
+            }
+            Body::rigid3(mass, m)
+        }
+        (_, Some(_)) => return Err(format!("field `inertia` does not apply to a {} body", word)),
+        (_, None) => return Err(format!("a {} body needs field `inertia` [kg m^2]", word)),
     };
+    Ok(body)
+}
 
+/// Appends body `b`'s declared position and velocity (and orientation and angular velocity for
+/// a rigid body of `kind`, named by `word`) to (q0, v0), or why not.
+fn initial_state(
+    kind: BodyKind,
+    word: &str,
+    b: &super::RawBody,
+    length_scale: f64,
+    q0: &mut Vec<f64>,
+    v0: &mut Vec<f64>,
+) -> Result<(), String> {
+    let rigid = matches!(kind, BodyKind::Rigid2 | BodyKind::Rigid3);
+    let dim = kind.dim();
+    let x = vector("position", &b.position.value, dim).and_then(|x| placed("position", x, length_scale))?;
+    let vel = match &b.velocity {
+        Some(v) => vector("velocity", &v.value, dim)?,
+        None => [0.0; 3],
+    };
+    if !rigid && (b.angle.is_some() || b.orientation.is_some() || b.angular_velocity.is_some()) {
+        return Err(format!(
+            "a {} body has no orientation; `angle`, `orientation` and `angular_velocity` do not apply",
+            word
+        ));
+    }
+    q0.extend_from_slice(&x[..dim]);
+    v0.extend_from_slice(&vel[..dim]);
+    match kind {
+        BodyKind::Rigid2 => {
+            if b.orientation.is_some() {
+                return Err("a rigid2 body takes `angle` [rad], not `orientation`".into());
+            }
+            let theta = b.angle.as_ref().map_or(Ok(0.0), |a| finite("angle", a.value))?;
+            if theta.abs() > REACH {
+                return Err(format!(
+                    "field `angle` = {}; expected at most {REACH:e} rad in magnitude (farther out, rounding alone exceeds the assembly tolerance)",
+                    fmt_num(theta)
+                ));
+            }
+            let w = match &b.angular_velocity {
+                Some(w) => vector("angular_velocity", &w.value, 1)?[0],
+                None => 0.0,
+            };
+            q0.push(theta);
+            v0.push(w);
+        }
+        BodyKind::Rigid3 => {
+            if b.angle.is_some() {
+                return Err("a rigid3 body takes `orientation`, not `angle`".into());
+            }
+            let r = match &b.orientation {
+                Some(o) => orientation(&o.value)?,
+                None => UnitQuaternion::identity(),
+            };
+            let w = match &b.angular_velocity {
+                Some(w) => Vector3::from(vector("angular_velocity", &w.value, 3)?),
+                None => Vector3::zeros(),
+            };
+            let body_w = r.inverse() * w; // Ω = Rᵀ ω: v stores the body-frame rate
+            q0.extend_from_slice(&[r.w, r.i, r.j, r.k]);
+            v0.extend_from_slice(body_w.as_slice());
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The index of the body named `n` (given in `field`), or the message listing the bodies.
+fn lookup_body(names: &HashMap<String, usize>, body_names: &[String], field: &str, n: &str) -> Result<usize, String> {
+    names.get(n).copied().ok_or_else(|| {
+        let mut known: Vec<&str> = body_names.iter().map(String::as_str).take(20).collect();
+        if body_names.len() > 20 {
+            known.push("…");
+        }
+        format!("field `{field}` = `{}` is no body of this model; expected one of: {}", short(n), known.join(", "))
+    })
+}
+
+/// The declared side of body i (kind and coordinates at q0), for joints and forces.
+fn side(system: &System, q0: &[f64], i: usize) -> SideSpec {
+    let kind = system.bodies()[i].kind;
+    let o = system.q_offsets()[i];
+    SideSpec { body: i, kind, q: q0[o..o + kind.nq()].to_vec() }
+}
+
+/// Adds the model's `forces`.
+fn add_forces(
+    file: &str,
+    raw: &RawModel,
+    system: &mut System,
+    q0: &[f64],
+    length_scale: f64,
+    lookup: &Lookup,
+) -> Result<(), ConfigError> {
     for (i, f) in raw.forces.iter().enumerate() {
         let here = |m: String| ConfigError { file: file.into(), location: at(f), message: format!("forces[{i}]: {m}") };
-        let force = force(&f.value, &system, &q0, length_scale, &lookup, &side).map_err(here)?;
+        let force = force(&f.value, system, q0, length_scale, lookup, &side).map_err(here)?;
         system.add_force(force).map_err(|e| ConfigError {
             file: file.into(),
             location: at(f),
             message: e.to_string(),
         })?;
     }
+    Ok(())
+}
 
-    let simplifications = gyroscopic(file, raw, &mut system)?;
-
-    let mut marks = Vec::with_capacity(raw.joints.len());
-    for (i, j) in raw.joints.iter().enumerate() {
-        let here = |m: String| ConfigError {
-            file: file.into(),
-            location: at(j),
-            message: format!("joints[{i}] ({}): {m}", short(&j.value.kind.value)),
-        };
-        let j = &j.value;
-        let Some(entry) = constraints::find(&j.kind.value) else {
-            let known: Vec<&str> = constraints::CONSTRAINTS.iter().map(|e| e.name).collect();
-            return Err(ConfigError {
-                file: file.into(),
-                location: at(&j.kind),
-                message: format!(
-                    "field `joints[{i}].type` = `{}` is unknown; expected one of: {}",
-                    short(&j.kind.value),
-                    known.join(", ")
-                ),
-            });
-        };
-        let a = if j.a.value == "world" { None } else { Some(lookup("a", &j.a.value).map_err(&here)?) };
-        let b = match &j.b {
-            Some(b) if b.value != "world" => Some(lookup("b", &b.value).map_err(&here)?),
-            _ => None,
-        };
-        let (a, b, swapped) = match (a, b) {
-            (None, None) => return Err(here("`a` and `b` are both the world; a joint needs a body".into())),
-            (None, Some(b)) => (Some(b), None, true), // the world first: swap, so `a` is the body
-            (a, b) => (a, b, false),
-        };
-        if a.is_some() && a == b {
-            return Err(here(format!("`a` and `b` are the same body `{}`", j.a.value)));
-        }
-        let sa = a.map(|i| side(&system, &q0, i));
-        let dim = sa.as_ref().map_or(2, |s| s.kind.dim());
-        let v = |field: &str, x: &Option<Floats>| {
-            x.as_ref().map(|x| vector(field, x, dim).and_then(|p| placed(field, p, length_scale))).transpose()
-        };
-        let spec = JointSpec {
-            a: sa,
-            b: b.map(|i| side(&system, &q0, i)),
-            at: v("at", &j.at).map_err(&here)?,
-            // The sides swapped, so are their anchors.
-            local_a: v(if swapped { "local_b" } else { "local_a" }, if swapped { &j.local_b } else { &j.local_a })
-                .map_err(&here)?,
-            local_b: v(if swapped { "local_a" } else { "local_b" }, if swapped { &j.local_a } else { &j.local_b })
-                .map_err(&here)?,
-            axis: j.axis.as_ref().map(|x| vector("axis", x, dim)).transpose().map_err(&here)?,
-            center: v("center", &j.center).map_err(&here)?,
-            length: j.length,
-            radius: j.radius,
-        };
-        let c = (entry.from_spec)(&spec).map_err(&here)?;
-        system.add_constraint(c).map_err(|e| here(e.to_string()))?;
-        marks.push(mark(&j.kind.value, &spec));
-    }
-    if let Some(c) = &raw.contact {
-        let here = |m: String| ConfigError { file: file.into(), location: at(c), message: m };
-        let set = super::contact::build(&c.value, &system, &lookup, length_scale).map_err(&here)?;
-        system.set_contacts(set).map_err(|e| here(e.to_string()))?;
-    }
-
-    let mut scene = Scene {
-        name: name.clone(),
-        system,
-        q0,
-        v0,
-        reference: None,
-        energy_scale: EnergyScale { joules, definition: es.definition.trim().to_string() },
-        parametrization: None,
-        outputs: Vec::new(),
-        branch: Vec::new(),
+/// Adds joint `i` of the model; returns where it sits.
+fn add_joint(
+    file: &str,
+    i: usize,
+    j: &Spanned<super::RawJoint>,
+    system: &mut System,
+    q0: &[f64],
+    length_scale: f64,
+    lookup: &Lookup,
+) -> Result<super::JointMark, ConfigError> {
+    let here = |m: String| ConfigError {
+        file: file.into(),
+        location: at(j),
+        message: format!("joints[{i}] ({}): {m}", short(&j.value.kind.value)),
     };
+    let j = &j.value;
+    let Some(entry) = constraints::find(&j.kind.value) else {
+        let known: Vec<&str> = constraints::CONSTRAINTS.iter().map(|e| e.name).collect();
+        return Err(ConfigError {
+            file: file.into(),
+            location: at(&j.kind),
+            message: format!(
+                "field `joints[{i}].type` = `{}` is unknown; expected one of: {}",
+                short(&j.kind.value),
+                known.join(", ")
+            ),
+        });
+    };
+    let a = if j.a.value == "world" { None } else { Some(lookup("a", &j.a.value).map_err(&here)?) };
+    let b = match &j.b {
+        Some(b) if b.value != "world" => Some(lookup("b", &b.value).map_err(&here)?),
+        _ => None,
+    };
+    let (a, b, swapped) = match (a, b) {
+        (None, None) => return Err(here("`a` and `b` are both the world; a joint needs a body".into())),
+        (None, Some(b)) => (Some(b), None, true), // the world first: swap, so `a` is the body
+        (a, b) => (a, b, false),
+    };
+    if a.is_some() && a == b {
+        return Err(here(format!("`a` and `b` are the same body `{}`", j.a.value)));
+    }
+    let sa = a.map(|i| side(system, q0, i));
+    let dim = sa.as_ref().map_or(2, |s| s.kind.dim());
+    let v = |field: &str, x: &Option<Floats>| {
+        x.as_ref().map(|x| vector(field, x, dim).and_then(|p| placed(field, p, length_scale))).transpose()
+    };
+    let spec = JointSpec {
+        a: sa,
+        b: b.map(|i| side(system, q0, i)),
+        at: v("at", &j.at).map_err(&here)?,
+        // The sides swapped, so are their anchors.
+        local_a: v(if swapped { "local_b" } else { "local_a" }, if swapped { &j.local_b } else { &j.local_a })
+            .map_err(&here)?,
+        local_b: v(if swapped { "local_a" } else { "local_b" }, if swapped { &j.local_a } else { &j.local_b })
+            .map_err(&here)?,
+        axis: j.axis.as_ref().map(|x| vector("axis", x, dim)).transpose().map_err(&here)?,
+        center: v("center", &j.center).map_err(&here)?,
+        length: j.length,
+        radius: j.radius,
+    };
+    let c = (entry.from_spec)(&spec).map_err(&here)?;
+    system.add_constraint(c).map_err(|e| here(e.to_string()))?;
+    Ok(mark(&j.kind.value, &spec))
+}
+
+/// Adds the model's `drives` to the scene.
+fn add_drives(
+    file: &str,
+    raw: &RawModel,
+    scene: &mut Scene,
+    length_scale: f64,
+    lookup: &Lookup,
+) -> Result<(), ConfigError> {
     for (i, d) in raw.drives.iter().enumerate() {
         let here = |m: String| ConfigError {
             file: file.into(),
             location: at(&d.value.coordinate),
             message: format!("drives[{i}]: {m}"),
         };
-        let qi = coordinate(&scene, "coordinate", &d.value.coordinate.value, &lookup).map_err(&here)?;
+        let qi = coordinate(scene, "coordinate", &d.value.coordinate.value, lookup).map_err(&here)?;
         let other = d.value.relative_to.as_ref().map(|b| lookup("relative_to", b)).transpose().map_err(&here)?;
-        super::drives::add(&mut scene, qi, other, &d.value, length_scale).map_err(&here)?;
+        super::drives::add(scene, qi, other, &d.value, length_scale).map_err(&here)?;
     }
+    Ok(())
+}
+
+/// Adds the model's `outputs` to the scene.
+fn add_outputs(file: &str, raw: &RawModel, scene: &mut Scene, lookup: &Lookup) -> Result<(), ConfigError> {
     for (i, o) in raw.outputs.iter().enumerate() {
         let here = |s: &Spanned<String>, m: String| ConfigError {
             file: file.into(),
@@ -398,18 +503,23 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
                 ),
             ));
         }
-        let quantity = output(&scene, &o.value.value.value, &lookup).map_err(|m| here(&o.value.value, m))?;
+        let quantity = output(scene, &o.value.value.value, lookup).map_err(|m| here(&o.value.value, m))?;
         let describes = o.value.describes.clone().unwrap_or_else(|| o.value.value.value.clone());
         let unit = quantity.1;
         scene.outputs.push(Output::new(&on.value, unit, &describes, quantity.0));
     }
+    Ok(())
+}
+
+/// Adds the model's `branch` invariants to the scene.
+fn add_branch(file: &str, raw: &RawModel, scene: &mut Scene, lookup: &Lookup) -> Result<(), ConfigError> {
     for (i, b) in raw.branch.iter().enumerate() {
         let here = |m: String| ConfigError {
             file: file.into(),
             location: at(&b.value.value),
             message: format!("branch[{i}]: {m}"),
         };
-        let (quantity, unit) = output(&scene, &b.value.value.value, &lookup).map_err(&here)?;
+        let (quantity, unit) = output(scene, &b.value.value.value, lookup).map_err(&here)?;
         let (min, max) = (b.value.min, b.value.max);
         if !(min.is_finite() && max.is_finite() && min < max) {
             return Err(here(format!("`min` = {min} and `max` = {max}; expected finite bounds with min < max")));
@@ -418,13 +528,25 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
         let output = Output::new(text, unit, &format!("branch invariant {text}"), quantity);
         scene.branch.push(crate::scene::Invariant { output, min, max });
     }
+    Ok(())
+}
+
+/// Assembles the scene's initial state as `assemble` says (on by default, keeping the listed
+/// coordinates), or records it unassembled.
+fn assemble_declared(
+    file: &str,
+    raw: &RawModel,
+    scene: &mut Scene,
+    length_scale: f64,
+    lookup: &Lookup,
+) -> Result<super::assemble::Assembly, ConfigError> {
     let off = matches!(raw.assemble.as_ref().map(|a| &a.value), Some(super::RawAssembleChoice::Off));
     let (keep, keep_v) = match raw.assemble.as_ref().map(|a| &a.value) {
         Some(super::RawAssembleChoice::On(a)) => {
             let resolve = |list: &[Spanned<String>], field: &str| -> Result<Vec<usize>, ConfigError> {
                 list.iter()
                     .map(|s| {
-                        coordinate(&scene, field, &s.value, &lookup).map_err(|m| ConfigError {
+                        coordinate(scene, field, &s.value, lookup).map_err(|m| ConfigError {
                             file: file.into(),
                             location: at(s),
                             message: format!("field `assemble.{field}`: {m}"),
@@ -437,50 +559,40 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
         _ => (Vec::new(), Vec::new()),
     };
     let assembly = if off {
-        super::assemble::unassembled(&scene)
+        super::assemble::unassembled(scene)
     } else {
-        super::assemble::assemble(&mut scene, &keep, &keep_v, length_scale).map_err(|m| ConfigError {
+        super::assemble::assemble(scene, &keep, &keep_v, length_scale).map_err(|m| ConfigError {
             file: file.into(),
             location: at(&raw.model),
             message: m,
         })?
     };
-    if let Some(reason) = scene.branch.iter().find_map(|b| b.violated(&scene.system, &scene.q0)) {
-        let at_branch = raw.branch.first().map_or(at(&raw.model), |b| at(&b.value.value));
-        return Err(ConfigError {
-            file: file.into(),
-            location: at_branch,
-            message: format!("the assembled state {reason}; the declared poses are on another branch"),
-        });
-    }
-    Ok(Model {
-        file: file.to_string(),
-        summary: raw.summary.trim().to_string(),
-        source: raw.source.trim().to_string(),
-        length_scale,
-        assembly,
-        scene,
-        body_names,
-        joints: marks,
-        simplifications,
-        text_hash: String::new(),
-        reference: match &raw.reference {
-            Some(r) => {
-                let dir = std::path::Path::new(file).parent().unwrap_or(std::path::Path::new(""));
-                if reference_on_disk && !dir.join(&r.value.file).is_file() {
-                    return Err(ConfigError {
-                        file: file.into(),
-                        location: at(r),
-                        message: format!(
-                            "field `reference.file` = `{}`: no such file (relative to the model file)",
-                            short(&r.value.file)
-                        ),
-                    });
-                }
-                Some(r.value.clone())
+    Ok(assembly)
+}
+
+/// The model's declared reference, checked to exist next to the model file when
+/// `reference_on_disk`.
+fn declared_reference(
+    file: &str,
+    raw: &RawModel,
+    reference_on_disk: bool,
+) -> Result<Option<super::ModelReference>, ConfigError> {
+    Ok(match &raw.reference {
+        Some(r) => {
+            let dir = std::path::Path::new(file).parent().unwrap_or(std::path::Path::new(""));
+            if reference_on_disk && !dir.join(&r.value.file).is_file() {
+                return Err(ConfigError {
+                    file: file.into(),
+                    location: at(r),
+                    message: format!(
+                        "field `reference.file` = `{}`: no such file (relative to the model file)",
+                        short(&r.value.file)
+                    ),
+                });
             }
-            None => None,
-        },
+            Some(r.value.clone())
+        }
+        None => None,
     })
 }
 

@@ -54,6 +54,27 @@ pub(super) fn build(
         };
         shapes.push((body, shape));
     }
+    let planes = planes(c, length_scale)?;
+    let m = c.material();
+    let in_range = |field: &str, x: f64, lo: f64, hi: f64| -> Result<f64, String> {
+        if (lo..=hi).contains(&x) {
+            Ok(x)
+        } else {
+            let f = crate::params::fmt_num;
+            Err(format!("field `contact.{field}` = {}; expected a number in [{}, {}]", f(x), f(lo), f(hi)))
+        }
+    };
+    let material = Material {
+        friction: in_range("friction", m.friction, 0.0, 1e6)?,
+        restitution: in_range("restitution", m.restitution, 0.0, 1.0)?,
+        restitution_threshold: in_range("restitution_threshold", m.restitution_threshold, 0.0, LARGEST)?,
+    };
+    let margin = in_range("margin", c.margin, 0.0, length_scale)?;
+    Ok(ContactSet { shapes, planes, material, margin })
+}
+
+/// The static planes of `c`, normals normalised, offsets within 10⁶ length scales \[m\].
+fn planes(c: &RawContact, length_scale: f64) -> Result<Vec<Plane>, String> {
     let mut planes = Vec::new();
     for (i, p) in c.planes.iter().enumerate() {
         let n = &p.value.normal.0;
@@ -73,20 +94,5 @@ pub(super) fn build(
         }
         planes.push(Plane { normal: [n[0] / norm, n[1] / norm, n[2] / norm], offset });
     }
-    let m = c.material();
-    let in_range = |field: &str, x: f64, lo: f64, hi: f64| -> Result<f64, String> {
-        if (lo..=hi).contains(&x) {
-            Ok(x)
-        } else {
-            let f = crate::params::fmt_num;
-            Err(format!("field `contact.{field}` = {}; expected a number in [{}, {}]", f(x), f(lo), f(hi)))
-        }
-    };
-    let material = Material {
-        friction: in_range("friction", m.friction, 0.0, 1e6)?,
-        restitution: in_range("restitution", m.restitution, 0.0, 1.0)?,
-        restitution_threshold: in_range("restitution_threshold", m.restitution_threshold, 0.0, LARGEST)?,
-    };
-    let margin = in_range("margin", c.margin, 0.0, length_scale)?;
-    Ok(ContactSet { shapes, planes, material, margin })
+    Ok(planes)
 }

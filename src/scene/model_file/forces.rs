@@ -71,34 +71,7 @@ pub(super) fn force(
             let g = f.g.as_ref().ok_or_else(|| need("g"))?;
             Force::Gravity { g: vector("g", g, dim)? }
         }
-        "spring" => {
-            let a = body_point("a", f.a.as_ref().ok_or_else(|| need("a"))?, system, lookup)?;
-            let rb = f.b.as_ref().ok_or_else(|| need("b"))?;
-            let sa = side(system, q0, a.body);
-            let pa = sa.world(a.local);
-            let (b, pb) = match (&rb.world, &rb.body, &rb.point) {
-                (Some(w), None, None) => {
-                    let w = placed("b.world", vector("b.world", w, sa.kind.dim())?, length_scale)?;
-                    (End::World(w), w)
-                }
-                (None, Some(_), _) => {
-                    let b = body_point("b", rb, system, lookup)?;
-                    if b.body == a.body {
-                        return Err("a spring's two ends are on the same body".into());
-                    }
-                    (End::Body(b), side(system, q0, b.body).world(b.local))
-                }
-                _ => return Err("field `b` takes `body` (and `point`) or `world`, not both".into()),
-            };
-            let stiffness = non_negative("stiffness", f.stiffness.ok_or_else(|| need("stiffness"))?, "N/m")?;
-            let damping = non_negative("damping", f.damping.unwrap_or(0.0), "N s/m")?;
-            let rest = non_negative(
-                "rest_length",
-                f.rest_length.unwrap_or_else(|| crate::constraint::spec::distance(pa, pb)),
-                "m",
-            )?;
-            Force::SpringDamper { a, b, stiffness, damping, rest_length: rest }
-        }
+        "spring" => spring(f, system, q0, length_scale, lookup, side)?,
         "constant" => {
             let at = body_point(
                 "body",
@@ -118,4 +91,40 @@ pub(super) fn force(
         }
         _ => Force::Gyroscopic,
     })
+}
+
+/// A spring-damper between two body points, or a body point and a world point; its rest length
+/// defaults to the declared distance.
+fn spring(
+    f: &super::RawForce,
+    system: &System,
+    q0: &[f64],
+    length_scale: f64,
+    lookup: &Lookup,
+    side: &SideOf,
+) -> Result<Force, String> {
+    let need = |n: &str| format!("`spring` needs field `{n}`");
+    let a = body_point("a", f.a.as_ref().ok_or_else(|| need("a"))?, system, lookup)?;
+    let rb = f.b.as_ref().ok_or_else(|| need("b"))?;
+    let sa = side(system, q0, a.body);
+    let pa = sa.world(a.local);
+    let (b, pb) = match (&rb.world, &rb.body, &rb.point) {
+        (Some(w), None, None) => {
+            let w = placed("b.world", vector("b.world", w, sa.kind.dim())?, length_scale)?;
+            (End::World(w), w)
+        }
+        (None, Some(_), _) => {
+            let b = body_point("b", rb, system, lookup)?;
+            if b.body == a.body {
+                return Err("a spring's two ends are on the same body".into());
+            }
+            (End::Body(b), side(system, q0, b.body).world(b.local))
+        }
+        _ => return Err("field `b` takes `body` (and `point`) or `world`, not both".into()),
+    };
+    let stiffness = non_negative("stiffness", f.stiffness.ok_or_else(|| need("stiffness"))?, "N/m")?;
+    let damping = non_negative("damping", f.damping.unwrap_or(0.0), "N s/m")?;
+    let rest =
+        non_negative("rest_length", f.rest_length.unwrap_or_else(|| crate::constraint::spec::distance(pa, pb)), "m")?;
+    Ok(Force::SpringDamper { a, b, stiffness, damping, rest_length: rest })
 }
