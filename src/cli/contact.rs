@@ -182,7 +182,7 @@ fn parse_solver(s: &str) -> Result<SolverSpec<'_>, String> {
 /// `report.md`.
 pub fn run(o: &ContactOptions, prepared: Prepared) -> Result<PathBuf, String> {
     let Prepared { problems, kinds, contenders } = prepared;
-    let publisher = crate::report::publish::claim(&o.reports, &o.name)?;
+    let publisher = crate::report::publish::claim(&o.reports, &o.name).map_err(|e| e.to_string())?;
     let settings =
         Settings { max_iter: o.max_iter, seconds: o.seconds, repeats: o.repeats, norm: Normalisation::Q, warm: o.warm };
     let load_start = crate::report::provenance::load_average();
@@ -205,7 +205,7 @@ pub fn run(o: &ContactOptions, prepared: Prepared) -> Result<PathBuf, String> {
     }
     let md = report_md(o, &problems, &kinds, &contenders, &runs, &settings, &figures, load_start);
     std::fs::write(dir.join("report.md"), md).map_err(io)?;
-    let out = publisher.publish()?;
+    let out = publisher.publish().map_err(|e| e.to_string())?;
     Ok(out.join("report.md"))
 }
 

@@ -266,11 +266,7 @@ fn validate_cmd(
     report::publish::install_signal_cleanup();
     let publisher = match report::publish::claim(&reports, "validate") {
         Ok(p) => p,
-        Err(e) if e.starts_with("another tinkertoy process") => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_BUSY);
-        }
-        Err(e) => return bad_input(&e),
+        Err(e) => return run::Stop::from(e).exit(),
     };
     let checks = validate::run_all(&sel);
     let text = validate::scorecard_text(&checks);
@@ -279,7 +275,7 @@ fn validate_cmd(
     let written = std::fs::write(tmp.join("scorecard.txt"), &text)
         .and_then(|()| std::fs::write(tmp.join("scorecard.md"), validate::scorecard_markdown(&checks)))
         .map_err(|e| experiment::grid::io_reason(&e))
-        .and_then(|()| publisher.publish());
+        .and_then(|()| publisher.publish().map_err(|e| e.to_string()));
     if let Err(e) = written {
         eprintln!("error: writing {}: {e}", reports.join("validate").display());
         return ExitCode::from(1);

@@ -100,7 +100,7 @@ fn run_suite(file: &str, threads: Option<usize>, reports: PathBuf, opts: Options
 }
 
 /// Why `run` stops before publishing, each with its exit status.
-enum Stop {
+pub(super) enum Stop {
     /// Bad input: one line, exit 2, before any computing.
     BadInput(String),
     /// Another process holds the report's lock: exit 4.
@@ -109,9 +109,19 @@ enum Stop {
     Failed(String),
 }
 
+impl From<report::publish::PublishError> for Stop {
+    /// A busy report is its own exit status; any other refusal is bad input.
+    fn from(e: report::publish::PublishError) -> Self {
+        match e {
+            report::publish::PublishError::Busy { .. } => Stop::Busy(e.to_string()),
+            e => Stop::BadInput(e.to_string()),
+        }
+    }
+}
+
 impl Stop {
     /// Reports the stop on stderr; its exit status.
-    fn exit(self) -> ExitCode {
+    pub(super) fn exit(self) -> ExitCode {
         match self {
             Stop::BadInput(m) => bad_input(&m),
             Stop::Busy(m) => {
@@ -268,8 +278,7 @@ fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Com
         Some((i, n)) => format!("{}.shard-{i}-of-{n}", exp.name),
         None => exp.name.clone(),
     };
-    let publisher = report::publish::claim(reports, &claim_name)
-        .map_err(|e| if e.starts_with("another tinkertoy process") { Stop::Busy(e) } else { Stop::BadInput(e) })?;
+    let publisher = report::publish::claim(reports, &claim_name)?;
     let reuse = opts.resume || opts.cells.is_some();
     let store = experiment::store::Store::open(reports, &claim_name, &exp.identity(), reuse).map_err(Stop::BadInput)?;
     // Selected cells run unless --resume finds them finished; the others (only with --cells) are
@@ -370,7 +379,7 @@ fn write_shard(
             std::fs::write(publisher.dir().join(experiment::store::SHARD_FILE), bytes)
                 .map_err(|e| experiment::grid::io_reason(&e))
         })
-        .and_then(|()| publisher.publish());
+        .and_then(|()| publisher.publish().map_err(|e| e.to_string()));
     match written {
         Ok(dir) => {
             eprintln!(
@@ -401,7 +410,7 @@ fn finish(
 ) -> ExitCode {
     let written = report::write_into(exp, cells, results, timings, prov, publisher.dir())
         .map_err(|e| experiment::config::plain_error(&e.to_string()))
-        .and_then(|()| publisher.publish());
+        .and_then(|()| publisher.publish().map_err(|e| e.to_string()));
     match written {
         Ok(dir) => {
             let count = |l: &str| results.iter().filter(|r| r.summary.status.label() == l).count();
@@ -446,11 +455,7 @@ pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool) -> ExitC
     };
     let publisher = match report::publish::claim(&reports, &m.exp.name) {
         Ok(p) => p,
-        Err(e) if e.starts_with("another tinkertoy process") => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_BUSY);
-        }
-        Err(e) => return bad_input(&e),
+        Err(e) => return Stop::from(e).exit(),
     };
     let mut prov = Provenance::collect(&m.exp.text, m.threads);
     prov.timing_core = m.timing_core;

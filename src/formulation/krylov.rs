@@ -54,6 +54,28 @@ impl Krylov {
     }
 }
 
+impl Krylov {
+    /// Column j of the Hessenberg matrix (k + 1 rows) brought to upper triangular form: the
+    /// previous Givens rotations applied, then a new one zeroing H[j+1, j], applied to g too.
+    fn rotate(&mut self, j: usize, k: usize) {
+        let col = j * (k + 1);
+        for i in 0..j {
+            let (c, s) = self.rot[i];
+            let (a, b) = (self.hess[i + col], self.hess[i + 1 + col]);
+            self.hess[i + col] = c * a + s * b;
+            self.hess[i + 1 + col] = -s * a + c * b;
+        }
+        let (a, b) = (self.hess[j + col], self.hess[j + 1 + col]);
+        let r = a.hypot(b);
+        let (c, s) = if r == 0.0 { (1.0, 0.0) } else { (a / r, b / r) };
+        self.rot[j] = (c, s);
+        self.hess[j + col] = r;
+        self.hess[j + 1 + col] = 0.0;
+        self.g[j + 1] = -s * self.g[j];
+        self.g[j] *= c;
+    }
+}
+
 /// GMRES on A z = b (b in the solve's `rhs`, z = P⁻¹ b in its `lambda` on entry and the solution on
 /// exit) with right preconditioning by the factorization of P in place in `ns`: A P⁻¹ y = r₀,
 /// z += P⁻¹ y. `apply(ns, x, y)` sets y = A x. Stops at a relative residual of [`KRYLOV_RTOL`] or
@@ -103,22 +125,7 @@ pub fn gmres(ns: &mut NormalSolve<'_>, kr: &mut Krylov, k: usize, apply: &mut Ap
             wv.iter_mut().for_each(|a| *a /= h_next);
         }
         kr.basis[j + 1] = wv;
-        // apply the previous rotations, then a new one zeroing H[j+1, j]
-        let col = j * (k + 1);
-        for i in 0..j {
-            let (c, s) = kr.rot[i];
-            let (a, b) = (kr.hess[i + col], kr.hess[i + 1 + col]);
-            kr.hess[i + col] = c * a + s * b;
-            kr.hess[i + 1 + col] = -s * a + c * b;
-        }
-        let (a, b) = (kr.hess[j + col], kr.hess[j + 1 + col]);
-        let r = a.hypot(b);
-        let (c, s) = if r == 0.0 { (1.0, 0.0) } else { (a / r, b / r) };
-        kr.rot[j] = (c, s);
-        kr.hess[j + col] = r;
-        kr.hess[j + 1 + col] = 0.0;
-        kr.g[j + 1] = -s * kr.g[j];
-        kr.g[j] *= c;
+        kr.rotate(j, k);
         used = j + 1;
         if kr.g[j + 1].abs() <= KRYLOV_RTOL * b_norm || h_next == 0.0 {
             break;

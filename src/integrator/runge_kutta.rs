@@ -207,6 +207,50 @@ impl RungeKutta {
             }
         }
     }
+    /// One accepted error-controlled step of at most `h_max` \[s\] (rejected attempts retried
+    /// shorter); returns its length.
+    fn adaptive_step(
+        &mut self,
+        ode: &mut dyn SecondOrderOde,
+        rtol: f64,
+        atol: f64,
+        h_max: f64,
+    ) -> Result<f64, IntegrateError> {
+        if self.h == 0.0 {
+            self.h = self.initial_step(ode, rtol, atol, h_max)?;
+        }
+        loop {
+            let clipped = h_max < self.h;
+            let h = if clipped { h_max } else { self.h };
+            // A stage whose evaluation fails (a trial state where the formulation's solve
+            // breaks down) is a rejected step: retry a tenth as long, down to the
+            // underflow bound, and report the stage's own error only there.
+            if let Err(e) = self.attempt(ode, h) {
+                self.stats.rejected += 1;
+                self.h = 0.1 * h;
+                if !(self.h > 1e-14 * h_max.max(1.0)) {
+                    return Err(IntegrateError::StageFailed { h, source: Box::new(e) });
+                }
+                continue;
+            }
+            let err = self.error_norm(h, rtol, atol);
+            let t = self.tab;
+            let fac11 = err.powf(t.expo);
+            if err <= 1.0 {
+                // PI controller: h_new = h / fac, fac = clamp(err^expo / err_old^β / safe).
+                let fac = (fac11 / self.err_old.powf(t.beta) / SAFE).clamp(1.0 / t.fac_max, 1.0 / t.fac_min);
+                let h_new = h / fac;
+                self.err_old = err.max(1e-4);
+                self.h = if clipped { h_new.max(self.h) } else { h_new };
+                return Ok(h);
+            }
+            self.stats.rejected += 1;
+            self.h = h / (fac11 / SAFE).min(1.0 / t.fac_min);
+            if !(self.h > 1e-14 * h_max.max(1.0)) {
+                return Err(IntegrateError::StepSizeUnderflow { h: self.h });
+            }
+        }
+    }
 
     /// Hairer's initial step guess (one extra evaluation).
     fn initial_step(
@@ -311,42 +355,7 @@ impl Integrator for RungeKutta {
                 self.attempt(ode, h)?;
                 h
             }
-            Control::Adaptive { rtol, atol } => {
-                if self.h == 0.0 {
-                    self.h = self.initial_step(ode, rtol, atol, h_max)?;
-                }
-                loop {
-                    let clipped = h_max < self.h;
-                    let h = if clipped { h_max } else { self.h };
-                    // A stage whose evaluation fails (a trial state where the formulation's solve
-                    // breaks down) is a rejected step: retry a tenth as long, down to the
-                    // underflow bound, and report the stage's own error only there.
-                    if let Err(e) = self.attempt(ode, h) {
-                        self.stats.rejected += 1;
-                        self.h = 0.1 * h;
-                        if !(self.h > 1e-14 * h_max.max(1.0)) {
-                            return Err(IntegrateError::StageFailed { h, source: Box::new(e) });
-                        }
-                        continue;
-                    }
-                    let err = self.error_norm(h, rtol, atol);
-                    let t = self.tab;
-                    let fac11 = err.powf(t.expo);
-                    if err <= 1.0 {
-                        // PI controller: h_new = h / fac, fac = clamp(err^expo / err_old^β / safe).
-                        let fac = (fac11 / self.err_old.powf(t.beta) / SAFE).clamp(1.0 / t.fac_max, 1.0 / t.fac_min);
-                        let h_new = h / fac;
-                        self.err_old = err.max(1e-4);
-                        self.h = if clipped { h_new.max(self.h) } else { h_new };
-                        break h;
-                    }
-                    self.stats.rejected += 1;
-                    self.h = h / (fac11 / SAFE).min(1.0 / t.fac_min);
-                    if !(self.h > 1e-14 * h_max.max(1.0)) {
-                        return Err(IntegrateError::StepSizeUnderflow { h: self.h });
-                    }
-                }
-            }
+            Control::Adaptive { rtol, atol } => self.adaptive_step(ode, rtol, atol, h_max)?,
         };
         // The first stage of the next step: FSAL methods have it already (unless renormalizing the
         // quaternions moved y⁺), the others evaluate it.

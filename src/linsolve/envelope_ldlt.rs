@@ -203,9 +203,7 @@ impl EnvelopeLdlt {
                 a_values[diag.pos as usize] = aii;
                 let lij = w * dinv_prev;
                 let dii = aii - w * lij;
-                if !(dii > PIVOT_TOL * aii.abs()) {
-                    return Err(SolveError::NotPositiveDefinite { solver: "envelope_ldlt", pivot: perm[i] });
-                }
+                positive_pivot(dii, aii, perm[i])?;
                 l[row_start[i]] = lij;
                 d[i] = dii;
                 dinv_prev = 1.0 / dii;
@@ -225,61 +223,22 @@ impl EnvelopeLdlt {
             if ((e1 - e0) as usize) <= width {
                 l[row_start[i]..row_start[i] + width].fill(0.0);
             }
-            for _ in e0..e1 {
-                let e = entries.next().expect("an entry per row_entries");
-                let mut acc = terms.entry(e.terms, &mut t);
-                if e.col == DIAGONAL {
-                    if has_reg {
-                        acc += reg.at(perm[i]);
-                    }
-                    d[i] = acc;
-                } else {
-                    l[row_start[i] + e.col as usize] = acc;
-                }
-                a_values[e.pos as usize] = acc;
-            }
+            let reg_i = has_reg.then(|| reg.at(perm[i]));
+            assemble_row(&mut entries, e1 - e0, &terms, &mut t, reg_i, (&mut d[i], &mut l[row_start[i]..]), a_values);
             // wᵢⱼ = aᵢⱼ − Σ wᵢₖ Lⱼₖ over the envelopes' overlap k ∈ [max(fᵢ, fⱼ), j); for
             // j = fᵢ + 1 … i − 1 (empty for j = fᵢ).
-            for j in fi + 1..i {
-                let fj = first[j];
-                let bj = row_start[j].wrapping_sub(fj);
-                let mut s = 0.0;
-                for k in fi.max(fj)..j {
-                    s += l[bi.wrapping_add(k)] * l[bj.wrapping_add(k)];
-                }
-                l[bi.wrapping_add(j)] -= s;
-            }
+            eliminate(l, first, row_start, i, bi);
             // Lᵢⱼ = wᵢⱼ / Dⱼ,  Dᵢ = aᵢᵢ − Σ wᵢⱼ Lᵢⱼ, and zᵢ = (P b)ᵢ − Σ Lᵢₖ zₖ. Column i − 1's
             // D⁻¹ and z are the previous row's, still in registers (no store-to-load round trip
             // on the chain of pivots).
             let aii = d[i];
-            let mut dii = aii;
-            let mut s = b_i;
-            if width > 0 {
-                for k in fi..i - 1 {
-                    let w = l[bi.wrapping_add(k)];
-                    let x = w * d_inv[k];
-                    l[bi.wrapping_add(k)] = x;
-                    dii -= w * x;
-                }
-                let w = l[bi.wrapping_add(i - 1)];
-                let x = w * dinv_prev;
-                l[bi.wrapping_add(i - 1)] = x;
-                dii -= w * x;
-            }
-            if !(dii > PIVOT_TOL * aii.abs()) {
-                return Err(SolveError::NotPositiveDefinite { solver: "envelope_ldlt", pivot: perm[i] });
-            }
+            let dii = pivot(l, d_inv, (fi, i, bi), aii, dinv_prev);
+            positive_pivot(dii, aii, perm[i])?;
             d[i] = dii;
             dinv_prev = 1.0 / dii;
             d_inv[i] = dinv_prev;
             // D⁻¹ z into `out` for the way back
-            if width > 0 {
-                for k in fi..i - 1 {
-                    s -= l[bi.wrapping_add(k)] * y[k];
-                }
-                s -= l[bi.wrapping_add(i - 1)] * z_prev;
-            }
+            let s = substitute(l, y, (fi, i, bi), b_i, z_prev);
             y[i] = s;
             z_prev = s;
             out[i] = s * dinv_prev;
@@ -474,6 +433,92 @@ pub const ENTRY: SolverEntry = SolverEntry {
     memory,
 };
 
+/// A pivot Dᵢ of row `row` (of A before permuting) above the tolerance relative to aᵢᵢ.
+#[inline(always)]
+fn positive_pivot(dii: f64, aii: f64, row: usize) -> Result<(), SolveError> {
+    if dii > PIVOT_TOL * aii.abs() {
+        Ok(())
+    } else {
+        Err(SolveError::NotPositiveDefinite { solver: "envelope_ldlt", pivot: row })
+    }
+}
+
+/// Row i of A: each of its `count` entries the sum of its terms, the diagonal (plus `reg_i`) into
+/// the row's D, the others into the row's envelope, each also into `a_values`.
+#[inline(always)]
+fn assemble_row<const D: usize>(
+    entries: &mut std::slice::Iter<'_, Entry>,
+    count: u32,
+    terms: &Terms<'_, D>,
+    t: &mut usize,
+    reg_i: Option<f64>,
+    (d_i, l_row): (&mut f64, &mut [f64]),
+    a_values: &mut [f64],
+) {
+    for _ in 0..count {
+        let e = entries.next().expect("an entry per row_entries");
+        let mut acc = terms.entry(e.terms, t);
+        if e.col == DIAGONAL {
+            if let Some(r) = reg_i {
+                acc += r;
+            }
+            *d_i = acc;
+        } else {
+            l_row[e.col as usize] = acc;
+        }
+        a_values[e.pos as usize] = acc;
+    }
+}
+
+/// wᵢⱼ = aᵢⱼ − Σ wᵢₖ Lⱼₖ over the envelopes' overlap k ∈ [max(fᵢ, fⱼ), j), in place in row i of
+/// the envelope (entry (i, k) at l[bi + k]), for j = fᵢ + 1 … i − 1.
+#[inline(always)]
+fn eliminate(l: &mut [f64], first: &[usize], row_start: &[usize], i: usize, bi: usize) {
+    for j in first[i] + 1..i {
+        let fj = first[j];
+        let bj = row_start[j].wrapping_sub(fj);
+        let mut s = 0.0;
+        for k in first[i].max(fj)..j {
+            s += l[bi.wrapping_add(k)] * l[bj.wrapping_add(k)];
+        }
+        l[bi.wrapping_add(j)] -= s;
+    }
+}
+
+/// Lᵢⱼ = wᵢⱼ / Dⱼ in place and the pivot Dᵢ = aᵢᵢ − Σ wᵢⱼ Lᵢⱼ of row i (columns fᵢ … i − 1, entry
+/// (i, k) at l[bi + k]); column i − 1's D⁻¹ is `dinv_prev`, still in a register (no
+/// store-to-load round trip on the chain of pivots).
+#[inline(always)]
+fn pivot(l: &mut [f64], d_inv: &[f64], (fi, i, bi): (usize, usize, usize), aii: f64, dinv_prev: f64) -> f64 {
+    let mut dii = aii;
+    if i > fi {
+        for k in fi..i - 1 {
+            let w = l[bi.wrapping_add(k)];
+            let x = w * d_inv[k];
+            l[bi.wrapping_add(k)] = x;
+            dii -= w * x;
+        }
+        let w = l[bi.wrapping_add(i - 1)];
+        let x = w * dinv_prev;
+        l[bi.wrapping_add(i - 1)] = x;
+        dii -= w * x;
+    }
+    dii
+}
+
+/// zᵢ = (P b)ᵢ − Σ Lᵢₖ zₖ of row i (`b_i` = (P b)ᵢ); z_{i−1} is `z_prev`, still in a register.
+#[inline(always)]
+fn substitute(l: &[f64], y: &[f64], (fi, i, bi): (usize, usize, usize), b_i: f64, z_prev: f64) -> f64 {
+    let mut s = b_i;
+    if i > fi {
+        for k in fi..i - 1 {
+            s -= l[bi.wrapping_add(k)] * y[k];
+        }
+        s -= l[bi.wrapping_add(i - 1)] * z_prev;
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,3 +584,4 @@ mod tests {
         assert!(kinds.iter().any(|k| !k.1), "no scene took the RCM order: {kinds:?}");
     }
 }
+

@@ -91,66 +91,90 @@ pub const ENTRY: SolverEntry = SolverEntry {
     memory,
 };
 
+/// The body nodes of the constraint blocks, identified by their first column: each column's body
+/// index (`usize::MAX` where no body starts), each body's (first column, dimension), and the
+/// constraints touching each body.
+#[allow(clippy::type_complexity)]
+fn body_nodes(blocks: &[crate::sparse::ConstraintBlock<'_>], ncols: usize) -> (Vec<usize>, Vec<(usize, usize)>, Vec<Vec<usize>>) {
+    // Body nodes are identified by their first column.
+    let mut body_at = vec![usize::MAX; ncols + 1];
+    let mut bodies: Vec<(usize, usize)> = Vec::new();
+    let mut touching: Vec<Vec<usize>> = Vec::new();
+    for (ci, b) in blocks.iter().enumerate() {
+        for &(c0, d) in b.cols {
+            if body_at[c0] == usize::MAX {
+                body_at[c0] = bodies.len();
+                bodies.push((c0, d));
+                touching.push(Vec::new());
+            }
+            touching[body_at[c0]].push(ci);
+        }
+    }
+    (body_at, bodies, touching)
+}
+
+/// The breadth-first order of the body–constraint graph from the world (world-attached
+/// constraints first, then alternately bodies and constraints; a part the world does not hold
+/// rooted at its first body) and each node's parent; graph nodes: constraint ci → ci, body
+/// k → m + k. A loop is refused.
+fn breadth_first(
+    blocks: &[crate::sparse::ConstraintBlock<'_>],
+    body_at: &[usize],
+    bodies: &[(usize, usize)],
+    touching: &[Vec<usize>],
+) -> Result<(Vec<usize>, Vec<usize>), SolveError> {
+    // Breadth-first from the world: world-attached constraints first, then alternately bodies
+    // and constraints. Graph nodes: constraint ci → ci, body k → m + k.
+    let m = blocks.len();
+    let mut parent = vec![usize::MAX; m + bodies.len()];
+    let mut seen = vec![false; m + bodies.len()];
+    let mut order: Vec<usize> = Vec::with_capacity(m + bodies.len());
+    for (ci, b) in blocks.iter().enumerate() {
+        if b.cols.len() == 1 {
+            seen[ci] = true;
+            order.push(ci);
+        }
+    }
+    let mut head = 0;
+    loop {
+        while head < order.len() {
+            let g = order[head];
+            head += 1;
+            let next: Vec<usize> = if g < m {
+                blocks[g].cols.iter().map(|&(c0, _)| m + body_at[c0]).collect()
+            } else {
+                touching[g - m].clone()
+            };
+            for h in next {
+                if h == parent[g] {
+                    continue;
+                }
+                if seen[h] {
+                    return Err(SolveError::NotApplicable {
+                        solver: NAME,
+                        reason: "the body-constraint graph has a loop (a closed chain, a grid, or two world constraints on one branch); use envelope_ldlt or sparse_cholesky",
+                    });
+                }
+                seen[h] = true;
+                parent[h] = g;
+                order.push(h);
+            }
+        }
+        // A part the world does not hold: root it at its first body.
+        let Some(k) = (0..bodies.len()).find(|&k| !seen[m + k]) else { break };
+        seen[m + k] = true;
+        order.push(m + k);
+    }
+    Ok((order, parent))
+}
+
 impl TreeLdlt {
     /// Builds the body–constraint forest of `jac` and its elimination order.
     fn layout(&mut self, jac: &BlockJacobian) -> Result<(), SolveError> {
         let blocks: Vec<_> = jac.blocks().collect();
-        // Body nodes are identified by their first column.
-        let mut body_at = vec![usize::MAX; jac.ncols() + 1];
-        let mut bodies: Vec<(usize, usize)> = Vec::new();
-        let mut touching: Vec<Vec<usize>> = Vec::new();
-        for (ci, b) in blocks.iter().enumerate() {
-            for &(c0, d) in b.cols {
-                if body_at[c0] == usize::MAX {
-                    body_at[c0] = bodies.len();
-                    bodies.push((c0, d));
-                    touching.push(Vec::new());
-                }
-                touching[body_at[c0]].push(ci);
-            }
-        }
-        // Breadth-first from the world: world-attached constraints first, then alternately bodies
-        // and constraints. Graph nodes: constraint ci → ci, body k → m + k.
+        let (body_at, bodies, touching) = body_nodes(&blocks, jac.ncols());
         let m = blocks.len();
-        let mut parent = vec![usize::MAX; m + bodies.len()];
-        let mut seen = vec![false; m + bodies.len()];
-        let mut order: Vec<usize> = Vec::with_capacity(m + bodies.len());
-        for (ci, b) in blocks.iter().enumerate() {
-            if b.cols.len() == 1 {
-                seen[ci] = true;
-                order.push(ci);
-            }
-        }
-        let mut head = 0;
-        loop {
-            while head < order.len() {
-                let g = order[head];
-                head += 1;
-                let next: Vec<usize> = if g < m {
-                    blocks[g].cols.iter().map(|&(c0, _)| m + body_at[c0]).collect()
-                } else {
-                    touching[g - m].clone()
-                };
-                for h in next {
-                    if h == parent[g] {
-                        continue;
-                    }
-                    if seen[h] {
-                        return Err(SolveError::NotApplicable {
-                            solver: NAME,
-                            reason: "the body-constraint graph has a loop (a closed chain, a grid, or two world constraints on one branch); use envelope_ldlt or sparse_cholesky",
-                        });
-                    }
-                    seen[h] = true;
-                    parent[h] = g;
-                    order.push(h);
-                }
-            }
-            // A part the world does not hold: root it at its first body.
-            let Some(k) = (0..bodies.len()).find(|&k| !seen[m + k]) else { break };
-            seen[m + k] = true;
-            order.push(m + k);
-        }
+        let (order, parent) = breadth_first(&blocks, &body_at, &bodies, &touching)?;
         // Elimination order: children before parents (reverse breadth-first order).
         let mut position = vec![0; order.len()];
         for (i, &g) in order.iter().rev().enumerate() {

@@ -81,21 +81,51 @@ fn alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") { Path::new(&format!("/proc/{pid}")).exists() } else { true }
 }
 
+/// Why a report directory could not be claimed or published; each renders as one line naming the
+/// path and what is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// Another process holds the report's lock.
+    #[error(
+        "another tinkertoy process is running `{name}` into `{root}`; wait for it to finish or pass another --reports directory"
+    )]
+    Busy {
+        /// The report's name.
+        name: String,
+        /// The reports directory, shortened for display.
+        root: String,
+    },
+    /// The reports directory or the report's path cannot be used as given.
+    #[error("{0}")]
+    Refused(String),
+    /// Renaming the written report into place failed.
+    #[error("{0}")]
+    Io(String),
+}
+
 /// Claims `<root>/<name>` for this process (see the module documentation). The error is one line
 /// naming the path and what is wrong.
-pub fn claim(root: &Path, name: &str) -> Result<Publisher, String> {
+pub fn claim(root: &Path, name: &str) -> Result<Publisher, PublishError> {
+    claim_checked(root, name).map_err(|e| match e {
+        PublishError::Io(m) => PublishError::Refused(m),
+        e => e,
+    })
+}
+
+fn claim_checked(root: &Path, name: &str) -> Result<Publisher, PublishError> {
+    let refused = PublishError::Refused;
     let shown = |p: &Path| crate::params::short(&p.display().to_string());
     if name.len() > MAX_NAME {
-        return Err(format!("report name is {} bytes long; at most {MAX_NAME}", name.len()));
+        return Err(refused(format!("report name is {} bytes long; at most {MAX_NAME}", name.len())));
     }
     if root.exists() && !root.is_dir() {
-        return Err(format!("--reports `{}` exists and is not a directory", shown(root)));
+        return Err(refused(format!("--reports `{}` exists and is not a directory", shown(root))));
     }
     std::fs::create_dir_all(root)
-        .map_err(|e| format!("--reports `{}`: cannot create the directory: {}", shown(root), reason(&e)))?;
+        .map_err(|e| refused(format!("--reports `{}`: cannot create the directory: {}", shown(root), reason(&e))))?;
     let final_dir = root.join(name);
     if final_dir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
-        return Err(format!("`{}` exists and is not a directory; move it away", shown(&final_dir)));
+        return Err(refused(format!("`{}` exists and is not a directory; move it away", shown(&final_dir))));
     }
     let lock_path = root.join(format!(".{name}.lock"));
     // O_NOFOLLOW: a link planted at the lock's name (dangling or not) is refused, never written
@@ -109,17 +139,14 @@ pub fn claim(root: &Path, name: &str) -> Result<Publisher, String> {
             .custom_flags(libc::O_NOFOLLOW)
             .open(&lock_path)
     }
-    .map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
+    .map_err(|e| refused(format!("--reports `{}` is not writable: {}", shown(root), reason(&e))))?;
     match lock.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(format!(
-                "another tinkertoy process is running `{name}` into `{}`; wait for it to finish or pass another --reports directory",
-                shown(root)
-            ));
+            return Err(PublishError::Busy { name: name.to_string(), root: shown(root) });
         }
         Err(std::fs::TryLockError::Error(e)) => {
-            return Err(format!("cannot lock `{}`: {}", shown(&lock_path), reason(&e)));
+            return Err(refused(format!("cannot lock `{}`: {}", shown(&lock_path), reason(&e))));
         }
     }
     remove_stale(root, name);
@@ -130,9 +157,10 @@ pub fn claim(root: &Path, name: &str) -> Result<Publisher, String> {
     } else if tmp.exists() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
-    std::fs::create_dir(&tmp).map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
+    std::fs::create_dir(&tmp)
+        .map_err(|e| refused(format!("--reports `{}` is not writable: {}", shown(root), reason(&e))))?;
     pending(&tmp, true);
-    mark(&tmp).map_err(|e| format!("--reports `{}` is not writable: {}", shown(root), reason(&e)))?;
+    mark(&tmp).map_err(|e| refused(format!("--reports `{}` is not writable: {}", shown(root), reason(&e))))?;
     Ok(Publisher { final_dir, tmp, _lock: lock, done: false })
 }
 
@@ -223,7 +251,7 @@ impl Publisher {
     }
 
     /// Swaps the written report in (see the module documentation) and returns its directory.
-    pub fn publish(mut self) -> Result<PathBuf, String> {
+    pub fn publish(mut self) -> Result<PathBuf, PublishError> {
         let shown = crate::params::short(&self.final_dir.display().to_string());
         if self.final_dir.is_dir() {
             match exchange(&self.tmp, &self.final_dir) {
@@ -235,10 +263,10 @@ impl Publisher {
                         self.tmp.file_name().unwrap_or_default().to_string_lossy().replace(".tmp-", ".old-"),
                     );
                     std::fs::rename(&self.final_dir, &old)
-                        .map_err(|e| format!("cannot replace `{shown}`: {}", reason(&e)))?;
+                        .map_err(|e| PublishError::Io(format!("cannot replace `{shown}`: {}", reason(&e))))?;
                     if let Err(e) = std::fs::rename(&self.tmp, &self.final_dir) {
                         let _ = std::fs::rename(&old, &self.final_dir);
-                        return Err(format!("cannot replace `{shown}`: {}", reason(&e)));
+                        return Err(PublishError::Io(format!("cannot replace `{shown}`: {}", reason(&e))));
                     }
                     self.done = true;
                     pending(&self.tmp, false);
@@ -253,7 +281,7 @@ impl Publisher {
             let _ = std::fs::remove_dir_all(&self.tmp);
         } else {
             std::fs::rename(&self.tmp, &self.final_dir)
-                .map_err(|e| format!("cannot write `{shown}`: {}", reason(&e)))?;
+                .map_err(|e| PublishError::Io(format!("cannot write `{shown}`: {}", reason(&e))))?;
             self.done = true;
         }
         pending(&self.tmp, false);
