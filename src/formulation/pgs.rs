@@ -56,7 +56,7 @@ pub struct PgsOptions {
     pub cone: bool,
     /// start each step from the impulses of the same contacts and rows at the last step (false: from zero)
     pub warm_start: bool,
-    /// with a contact solver (nsgs, psor, pjacobi, apgd) instead of gauss_seidel: stop when the natural-map residual of the step's problem, divided by ||q||, is at most this
+    /// with a contact solver (nsgs, newton_ac, apgd, ...) instead of gauss_seidel: stop when the natural-map residual of the step's problem, divided by ||q||, is at most this
     #[schemars(extend("unit" = "1", "exclusiveMinimum" = 0))]
     pub residual_tol: f64,
 }

@@ -95,6 +95,22 @@ pub fn natural_map_norm(dim: usize, mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
     sum.sqrt()
 }
 
+/// ‖r − P_K(r − u)‖₂ over every contact: the natural map of the convex relaxation (the cone
+/// complementarity problem of Anitescu 2006, no De Saxcé term), for u = W r + q given (absolute).
+pub fn relaxed_natural_map_norm(dim: usize, mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for (a, &m) in mu.iter().enumerate() {
+        let (c, v) = (&r[a * dim..(a + 1) * dim], &u[a * dim..(a + 1) * dim]);
+        let mut f = [0.0; 3];
+        for k in 0..dim {
+            f[k] = c[k] - v[k];
+        }
+        project(m, &mut f[..dim]);
+        sum += (0..dim).map(|k| (c[k] - f[k]) * (c[k] - f[k])).sum::<f64>();
+    }
+    sum.sqrt()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -117,17 +117,7 @@ impl ContactSolver for Apgd {
             if let Some(o) = mon.check(p, r, it) {
                 return o;
             }
-            // The relaxation's own natural map (no De Saxcé term), from the u the check computed.
-            let mut ccp = 0.0;
-            for (a, c) in r.chunks(p.dim).enumerate() {
-                let mut f = [0.0; 3];
-                for k in 0..p.dim {
-                    f[k] = c[k] - mon.u[a * p.dim + k];
-                }
-                project(p.mu[a], &mut f[..p.dim]);
-                ccp += (0..p.dim).map(|k| (c[k] - f[k]) * (c[k] - f[k])).sum::<f64>();
-            }
-            let ccp = ccp.sqrt() / divisor;
+            let ccp = crate::friction::cone::relaxed_natural_map_norm(p.dim, &p.mu, r, &mon.u) / divisor;
             if ccp <= 1e-2 * stop.tol {
                 return mon.finish(
                     it,

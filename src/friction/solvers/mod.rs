@@ -7,8 +7,12 @@
 //! in Siconos' solvers, counted in the time) and the solve stops when it is at most `tol` times the
 //! normalisation, or at `max_iter` iterations, or at the time limit.
 
+mod alart_curnier;
 pub mod apgd;
+pub mod ipm_ccp;
+pub mod newton_ac;
 pub mod nsgs;
+pub mod nsgs_ac;
 pub mod pjacobi;
 pub mod psor;
 
@@ -95,7 +99,8 @@ impl ContactSolverEntry {
 }
 
 /// Every contact solver, in `list` order.
-pub const CONTACT_SOLVERS: &[ContactSolverEntry] = &[nsgs::ENTRY, psor::ENTRY, pjacobi::ENTRY, apgd::ENTRY];
+pub const CONTACT_SOLVERS: &[ContactSolverEntry] =
+    &[nsgs::ENTRY, nsgs_ac::ENTRY, psor::ENTRY, pjacobi::ENTRY, newton_ac::ENTRY, apgd::ENTRY, ipm_ccp::ENTRY];
 
 /// Looks up a contact solver by name.
 pub fn find(name: &str) -> Option<&'static ContactSolverEntry> {

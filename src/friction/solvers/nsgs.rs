@@ -18,7 +18,7 @@ impl Params for NsgsParams {}
 
 impl From<NsgsParams> for Box<dyn ContactSolver> {
     fn from(_: NsgsParams) -> Self {
-        Box::new(Sweeps { omega: 1.0, rho: Vec::new() })
+        Box::new(Sweeps { omega: 1.0, rho: Vec::new(), newton: false })
     }
 }
 
@@ -34,6 +34,9 @@ pub(crate) struct Sweeps {
     pub(crate) omega: f64,
     /// The local step per contact, 1/(Gershgorin bound of W_αα) (computed per problem).
     pub(crate) rho: Vec<f64>,
+    /// Each contact by a Newton on its Alart–Curnier function (`nsgs_ac`) instead of the projected
+    /// fixed point.
+    pub(crate) newton: bool,
 }
 
 impl ContactSolver for Sweeps {
@@ -55,7 +58,9 @@ impl ContactSolver for Sweeps {
                     b[i] = p.q[s + i] + p.w.row_dot(s + i, r) - (0..d).map(|j| block[i][j] * r[s + j]).sum::<f64>();
                 }
                 old[..d].copy_from_slice(&r[s..s + d]);
-                if self.rho[a] > 0.0 {
+                if self.rho[a] > 0.0 && self.newton {
+                    super::alart_curnier::local_newton(d, p.mu[a], block, &b[..d], self.rho[a], &mut r[s..s + d]);
+                } else if self.rho[a] > 0.0 {
                     local_fixed_point(d, p.mu[a], block, &b[..d], self.rho[a], &mut r[s..s + d]);
                 }
                 if self.omega != 1.0 {
