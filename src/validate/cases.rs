@@ -316,13 +316,13 @@ fn ramp(sel: &Selection, out: &mut Vec<Check>) {
                     };
                     // A solver of the convex relaxation (apgd) answers a sliding contact with the
                     // relaxation's motion, not Coulomb's: predicted, and said so.
-                    let relaxed = crate::friction::solvers::find(s.name).is_some_and(|e| e.relaxed);
+                    let relaxed = crate::friction::solvers::find(s.name).is_some_and(|e| !e.coulomb());
                     let (outcome, note) = match (measured <= tolerance, relaxed && !sticks) {
                         (true, _) => (Outcome::Pass, note.to_string()),
                         (false, true) => (
                             Outcome::AsPredicted,
                             format!(
-                                "{note}; {} solves the convex relaxation, whose sliding differs from Coulomb's",
+                                "{note}; {} solves another problem (the convex relaxation or the friction pyramid), whose sliding differs from Coulomb's",
                                 s.name
                             ),
                         ),

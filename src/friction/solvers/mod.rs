@@ -10,6 +10,7 @@
 mod alart_curnier;
 pub mod apgd;
 pub mod ipm_ccp;
+pub mod lemke;
 pub mod newton_ac;
 pub mod nsgs;
 pub mod nsgs_ac;
@@ -77,6 +78,9 @@ pub struct ContactSolverEntry {
     /// Whether it solves the convex relaxation (no De Saxcé term) rather than the Coulomb
     /// problem: its answers are scored on the true problem all the same, and said so.
     pub relaxed: bool,
+    /// Whether it solves the friction pyramid's LCP rather than the Coulomb cone (the same
+    /// problem in 2D; in 3D the inscribed pyramid): scored on the Coulomb problem all the same.
+    pub pyramid: bool,
 }
 
 fn build_erased<P: Params + Into<Box<dyn ContactSolver>> + Clone>(p: &Resolved) -> Box<dyn ContactSolver> {
@@ -89,18 +93,43 @@ impl ContactSolverEntry {
         name: &'static str,
         summary: &'static str,
     ) -> Self {
-        ContactSolverEntry { name, summary, params: ParamTable::of::<P>(), build: build_erased::<P>, relaxed: false }
+        ContactSolverEntry {
+            name,
+            summary,
+            params: ParamTable::of::<P>(),
+            build: build_erased::<P>,
+            relaxed: false,
+            pyramid: false,
+        }
     }
 
     /// The same entry declared to solve the convex relaxation.
     pub const fn relaxed(self) -> Self {
         ContactSolverEntry { relaxed: true, ..self }
     }
+
+    /// The same entry declared to solve the friction pyramid's LCP.
+    pub const fn pyramid(self) -> Self {
+        ContactSolverEntry { pyramid: true, ..self }
+    }
+
+    /// Whether it solves the Coulomb problem itself (neither the relaxation nor the pyramid).
+    pub const fn coulomb(&self) -> bool {
+        !self.relaxed && !self.pyramid
+    }
 }
 
 /// Every contact solver, in `list` order.
-pub const CONTACT_SOLVERS: &[ContactSolverEntry] =
-    &[nsgs::ENTRY, nsgs_ac::ENTRY, psor::ENTRY, pjacobi::ENTRY, newton_ac::ENTRY, apgd::ENTRY, ipm_ccp::ENTRY];
+pub const CONTACT_SOLVERS: &[ContactSolverEntry] = &[
+    nsgs::ENTRY,
+    nsgs_ac::ENTRY,
+    psor::ENTRY,
+    pjacobi::ENTRY,
+    newton_ac::ENTRY,
+    apgd::ENTRY,
+    ipm_ccp::ENTRY,
+    lemke::ENTRY,
+];
 
 /// Looks up a contact solver by name.
 pub fn find(name: &str) -> Option<&'static ContactSolverEntry> {
