@@ -694,8 +694,8 @@ fn contact_scores_solvers_on_problem_files_and_refuses_bad_ones_in_one_line() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary = std::fs::read_to_string(dir.join("contact/summary.csv")).unwrap();
-    // 2 problems x 8 solvers x 2 tolerances.
-    assert_eq!(column(&summary, "solver").len(), 32, "{summary}");
+    // 2 problems x 9 solvers x 2 tolerances.
+    assert_eq!(column(&summary, "solver").len(), 36, "{summary}");
     let solved: Vec<(String, String)> =
         column(&summary, "solver").into_iter().zip(column(&summary, "solved")).collect();
     for (s, ok) in &solved {

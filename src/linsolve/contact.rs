@@ -61,8 +61,17 @@ const fn entry<const I: usize>() -> SolverEntry {
 }
 
 /// Every contact solver as a solver entry, in [`CONTACT_SOLVERS`] order.
-pub const CONTACT_ENTRIES: [SolverEntry; 8] =
-    [entry::<0>(), entry::<1>(), entry::<2>(), entry::<3>(), entry::<4>(), entry::<5>(), entry::<6>(), entry::<7>()];
+pub const CONTACT_ENTRIES: [SolverEntry; 9] = [
+    entry::<0>(),
+    entry::<1>(),
+    entry::<2>(),
+    entry::<3>(),
+    entry::<4>(),
+    entry::<5>(),
+    entry::<6>(),
+    entry::<7>(),
+    entry::<8>(),
+];
 
 // Every contact solver has its entry above.
 const _: () = assert!(CONTACT_SOLVERS.len() == CONTACT_ENTRIES.len());

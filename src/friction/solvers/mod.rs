@@ -7,6 +7,7 @@
 //! in Siconos' solvers, counted in the time) and the solve stops when it is at most `tol` times the
 //! normalisation, or at `max_iter` iterations, or at the time limit.
 
+pub mod admm;
 mod alart_curnier;
 pub mod apgd;
 pub mod ipm_ccp;
@@ -126,6 +127,7 @@ pub const CONTACT_SOLVERS: &[ContactSolverEntry] = &[
     psor::ENTRY,
     pjacobi::ENTRY,
     newton_ac::ENTRY,
+    admm::ENTRY,
     apgd::ENTRY,
     ipm_ccp::ENTRY,
     lemke::ENTRY,
