@@ -152,6 +152,11 @@ pub const CONFIG_MAX_BYTES: u64 = 1 << 20;
 /// Reads a YAML input (`what`: "the config", "the model"): at most [`CONFIG_MAX_BYTES`], UTF-8;
 /// `typical` says what size to expect when it is too large.
 pub fn read_text(file: &str, what: &str, typical: &str) -> Result<String, ConfigError> {
+    read_text_within(file, what, typical, CONFIG_MAX_BYTES)
+}
+
+/// [`read_text`] of a text input of at most `max_bytes` (a problem file rather than a config).
+pub fn read_text_within(file: &str, what: &str, typical: &str, max_bytes: u64) -> Result<String, ConfigError> {
     use std::io::Read;
     let fail = |message: String| ConfigError { file: file.to_string(), location: None, message };
     // By type before opening: opening a FIFO blocks until a writer comes, a device may never end.
@@ -161,11 +166,11 @@ pub fn read_text(file: &str, what: &str, typical: &str) -> Result<String, Config
         return Err(fail(format!("cannot read {what}: it is a directory")));
     }
     let mut bytes = Vec::new();
-    f.take(CONFIG_MAX_BYTES + 1)
+    f.take(max_bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| fail(format!("cannot read {what}: {}", io_reason(&e))))?;
-    if bytes.len() as u64 > CONFIG_MAX_BYTES {
-        return Err(fail(format!("{what} is larger than {CONFIG_MAX_BYTES} bytes; {typical}")));
+    if bytes.len() as u64 > max_bytes {
+        return Err(fail(format!("{what} is larger than {max_bytes} bytes; {typical}")));
     }
     // A UTF-8 byte-order mark, which some editors write, is not part of the YAML.
     let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).map(<[u8]>::to_vec).unwrap_or(bytes);

@@ -16,11 +16,18 @@ use std::path::{Path, PathBuf};
 pub fn load(path: &Path) -> Result<(LocalProblem, String), String> {
     if path.extension().is_some_and(|e| e == "dat") {
         let file = path.display().to_string();
-        let text = crate::input::read_text(&file, "the problem", "a Siconos .dat problem is at most a few MB")
-            .map_err(|e| e.to_string())?;
+        let text = crate::input::read_text_within(
+            &file,
+            "the problem",
+            "a Siconos .dat problem is at most a few MB",
+            crate::friction::dat::MAX_BYTES,
+        )
+        .map_err(|e| e.to_string())?;
         let name = path.file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
         let p = dat::from_text(&name, &text).map_err(|e| format!("{file}: {e}"))?;
-        return Ok((p, "local (Siconos .dat, dense W)".into()));
+        let sparse = text.split_whitespace().nth(2) == Some("1");
+        let layout = if sparse { "sparse-block W" } else { "dense W" };
+        return Ok((p, format!("local (Siconos .dat, {layout})")));
     }
     let (problem, info) = fclib::read(path).map_err(|e| e.to_string())?;
     let title = if info.title.is_empty() { String::new() } else { format!(", \"{}\"", info.title) };

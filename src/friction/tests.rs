@@ -458,3 +458,27 @@ fn pgs_runs_its_steps_with_every_contact_solver_on_the_solver_axis() {
     let spec = CellSpec::named("pgs", &[], "nsgs", &[], None, Control::Fixed { h: 0.01 }, 0.1).unwrap();
     assert_eq!(run(&bead, &spec).summary.status.label(), "n/a");
 }
+
+/// Siconos' sparse-block storage reads to the same problem as its dense storage: a planar problem
+/// of two contacts with W = [[A, B], [Bᵀ, C]] written both ways (blocks column by column); a
+/// block structure that is not the contacts' (a 1 × 1 block), a pointer past the blocks, and
+/// numbers after μ (a global file read as local) are refused with their reason.
+#[test]
+fn sparse_block_dat_reads_as_its_dense_twin_and_bad_structures_are_refused() {
+    let dense = "2 2 0 4 4 4 4  4 1 0.5 0  1 3 0 0.2  0.5 0 5 2  0 0.2 2 6  -1 0.5 2 -0.3  0.3 0.6 1";
+    let sparse = "2 2 1 4 4  4 2 2  2 4 2 4  3 4  0 2 4  0 1 0 1  0 4 1 1 3  1 0.5 0 0 0.2  2 0.5 0 0 0.2  3 5 2 2 6  -1 0.5 2 -0.3  0.3 0.6 1";
+    let a = dat::from_text("dense", dense).unwrap();
+    let b = dat::from_text("sparse", sparse).unwrap();
+    assert_eq!((a.dim, &a.q, &a.mu), (b.dim, &b.q, &b.mu));
+    let (ta, tb) = (a.w.triplets(), b.w.triplets());
+    assert_eq!(ta, tb, "dense {ta:?}\nsparse {tb:?}");
+    for (text, reason) in [
+        (sparse.replacen("2 4 2 4", "1 4 2 4", 1), "is not 2 x 2"),
+        (sparse.replacen("0 2 4", "0 2 9", 1), "is 9; expected an integer in [0, 4]"),
+        (sparse.replacen("4 2 2", "400 2 2", 1), "the number of blocks is 400; expected an integer in [0, 4]"),
+        (format!("{dense} 5 6 7"), "4 numbers follow mu"),
+    ] {
+        let e = dat::from_text("bad", &text).unwrap_err();
+        assert!(e.contains(reason), "{e}");
+    }
+}
