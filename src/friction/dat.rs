@@ -63,7 +63,6 @@ pub fn from_text(name: &str, text: &str) -> Result<LocalProblem, String> {
     };
     let q = (0..m).map(|_| next("q")).collect::<Result<Vec<_>, _>>()?;
     let mu = (0..nc).map(|_| next("mu")).collect::<Result<Vec<_>, _>>()?;
-    drop(next);
     // A local problem ends with μ (Siconos' files may add one flag, 0 or 1, after it): more
     // numbers mean another layout (Siconos' global GFC3D files start alike), which read as a
     // local one would be a wrong problem.
