@@ -2,6 +2,7 @@
 //! (scene × formulation × solver × integrator or own stepping × step control × stabilizer) on its
 //! time axis.
 
+mod axes;
 pub mod budget;
 pub mod cell;
 pub mod check;

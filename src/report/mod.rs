@@ -2,6 +2,7 @@
 //! only, into a temporary directory that replaces the previous report in one rename.
 
 mod aggregate;
+mod animation;
 pub mod answer;
 mod data;
 pub mod drawing;

@@ -7,6 +7,7 @@
 
 mod address;
 pub mod assemble;
+mod bodies;
 mod build;
 mod contact;
 mod drives;
