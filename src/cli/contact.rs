@@ -363,7 +363,9 @@ fn report_md(
         ));
     }
     for x in c {
-        let relaxed = if x.entry.relaxed {
+        let relaxed = if x.entry.regularized {
+            " — solves a regularised convex relaxation (compliant contact); scored on the Coulomb problem"
+        } else if x.entry.relaxed {
             " — solves the convex relaxation (no De Saxce term); scored on the Coulomb problem"
         } else if x.entry.pyramid {
             " — solves the friction pyramid's LCP (exact in 2D; in 3D the inscribed 4-sided pyramid); scored on the Coulomb problem"

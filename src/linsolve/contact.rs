@@ -61,7 +61,7 @@ const fn entry<const I: usize>() -> SolverEntry {
 }
 
 /// Every contact solver as a solver entry, in [`CONTACT_SOLVERS`] order.
-pub const CONTACT_ENTRIES: [SolverEntry; 9] = [
+pub const CONTACT_ENTRIES: [SolverEntry; 10] = [
     entry::<0>(),
     entry::<1>(),
     entry::<2>(),
@@ -71,6 +71,7 @@ pub const CONTACT_ENTRIES: [SolverEntry; 9] = [
     entry::<6>(),
     entry::<7>(),
     entry::<8>(),
+    entry::<9>(),
 ];
 
 // Every contact solver has its entry above.

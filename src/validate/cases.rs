@@ -316,17 +316,27 @@ fn ramp(sel: &Selection, out: &mut Vec<Check>) {
                     };
                     // A solver of the convex relaxation (apgd) answers a sliding contact with the
                     // relaxation's motion, not Coulomb's: predicted, and said so.
-                    let relaxed = crate::friction::solvers::find(s.name).is_some_and(|e| !e.coulomb());
-                    let (outcome, note) = match (measured <= tolerance, relaxed && !sticks) {
-                        (true, _) => (Outcome::Pass, note.to_string()),
-                        (false, true) => (
+                    // A regularised one (sap) lets a sticking contact creep at R_T γ_T.
+                    let entry = crate::friction::solvers::find(s.name);
+                    let relaxed = entry.is_some_and(|e| !e.coulomb());
+                    let regularised = entry.is_some_and(|e| e.regularized);
+                    let (outcome, note) = match (measured <= tolerance, relaxed && !sticks, regularised && sticks) {
+                        (true, _, _) => (Outcome::Pass, note.to_string()),
+                        (false, true, _) => (
                             Outcome::AsPredicted,
                             format!(
                                 "{note}; {} solves another problem (the convex relaxation or the friction pyramid), whose sliding differs from Coulomb's",
                                 s.name
                             ),
                         ),
-                        (false, false) => (Outcome::Fail, note.to_string()),
+                        (false, _, true) => (
+                            Outcome::AsPredicted,
+                            format!(
+                                "{note}; {} solves a regularised problem, whose sticking contact creeps at R_T gamma_T (sigma of the contact's block of W)",
+                                s.name
+                            ),
+                        ),
+                        (false, _, false) => (Outcome::Fail, note.to_string()),
                     };
                     out.push(Check {
                         case: "box on a 30 deg ramp (Coulomb friction)".into(),

@@ -17,6 +17,7 @@ pub mod nsgs;
 pub mod nsgs_ac;
 pub mod pjacobi;
 pub mod psor;
+pub mod sap;
 
 use super::LocalProblem;
 use super::cone::{Normalisation, natural_map_norm};
@@ -79,6 +80,9 @@ pub struct ContactSolverEntry {
     /// Whether it solves the convex relaxation (no De Saxcé term) rather than the Coulomb
     /// problem: its answers are scored on the true problem all the same, and said so.
     pub relaxed: bool,
+    /// Whether the relaxation it solves is also regularised (SAP's R: compliant contact), so its
+    /// answer is not the relaxation's either.
+    pub regularized: bool,
     /// Whether it solves the friction pyramid's LCP rather than the Coulomb cone (the same
     /// problem in 2D; in 3D the inscribed pyramid): scored on the Coulomb problem all the same.
     pub pyramid: bool,
@@ -100,6 +104,7 @@ impl ContactSolverEntry {
             params: ParamTable::of::<P>(),
             build: build_erased::<P>,
             relaxed: false,
+            regularized: false,
             pyramid: false,
         }
     }
@@ -107,6 +112,11 @@ impl ContactSolverEntry {
     /// The same entry declared to solve the convex relaxation.
     pub const fn relaxed(self) -> Self {
         ContactSolverEntry { relaxed: true, ..self }
+    }
+
+    /// The same entry declared to solve a regularised problem.
+    pub const fn regularized(self) -> Self {
+        ContactSolverEntry { regularized: true, ..self }
     }
 
     /// The same entry declared to solve the friction pyramid's LCP.
@@ -129,6 +139,7 @@ pub const CONTACT_SOLVERS: &[ContactSolverEntry] = &[
     newton_ac::ENTRY,
     admm::ENTRY,
     apgd::ENTRY,
+    sap::ENTRY,
     ipm_ccp::ENTRY,
     lemke::ENTRY,
 ];
