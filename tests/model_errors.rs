@@ -145,6 +145,56 @@ fn refused(what: &str, (code, stderr, report): (i32, String, bool), needles: &[&
     stderr
 }
 
+/// A small model in space with contact, for the shape cases (a shape's size is checked once its
+/// body is known to be rigid3).
+const MODEL_3D: &str = "model: block
+summary: a block on the ground
+length_scale: 1
+energy_scale: {joules: 1, definition: \"m g h\"}
+bodies:
+  - {name: block, kind: rigid3, mass: 1, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0.1]}
+  - {name: bead, kind: particle3, mass: 1, position: [1, 0, 0.1]}
+forces:
+  - {type: gravity, g: [0, 0, -9.81]}
+contact:
+  shapes:
+    - {body: block, box: [0.1, 0.1, 0.1]}
+  planes:
+    - {normal: [0, 0, 1]}
+outputs:
+  - {name: z, value: block.z}
+";
+
+/// Bad contact shapes (zero, negative or NaN sizes, a flat or too small hull, two shapes in one
+/// entry, a shape on a particle or on the world): one line each naming the field, exit 2.
+#[test]
+fn bad_contact_shapes_are_one_clear_line_each() {
+    let shape = "{body: block, box: [0.1, 0.1, 0.1]}";
+    let with = |s: &str| MODEL_3D.replacen(shape, s, 1);
+    #[rustfmt::skip]
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        ("a box of zero width", with("{body: block, box: [0.1, 0, 0.1]}"), &["contact.shapes[0].box", "= 0", "positive size"]),
+        ("a negative radius", with("{body: block, sphere: -0.1}"), &["contact.shapes[0].sphere", "-0.1", "positive size"]),
+        ("a NaN capsule radius", with("{body: block, capsule: {radius: .nan, half_height: 0.1}}"), &["contact.shapes[0].capsule.radius", "NaN"]),
+        ("a cylinder without a height", with("{body: block, cylinder: {radius: 0.1}}"), &["missing field `half_height`"]),
+        ("a flat hull", with("{body: block, hull: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]}"), &["contact.shapes[0].hull", "4 points that span no volume"]),
+        ("a hull of 3 points", with("{body: block, hull: [[0, 0, 0], [1, 0, 0], [0, 1, 0]]}"), &["contact.shapes[0].hull", "3 points"]),
+        ("a hull point of 2 numbers", with("{body: block, hull: [[0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}"), &["contact.shapes[0].hull[0]", "3 finite numbers"]),
+        ("two shapes in one entry", with("{body: block, box: [0.1, 0.1, 0.1], sphere: 0.1}"), &["contact.shapes[0]", "exactly one of", "hull"]),
+        ("a shape on a particle", with("{body: bead, sphere: 0.1}"), &["contact.shapes[0].body", "particle-3D", "rigid3"]),
+        ("a shape on the world", with("{body: world, sphere: 0.1}"), &["contact.shapes[0].body", "`world`", "block, bead"]),
+    ];
+    for (i, (what, model, needles)) in cases.iter().enumerate() {
+        refused(what, run(&format!("shape{i}"), CONFIG, model), needles);
+    }
+    let (code, stderr, _) = run(
+        "shape_ok",
+        &CONFIG.replace("force", "pgs").replace("dense_lu", "gauss_seidel").replace("integrators: [{name: rk4}]\n", ""),
+        MODEL_3D,
+    );
+    assert_eq!(code, 0, "the base 3D model runs: {stderr}");
+}
+
 #[test]
 fn configs_that_name_a_model_badly_are_one_line_too() {
     #[rustfmt::skip]

@@ -152,7 +152,8 @@ fn models_conserve_energy_in_a_tight_cell() {
             .iter()
             .any(|f| matches!(f, tinkertoy::model::Force::SpringDamper { damping, .. } if *damping > 0.0))
     };
-    for m in models.iter().filter(|m| !damped(m)) {
+    // A model with contact runs under pgs only, which dissipates in every impact.
+    for m in models.iter().filter(|m| !damped(m) && m.scene.system.contacts().is_none()) {
         let t = if m.scene.name == "springs" { 1.0 } else { 0.03 };
         let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
         // A model with redundant joint rows (Bricard's) has a singular J W Jᵀ: it takes the

@@ -1,118 +1,311 @@
-//! Narrow phase: contact points of every shape pair (all pairs; scenes here are small).
+//! Broad and narrow phase by parry (dimforge's collision library, f64 build): the contact
+//! manifolds of every shape pair whose bounding boxes, widened by the margin, overlap (a
+//! bounding-volume hierarchy over the shapes, rebuilt at each detection: not all pairs), and of
+//! every shape against every plane (half-spaces have no bounding box; planes are few).
+//!
+//! A manifold's points come in the frame of its first shape: the point on each surface, the
+//! normal from the first to the second, and the signed distance. The contact point is midway
+//! between the two surface points, as in the rest of the contact code, and the key combines the
+//! pair with the two features parry names (vertex, edge or face of each shape), so a contact
+//! keeps its key — and its warm start — while the same features touch, or while its point stays
+//! within the margin of where it was (`persist`). Two faces that coincide
+//! (equal boxes stacked flush) give each corner twice, once per face's polygon: the second copy is
+//! dropped (within 10⁻⁹ of the shapes' size), as it would only add a redundant row.
+//!
+//! The broad phase is sort and sweep (Baraff 1992; Cohen, Lin, Manocha & Ponamgi 1995): the
+//! shapes' boxes, widened by the margin, kept sorted by their lower x bound across detections
+//! (insertion sort: nearly linear where bodies move little between steps) and swept for overlap in
+//! x, then tested in y and z. parry's bounding-volume hierarchy was the first choice and is the
+//! better one for very large scenes, but it is rebuilt with allocations at every detection, and a
+//! stepper must not allocate once warm (`tests/no_alloc.rs`); each pair's manifolds persist
+//! across detections (parry updates them in place), so a resting scene allocates nothing.
 
 use super::{Contact, ContactSet, Shape};
-use crate::model::rotation::{rotation_matrix, vec3};
-use nalgebra::{Matrix3, Vector3};
+use crate::model::rotation::vec3;
+use nalgebra::Vector3;
+use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
+use parry3d_f64::glamx::DQuat;
+use parry3d_f64::math::{Pose, Vector};
+use parry3d_f64::query::{ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
+use parry3d_f64::shape::{PolygonalFeature, SharedShape};
 
-struct Placed {
-    body: usize,
-    shape: Shape,
-    x: Vector3<f64>,
-    r: Matrix3<f64>,
+/// The collision workspace of a contact set: the parry shapes (a convex hull is computed once),
+/// the manifold buffers and the broad phase's boxes, reused across detections.
+pub struct Detector {
+    /// (body, shape, the shape's pose in the body frame).
+    colliders: Vec<(usize, SharedShape, Pose)>,
+    /// Each plane: unit normal and offset.
+    planes: Vec<(Vector, f64)>,
+    poses: Vec<Pose>,
+    aabbs: Vec<Aabb>,
+    /// Shape indices sorted by their box's lower x bound (kept across detections).
+    order: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+    /// Each close pair (sorted): its manifolds, reused across detections, and its last contacts
+    /// (the point in the first shape's frame, the key).
+    cache: Vec<PairCache>,
 }
 
-fn key(a: usize, b: usize, feature: usize) -> u64 {
-    ((a as u64) << 40) | ((b as u64) << 16) | feature as u64
-}
+type Manifold = ContactManifold<(), ()>;
 
-fn corners(half: [f64; 3]) -> impl Iterator<Item = Vector3<f64>> {
-    (0..8).map(move |k| {
-        let s = |bit: usize| if k & (1 << bit) == 0 { -1.0 } else { 1.0 };
-        Vector3::new(s(0) * half[0], s(1) * half[1], s(2) * half[2])
+/// A pair's contact at the last detection: its point in the first shape's frame and its key.
+type Last = (Vector, u64);
+
+/// A close pair's cache: the pair, its manifolds, its last contacts.
+type PairCache = ((u32, u32), Vec<Manifold>, Vec<Last>);
+
+/// The parry shape of `shape` and its pose in the body frame (parry's cylinder stands on its y
+/// axis; the model's on z), or None for a point set without a 3D hull.
+fn collider(shape: &Shape) -> Option<(SharedShape, Pose)> {
+    let identity = Pose::IDENTITY;
+    Some(match shape {
+        Shape::Sphere { radius } => (SharedShape::ball(*radius), identity),
+        Shape::Cuboid { half } => (SharedShape::cuboid(half[0], half[1], half[2]), identity),
+        Shape::Capsule { half_height, radius } => (SharedShape::capsule_z(*half_height, *radius), identity),
+        Shape::Cylinder { half_height, radius } => (
+            SharedShape::cylinder(*half_height, *radius),
+            Pose::from_rotation(DQuat::from_rotation_x(std::f64::consts::FRAC_PI_2)),
+        ),
+        Shape::Convex { points } => {
+            let pts: Vec<Vector> = points.iter().map(|p| Vector::new(p[0], p[1], p[2])).collect();
+            (SharedShape::convex_hull(&pts)?, identity)
+        }
     })
 }
 
-pub(super) fn all_pairs(set: &ContactSet, q_offsets: &[usize], q: &[f64], out: &mut Vec<Contact>) {
-    let placed = |&(body, shape): &(usize, Shape)| {
-        let o = q_offsets[body];
-        Placed { body, shape, x: vec3(&q[o..o + 3]), r: rotation_matrix(&q[o + 3..o + 7]) }
-    };
-    for (i, si) in set.shapes.iter().enumerate() {
-        let a = placed(si);
-        for (pi, plane) in set.planes.iter().enumerate() {
-            let n = vec3(&plane.normal);
-            let mut add = |k: usize, p: Vector3<f64>, sep: f64| {
-                if sep <= set.margin {
-                    // Point midway between the body's surface point and the plane.
-                    let point = p - 0.5 * sep * n;
-                    out.push(Contact { a: None, b: a.body, point, normal: n, separation: sep, key: key(pi, i, k) });
-                }
-            };
-            match a.shape {
-                Shape::Sphere { radius } => add(0, a.x - radius * n, n.dot(&a.x) - radius - plane.offset),
-                Shape::Cuboid { half } => {
-                    for (k, c) in corners(half).enumerate() {
-                        let p = a.x + a.r * c;
-                        add(k, p, n.dot(&p) - plane.offset);
-                    }
+/// Whether the points span a solid hull: parry computes one and its volume is at least 10⁻⁹ of
+/// the cube of the points' extent (coplanar points give a flat hull, or none).
+pub(super) fn hull_is_solid(points: &[[f64; 3]]) -> bool {
+    let extent = (0..3)
+        .map(|k| {
+            let (lo, hi) =
+                points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| (l.min(p[k]), h.max(p[k])));
+            hi - lo
+        })
+        .fold(0.0, f64::max);
+    collider(&Shape::Convex { points: points.to_vec() })
+        .is_some_and(|(c, _)| c.mass_properties(1.0).mass() >= 1e-9 * extent.powi(3) && extent > 0.0)
+}
+
+fn to_vec(v: Vector) -> Vector3<f64> {
+    Vector3::new(v.x, v.y, v.z)
+}
+
+/// A key from the pair's two indices and the two features (a 64-bit mix: equal inputs give equal
+/// keys; distinct ones collide with probability 2⁻⁶⁴, which only mis-seeds a warm start).
+fn key(i: usize, j: usize, f1: u32, f2: u32) -> u64 {
+    let mut h = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (j as u64).rotate_left(21);
+    h ^= (u64::from(f1) << 32) | u64::from(f2);
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+impl Detector {
+    /// The workspace of `set` (every shape checked by [`ContactSet::validate`] first).
+    pub fn new(set: &ContactSet) -> Detector {
+        let colliders = set
+            .shapes
+            .iter()
+            .map(|(b, s)| {
+                let (c, p) = collider(s).expect("a validated contact set has solid hulls");
+                (*b, c, p)
+            })
+            .collect();
+        let planes =
+            set.planes.iter().map(|p| (Vector::new(p.normal[0], p.normal[1], p.normal[2]), p.offset)).collect();
+        let order = (0..set.shapes.len() as u32).collect();
+        Detector {
+            colliders,
+            planes,
+            poses: Vec::new(),
+            aabbs: Vec::new(),
+            order,
+            pairs: Vec::new(),
+            cache: Vec::new(),
+        }
+    }
+
+    /// All contacts with separation ≤ the margin at configuration q, into `out` (cleared first),
+    /// in a fixed order: shapes against planes, then pairs by index.
+    pub fn detect(&mut self, set: &ContactSet, q_offsets: &[usize], q: &[f64], out: &mut Vec<Contact>) {
+        out.clear();
+        self.place(q_offsets, q);
+        let (margin, np) = (set.margin, set.planes.len());
+        for (i, &(body, ref shape, _)) in self.colliders.iter().enumerate() {
+            for (k, &plane) in self.planes.iter().enumerate() {
+                on_plane(plane, shape, &self.poses[i], margin, (body, key_of(k, np + i)), out);
+            }
+        }
+        self.broad_phase(margin);
+        self.sync_cache();
+        for (&(i, j), (_, m, last)) in self.pairs.iter().zip(self.cache.iter_mut()) {
+            let (i, j) = (i as usize, j as usize);
+            let (ci, cj) = (&self.colliders[i], &self.colliders[j]);
+            manifolds((&ci.1, &self.poses[i]), (&cj.1, &self.poses[j]), margin, m);
+            let first = out.len();
+            push(m, &self.poses[i], &self.poses[j], margin, (Some(ci.0), cj.0), (np + i, np + j), out);
+            persist(&self.poses[i], margin, last, &mut out[first..]);
+        }
+    }
+
+    /// The cache holds exactly the current pairs, in their order: entries of pairs no longer
+    /// close dropped, new pairs inserted with empty manifolds (the only allocation, when a pair
+    /// first comes close).
+    fn sync_cache(&mut self) {
+        let pairs = &self.pairs;
+        self.cache.retain(|(p, _, _)| pairs.binary_search(p).is_ok());
+        for (k, &p) in pairs.iter().enumerate() {
+            if self.cache.get(k).is_none_or(|(c, _, _)| *c != p) {
+                self.cache.insert(k, (p, Vec::new(), Vec::new()));
+            }
+        }
+    }
+
+    /// Each shape's world pose from its body's position and quaternion (w, x, y, z).
+    fn place(&mut self, q_offsets: &[usize], q: &[f64]) {
+        self.poses.clear();
+        for (body, _, local) in &self.colliders {
+            let o = q_offsets[*body];
+            let x = vec3(&q[o..o + 3]);
+            let r = DQuat::from_xyzw(q[o + 4], q[o + 5], q[o + 6], q[o + 3]).normalize();
+            self.poses.push(Pose::from_parts(Vector::new(x[0], x[1], x[2]), r) * *local);
+        }
+    }
+
+    /// The pairs (i < j) of shapes on different bodies whose boxes, widened by half the margin
+    /// each, overlap, sorted: sort and sweep along x.
+    fn broad_phase(&mut self, margin: f64) {
+        self.aabbs.clear();
+        for ((_, s, _), pose) in self.colliders.iter().zip(&self.poses) {
+            self.aabbs.push(s.compute_aabb(pose).loosened(0.5 * margin));
+        }
+        let aabbs = &self.aabbs;
+        let lower = |i: u32| aabbs[i as usize].mins.x;
+        // Insertion sort on the order kept from the last detection (stable, allocation-free).
+        for k in 1..self.order.len() {
+            let mut j = k;
+            while j > 0 && lower(self.order[j - 1]) > lower(self.order[j]) {
+                self.order.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        self.pairs.clear();
+        for (k, &a) in self.order.iter().enumerate() {
+            let ba = &aabbs[a as usize];
+            for &b in self.order[k + 1..].iter().take_while(|&&b| lower(b) <= ba.maxs.x) {
+                let bb = &aabbs[b as usize];
+                let overlap = ba.mins.y <= bb.maxs.y
+                    && bb.mins.y <= ba.maxs.y
+                    && ba.mins.z <= bb.maxs.z
+                    && bb.mins.z <= ba.maxs.z;
+                if overlap && self.colliders[a as usize].0 != self.colliders[b as usize].0 {
+                    self.pairs.push((a.min(b), a.max(b)));
                 }
             }
         }
-        for (j, sj) in set.shapes.iter().enumerate().skip(i + 1) {
-            let b = placed(sj);
-            pair(set.margin, &a, &b, (set.planes.len() + i, j), out);
-        }
+        self.pairs.sort_unstable();
     }
 }
 
-fn pair(margin: f64, a: &Placed, b: &Placed, ids: (usize, usize), out: &mut Vec<Contact>) {
-    match (a.shape, b.shape) {
-        (Shape::Sphere { radius: ra }, Shape::Sphere { radius: rb }) => {
-            let d = b.x - a.x;
-            let dist = d.norm();
-            let sep = dist - ra - rb;
-            if sep <= margin && dist > 0.0 {
-                let n = d / dist;
-                let point = a.x + (ra + 0.5 * sep) * n;
-                out.push(Contact {
-                    a: Some(a.body),
-                    b: b.body,
-                    point,
-                    normal: n,
-                    separation: sep,
-                    key: key(ids.0, ids.1, 0),
-                });
-            }
-        }
-        (Shape::Cuboid { half: ha }, Shape::Cuboid { half: hb }) => {
-            vertex_face(margin, a, ha, b, hb, false, ids, out);
-            vertex_face(margin, b, hb, a, ha, true, ids, out);
-        }
-        // Mixed sphere–box pairs are not needed by the scenes and are not detected.
-        _ => {}
-    }
-}
-
-/// Corners of box `v` (half extents hv) against the face of box `f` (half extents hf) that faces
-/// v's centre: the axis d of f's frame with the largest |c_d| / hf_d, c = v's centre in f's frame
-/// (a fixed choice per pair, so equal boxes stacked edge on edge get the top face, not a side).
-/// `swapped` says v is the pair's side a; the normal of the contact points from its a to its b.
-#[allow(clippy::too_many_arguments)]
-fn vertex_face(
+/// The contacts of a shape with a plane (n, offset): the vertices of the shape's support feature
+/// toward −n (its deepest face, edge or vertex, by parry's polygonal feature map, inflated by the
+/// shape's rounding radius) within the margin — what parry's half-space manifold computes,
+/// without its copy of the previous points (an allocation per call); a shape without a feature
+/// map gets its one deepest point (every shape here is a support map).
+fn on_plane(
+    plane: (Vector, f64),
+    shape: &SharedShape,
+    pose: &Pose,
     margin: f64,
-    v: &Placed,
-    hv: [f64; 3],
-    f: &Placed,
-    hf: [f64; 3],
-    swapped: bool,
+    ids: (usize, impl Fn(u32) -> u64),
+    out: &mut Vec<Contact>,
+) {
+    let (n, offset) = plane;
+    let nw = to_vec(n);
+    let mut add = |surface: Vector, feature: u32| {
+        let sep = n.dot(surface) - offset;
+        if sep <= margin {
+            let point = to_vec(surface) - 0.5 * sep * nw;
+            out.push(Contact { a: None, b: ids.0, point, normal: nw, separation: sep, key: (ids.1)(feature) });
+        }
+    };
+    let local_n = pose.rotation.inverse() * n;
+    if let Some((pfm, border)) = shape.as_polygonal_feature_map() {
+        let mut f = PolygonalFeature::default();
+        pfm.local_support_feature(-local_n, &mut f);
+        for (v, id) in f.vertices.iter().zip(&f.vids).take(f.num_vertices) {
+            add(pose.transform_point(*v - local_n * border), id.0);
+        }
+    } else if let Some(sm) = shape.as_support_map() {
+        add(pose.transform_point(sm.local_support_point(-local_n)), 0);
+    }
+}
+
+/// Contact persistence for a pair (as Bullet's persistent manifolds): a contact whose point, in
+/// the first shape's frame, lies within the margin of one of the pair's last contacts takes that
+/// contact's key (each old key at most once), so its warm start survives parry naming the point
+/// by other features — which it does from step to step where two faces lie flush (clipping
+/// points of nearly coincident edges). `last` becomes this detection's contacts.
+fn persist(pose: &Pose, margin: f64, last: &mut Vec<Last>, contacts: &mut [Contact]) {
+    let local = |c: &Contact| pose.inverse_transform_point(Vector::new(c.point.x, c.point.y, c.point.z));
+    for k in 0..contacts.len() {
+        let p = local(&contacts[k]);
+        let near = last
+            .iter()
+            .filter(|(q, key)| q.distance(p) <= margin && !contacts[..k].iter().any(|c| c.key == *key))
+            .min_by(|a, b| a.0.distance(p).total_cmp(&b.0.distance(p)));
+        if let Some(&(_, key)) = near {
+            contacts[k].key = key;
+        }
+    }
+    last.clear();
+    last.extend(contacts.iter().map(|c| (local(c), c.key)));
+}
+
+/// The key function of the pair (i, j): feature → key.
+fn key_of(i: usize, j: usize) -> impl Fn(u32) -> u64 {
+    move |feature| key(i, j, 0, feature)
+}
+
+/// parry's manifolds of shape a against shape b (world poses), up to `margin`, updated in place:
+/// each manifold's points are cleared first, so that parry's copy of them (kept to match contacts
+/// across calls; the keys here do that) is empty and nothing is allocated once the manifolds have
+/// their capacity.
+fn manifolds(a: (&SharedShape, &Pose), b: (&SharedShape, &Pose), margin: f64, out: &mut Vec<Manifold>) {
+    for m in out.iter_mut() {
+        m.points.clear();
+    }
+    let pos12 = a.1.inv_mul(b.1);
+    // Every pair of the shapes here is supported by the default dispatcher.
+    let _ = DefaultQueryDispatcher.contact_manifolds(&pos12, a.0.as_ref(), b.0.as_ref(), margin, out, &mut None);
+}
+
+/// The manifolds' points with distance ≤ margin as contacts of sides `sides` (a, b), a point
+/// that repeats one of its manifold's within 10⁻⁹ of the shapes' size left out.
+fn push(
+    manifolds: &[Manifold],
+    pa: &Pose,
+    pb: &Pose,
+    margin: f64,
+    sides: (Option<usize>, usize),
     ids: (usize, usize),
     out: &mut Vec<Contact>,
 ) {
-    let c = f.r.transpose() * (v.x - f.x);
-    let axis = (0..3).fold(0, |best, d| if c[d].abs() / hf[d] > c[best].abs() / hf[best] { d } else { best });
-    let sign = if c[axis] >= 0.0 { 1.0 } else { -1.0 };
-    let n_f = f.r.column(axis) * sign; // outward normal of the face of f
-    for (k, corner) in corners(hv).enumerate() {
-        let p = v.x + v.r * corner;
-        let local = f.r.transpose() * (p - f.x);
-        let sep = sign * local[axis] - hf[axis];
-        let lateral = (0..3).filter(|&d| d != axis).all(|d| local[d].abs() <= hf[d] + margin);
-        if !lateral || sep > margin || sep < -2.0 * hf[axis] {
-            continue;
+    for m in manifolds {
+        let normal = to_vec(pa.rotation * m.local_n1);
+        let first = out.len();
+        let size = m.points.iter().fold(0.0f64, |s, p| s.max(p.local_p1.length()).max(p.local_p2.length()));
+        for p in m.points.iter().filter(|p| p.dist <= margin) {
+            let (wa, wb) = (to_vec(pa.transform_point(p.local_p1)), to_vec(pb.transform_point(p.local_p2)));
+            let point = 0.5 * (wa + wb);
+            let k = key(ids.0, ids.1, p.fid1.0, p.fid2.0);
+            if out[first..].iter().any(|c| (c.point - point).norm() <= 1e-9 * size) {
+                continue;
+            }
+            out.push(Contact { a: sides.0, b: sides.1, point, normal, separation: p.dist, key: k });
         }
-        let point = p - 0.5 * sep * n_f;
-        let (a, b, normal) = if swapped { (v.body, f.body, -n_f) } else { (f.body, v.body, n_f) };
-        let feature = 16 + k + if swapped { 8 } else { 0 };
-        out.push(Contact { a: Some(a), b, point, normal, separation: sep, key: key(ids.0, ids.1, feature) });
     }
 }

@@ -3,19 +3,20 @@
 //!
 //! A contact joins side a (a body, or the world for planes) and body b at a world point with unit
 //! normal n pointing from a to b and separation φ = (p_b − p_a)·n (negative = penetration, seed
-//! 001's C = (p₂ − p₁)·n ≥ 0). Pairs are tested all against all: sphere–plane, box–plane,
-//! sphere–sphere and box–box (vertex–face: each corner of one box inside the other is pushed out
-//! through the face of least penetration; edge–edge contacts are not detected — enough for
-//! resting stacks, not for tumbling boxes).
+//! 001's C = (p₂ − p₁)·n ≥ 0). Detection is parry's ([`Detector`]): contact manifolds of every
+//! shape against every plane, and of the shape pairs a bounding-volume hierarchy finds close —
+//! spheres, boxes (face, edge–edge and vertex contacts), capsules, cylinders and convex hulls.
 
 mod detect;
+
+pub use detect::Detector;
 
 use crate::model::BodyKind;
 use crate::model::{Body, ModelError};
 use nalgebra::Vector3;
 
 /// The collision shape of a rigid-3D body, centred at its centre of mass, in its body frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// A sphere of the given radius \[m\].
     Sphere {
@@ -27,6 +28,43 @@ pub enum Shape {
         /// Half extents \[m\].
         half: [f64; 3],
     },
+    /// A capsule: the points within `radius` of the segment from −`half_height` to
+    /// `half_height` on the body's z axis \[m\].
+    Capsule {
+        /// Half the length of its axis segment \[m\].
+        half_height: f64,
+        /// Radius \[m\].
+        radius: f64,
+    },
+    /// A solid cylinder on the body's z axis, from −`half_height` to `half_height` \[m\].
+    Cylinder {
+        /// Half its height \[m\].
+        half_height: f64,
+        /// Radius \[m\].
+        radius: f64,
+    },
+    /// The convex hull of points given in the body frame \[m\].
+    Convex {
+        /// The points (at least four, not coplanar).
+        points: Vec<[f64; 3]>,
+    },
+}
+
+impl Shape {
+    /// Whether the shape is solid: sizes positive and finite, a hull with volume.
+    pub fn is_solid(&self) -> bool {
+        let pos = |x: f64| x > 0.0 && x.is_finite();
+        match self {
+            Shape::Sphere { radius } => pos(*radius),
+            Shape::Cuboid { half } => half.iter().all(|h| pos(*h)),
+            Shape::Capsule { half_height, radius } | Shape::Cylinder { half_height, radius } => {
+                pos(*half_height) && pos(*radius)
+            }
+            Shape::Convex { points } => {
+                points.len() >= 4 && points.iter().flatten().all(|x| x.is_finite()) && detect::hull_is_solid(points)
+            }
+        }
+    }
 }
 
 /// A static half-space bounded by the plane n·p = offset; solid on the side −n.
@@ -80,8 +118,8 @@ pub struct ContactSet {
 }
 
 impl ContactSet {
-    /// Checks that every shape sits on a rigid-3D body of `bodies` and that every plane normal is
-    /// a unit vector (to 1e-12).
+    /// Checks that every shape sits on a rigid-3D body of `bodies` and is solid
+    /// ([`Shape::is_solid`]), and that every plane normal is a unit vector (to 1e-12).
     pub fn validate(&self, bodies: &[Body]) -> Result<(), ModelError> {
         for (index, p) in self.planes.iter().enumerate() {
             let norm = p.normal.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -89,7 +127,11 @@ impl ContactSet {
                 return Err(ModelError::BadPlane { index, normal: p.normal });
             }
         }
-        for &(body, _) in &self.shapes {
+        for (index, (body, shape)) in self.shapes.iter().enumerate() {
+            let body = *body;
+            if !shape.is_solid() {
+                return Err(ModelError::BadShape { index });
+            }
             let count = bodies.len();
             let Some(b) = bodies.get(body) else {
                 return Err(ModelError::UnknownBody { owner: "contact shape".into(), body, count });
@@ -107,9 +149,12 @@ impl ContactSet {
     }
 
     /// All contacts with separation ≤ margin at configuration q (`q_offsets`: each body's first
-    /// position coordinate), into `out` (cleared first).
+    /// position coordinate), into `out` (cleared first), through a [`Detector`] made for this
+    /// call: a stepper keeps its own instead, made once per run.
     pub fn detect(&self, q_offsets: &[usize], q: &[f64], out: &mut Vec<Contact>) {
-        out.clear();
-        detect::all_pairs(self, q_offsets, q, out);
+        Detector::new(self).detect(self, q_offsets, q, out);
     }
 }
+
+#[cfg(test)]
+mod tests;

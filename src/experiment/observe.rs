@@ -77,6 +77,7 @@ pub(super) struct Probe<'a> {
     qhat: Vec<f64>,
     jac: crate::sparse::BlockJacobian,
     contacts: Vec<crate::contact::Contact>,
+    detector: Option<crate::contact::Detector>,
     /// Solves J W Jᵀ λ = J W Q̂ for the recorded multipliers (None: not recorded, or contact).
     lambda_solve: Option<NormalSolve<'a>>,
     wq: Vec<f64>,
@@ -101,6 +102,7 @@ impl<'a> Probe<'a> {
             qhat: vec![0.0; n],
             jac: sys.jacobian_layout(),
             contacts: Vec::new(),
+            detector: sys.contacts().map(crate::contact::Detector::new),
             lambda_solve,
             wq: vec![0.0; n],
         }
@@ -158,8 +160,8 @@ impl<'a> Probe<'a> {
         sys.fill_jacobian(&self.q, &mut self.jac);
         self.jac.mul(&self.v, &mut self.jv);
         // Contact rows C = φ ≥ 0 are violated by the penetration max(0, −φ).
-        let penetration = sys.contacts().map_or(0.0, |set| {
-            set.detect(sys.q_offsets(), &self.q, &mut self.contacts);
+        let penetration = sys.contacts().zip(self.detector.as_mut()).map_or(0.0, |(set, detector)| {
+            detector.detect(set, sys.q_offsets(), &self.q, &mut self.contacts);
             self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.separation))
         });
         let mut values = vec![0.0; outputs.len()];

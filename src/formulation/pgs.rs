@@ -191,6 +191,8 @@ impl Row {
 pub struct Pgs<'a> {
     core: StepperCore<'a>,
     contacts: Option<&'a ContactSet>,
+    /// The narrow and broad phase's workspace, made at the first step.
+    detector: Option<crate::contact::Detector>,
     opts: PgsOptions,
     found: Vec<Contact>,
     rows: Vec<Row>,
@@ -234,6 +236,7 @@ impl<'a> Pgs<'a> {
             contact_solver,
             core: StepperCore::with_contacts(scene, solver)?,
             contacts,
+            detector: None,
             opts,
             found: Vec::new(),
             rows: Vec::new(),
@@ -263,7 +266,8 @@ impl<'a> Pgs<'a> {
         }
         // Contact rows.
         let Some(contacts) = self.contacts else { return };
-        contacts.detect(sys.q_offsets(), q, &mut self.found);
+        let detector = self.detector.get_or_insert_with(|| crate::contact::Detector::new(contacts));
+        detector.detect(contacts, sys.q_offsets(), q, &mut self.found);
         let mat = contacts.material;
         for c in &self.found {
             let body_side = |b: usize, col: usize| {

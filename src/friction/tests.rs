@@ -491,7 +491,7 @@ fn pgs_runs_its_steps_with_every_contact_solver_on_the_solver_axis() {
     use crate::params::Scalar;
     let scene = crate::scene::registry::find("box_stack").unwrap().build_default(&[]).unwrap();
     let params =
-        [("cone", Scalar::Bool(true)), ("iterations", Scalar::Num(10_000.0)), ("residual_tol", Scalar::Num(1e-10))];
+        [("cone", Scalar::Bool(true)), ("iterations", Scalar::Num(100_000.0)), ("residual_tol", Scalar::Num(1e-10))];
     for e in CONTACT_SOLVERS {
         let stiff = [("beta", Scalar::Num(1e-3))];
         let own: &[(&str, Scalar)] = if e.regularized { &stiff } else { &[] };

@@ -44,6 +44,12 @@ pub enum ModelError {
         /// The rejected normal.
         normal: [f64; 3],
     },
+    /// A contact shape with a size that is not positive and finite, or a hull without volume.
+    #[error("contact shape {index}: sizes must be positive and finite, a hull must have volume")]
+    BadShape {
+        /// Shape index.
+        index: usize,
+    },
     /// A constraint attached twice to the same body.
     #[error("{owner} is attached twice to body {body}")]
     RepeatedBody {

@@ -208,8 +208,9 @@ fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
     draw_rings(svg, model, g, panel);
 }
 
-/// Contact shapes: a sphere as its outline in the picture plane, a box by its eight corners (the
-/// body's hull then outlines it); planes by their trace.
+/// Contact shapes: a sphere as its outline in the picture plane (a capsule as its two end
+/// spheres'), a box by its eight corners, a cylinder by its two end circles, a convex hull by its
+/// points (the body's hull then outlines each); planes by their trace.
 fn add_contacts(g: &mut Geometry, model: &Model, q: &[f64], axes: [usize; 3]) {
     let system = &model.scene.system;
     if let Some(set) = system.contacts() {
@@ -227,6 +228,30 @@ fn add_contacts(g: &mut Geometry, model: &Model, q: &[f64], axes: [usize; 3]) {
                         let s = |i: usize| if k >> i & 1 == 1 { half[i] } else { -half[i] };
                         let p = world(model, q, axes, Some(*b), [s(0), s(1), s(2)]);
                         g.bodies[*b].push(p);
+                    }
+                }
+                crate::contact::Shape::Capsule { half_height, radius } => {
+                    for z in [-half_height, *half_height] {
+                        let c = world(model, q, axes, Some(*b), [0.0, 0.0, z]);
+                        g.bodies[*b].extend((0..24).map(|k| {
+                            let a = k as f64 * std::f64::consts::TAU / 24.0;
+                            [c[0] + radius * a.cos(), c[1] + radius * a.sin()]
+                        }));
+                    }
+                }
+                crate::contact::Shape::Cylinder { half_height, radius } => {
+                    for z in [-half_height, *half_height] {
+                        for k in 0..24 {
+                            let a = k as f64 * std::f64::consts::TAU / 24.0;
+                            let p = world(model, q, axes, Some(*b), [radius * a.cos(), radius * a.sin(), z]);
+                            g.bodies[*b].push(p);
+                        }
+                    }
+                }
+                crate::contact::Shape::Convex { points } => {
+                    for &p in points {
+                        let w = world(model, q, axes, Some(*b), p);
+                        g.bodies[*b].push(w);
                     }
                 }
             }

@@ -38,20 +38,7 @@ pub(super) fn build(
                 kind.label()
             ));
         }
-        let shape = match (s.sphere, &s.r#box) {
-            (Some(r), None) => Shape::Sphere { radius: size(&field("sphere"), r)? },
-            (None, Some(Floats(h))) if h.len() == 3 => Shape::Cuboid {
-                half: [size(&field("box"), h[0])?, size(&field("box"), h[1])?, size(&field("box"), h[2])?],
-            },
-            (None, Some(Floats(h))) => {
-                return Err(format!("field `{}` has {} numbers; expected 3 half extents [m]", field("box"), h.len()));
-            }
-            _ => {
-                return Err(format!(
-                    "contact.shapes[{i}] needs exactly one of `sphere` (radius [m]) and `box` (half extents [m])"
-                ));
-            }
-        };
+        let shape = shape(s, i, &size)?;
         shapes.push((body, shape));
     }
     let planes = planes(c, length_scale)?;
@@ -71,6 +58,59 @@ pub(super) fn build(
     };
     let margin = in_range("margin", c.margin, 0.0, length_scale)?;
     Ok(ContactSet { shapes, planes, material, margin })
+}
+
+/// The shape of entry `i` of `contact.shapes`; errors name the field.
+fn shape(s: &super::RawShape, i: usize, size: &dyn Fn(&str, f64) -> Result<f64, String>) -> Result<Shape, String> {
+    let field = |f: &str| format!("contact.shapes[{i}].{f}");
+    let given = [s.sphere.is_some(), s.r#box.is_some(), s.capsule.is_some(), s.cylinder.is_some(), s.hull.is_some()];
+    if given.iter().filter(|g| **g).count() != 1 {
+        return Err(format!(
+            "contact.shapes[{i}] needs exactly one of `sphere` (radius [m]), `box` (half extents [m]), `capsule` and `cylinder` ({{radius, half_height}} [m], on the body's z axis) and `hull` (points [m])"
+        ));
+    }
+    let sized = |f: &str, x: f64| size(&field(f), x);
+    if let Some(r) = s.sphere {
+        return Ok(Shape::Sphere { radius: sized("sphere", r)? });
+    }
+    if let Some(Floats(h)) = &s.r#box {
+        if h.len() != 3 {
+            return Err(format!("field `{}` has {} numbers; expected 3 half extents [m]", field("box"), h.len()));
+        }
+        return Ok(Shape::Cuboid { half: [sized("box", h[0])?, sized("box", h[1])?, sized("box", h[2])?] });
+    }
+    if let Some(c) = &s.capsule {
+        return Ok(Shape::Capsule {
+            half_height: sized("capsule.half_height", c.half_height)?,
+            radius: sized("capsule.radius", c.radius)?,
+        });
+    }
+    if let Some(c) = &s.cylinder {
+        return Ok(Shape::Cylinder {
+            half_height: sized("cylinder.half_height", c.half_height)?,
+            radius: sized("cylinder.radius", c.radius)?,
+        });
+    }
+    let hull = s.hull.as_deref().unwrap_or_default();
+    let mut points = Vec::with_capacity(hull.len());
+    for (k, Floats(p)) in hull.iter().enumerate() {
+        if p.len() != 3 || !p.iter().all(|x| x.abs() <= LARGEST) {
+            return Err(format!(
+                "field `{}` must be 3 finite numbers (a point in the body frame [m])",
+                field(&format!("hull[{k}]"))
+            ));
+        }
+        points.push([p[0], p[1], p[2]]);
+    }
+    let shape = Shape::Convex { points };
+    if !shape.is_solid() {
+        return Err(format!(
+            "field `{}`: {} points that span no volume; expected at least 4 points not in one plane",
+            field("hull"),
+            hull.len()
+        ));
+    }
+    Ok(shape)
 }
 
 /// The static planes of `c`, normals normalised, offsets within 10⁶ length scales \[m\].

@@ -178,7 +178,8 @@ impl RawContact {
     }
 }
 
-/// One entry of `contact.shapes:` — exactly one of `sphere` and `box`.
+/// One entry of `contact.shapes:` — exactly one of `sphere`, `box`, `capsule`, `cylinder` and
+/// `hull`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawShape {
@@ -190,6 +191,25 @@ pub struct RawShape {
     /// A box's half extents along the body axes \[m\].
     #[serde(default, rename = "box")]
     pub r#box: Option<Floats>,
+    /// A capsule on the body's z axis.
+    #[serde(default)]
+    pub capsule: Option<RawRound>,
+    /// A cylinder on the body's z axis.
+    #[serde(default)]
+    pub cylinder: Option<RawRound>,
+    /// The convex hull of these points, body frame \[m\].
+    #[serde(default)]
+    pub hull: Option<Vec<Floats>>,
+}
+
+/// A capsule's or a cylinder's size.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRound {
+    /// Radius \[m\].
+    pub radius: f64,
+    /// Half the axis length (the capsule's segment, the cylinder's height) \[m\].
+    pub half_height: f64,
 }
 
 /// One entry of `contact.planes:`.
@@ -476,6 +496,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("models/iftomm_a02_n40.yaml", include_str!("../../../models/iftomm_a02_n40.yaml")),
     ("models/iftomm_a04_bricard.yaml", include_str!("../../../models/iftomm_a04_bricard.yaml")),
     ("models/iftomm_a05_flyball.yaml", include_str!("../../../models/iftomm_a05_flyball.yaml")),
+    ("models/tumbling_boxes.yaml", include_str!("../../../models/tumbling_boxes.yaml")),
 ];
 
 /// SHA-256 of a model file's text, hex.
