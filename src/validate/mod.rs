@@ -10,6 +10,7 @@ mod benchmarks;
 mod cases;
 mod laws;
 mod orders;
+mod rolling;
 
 pub use laws::{null_space, off_gradient_ratio};
 
@@ -181,6 +182,7 @@ pub fn run_all(sel: &Selection) -> Vec<Check> {
     cases::bead(sel, &mut out);
     cases::stored(sel, &mut out);
     cases::rigid3d(sel, &mut out);
+    rolling::sphere_on_incline_checks(sel, &mut out);
     orders::stepper_orders(sel, &mut out);
     orders::stepper_energy(sel, &mut out);
     laws::energy_laws(sel, &mut out);
