@@ -182,7 +182,7 @@ pub fn run_all(sel: &Selection) -> Vec<Check> {
     cases::bead(sel, &mut out);
     cases::stored(sel, &mut out);
     cases::rigid3d(sel, &mut out);
-    rolling::sphere_on_incline_checks(sel, &mut out);
+    rolling::exact_contact_checks(sel, &mut out);
     orders::stepper_orders(sel, &mut out);
     orders::stepper_energy(sel, &mut out);
     laws::energy_laws(sel, &mut out);
