@@ -14,11 +14,11 @@ use crate::integrator::Control;
 use crate::integrator::registry::IntegratorKind;
 use crate::scene::model_file;
 
-const ANDREWS: &str = model_file::SHIPPED[0].1;
+const ANDREWS: &str = include_str!("../../models/andrews_squeezer.yaml");
 const ANDREWS_REFERENCE: &str = include_str!("../../models/andrews_squeezer.reference.csv");
-const A02: &str = model_file::SHIPPED[1].1;
+const A02: &str = include_str!("../../models/iftomm_a02_n2.yaml");
 const A02_REFERENCE: &str = include_str!("../../experiments/data/iftomm_a02_n2.csv");
-const A05: &str = model_file::SHIPPED[4].1;
+const A05: &str = include_str!("../../models/iftomm_a05_flyball.yaml");
 const A05_REFERENCE: &str = include_str!("../../experiments/data/iftomm_a05_flyball.csv");
 
 /// Data rows of a reference CSV (header and comment lines skipped).

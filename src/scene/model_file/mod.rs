@@ -492,6 +492,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Model, ConfigError> {
 /// that `validate` and `list` work from any directory.
 pub const SHIPPED: &[(&str, &str)] = &[
     ("models/andrews_squeezer.yaml", include_str!("../../../models/andrews_squeezer.yaml")),
+    ("models/box_pyramid.yaml", include_str!("../../../models/box_pyramid.yaml")),
     ("models/iftomm_a02_n2.yaml", include_str!("../../../models/iftomm_a02_n2.yaml")),
     ("models/iftomm_a02_n40.yaml", include_str!("../../../models/iftomm_a02_n40.yaml")),
     ("models/iftomm_a04_bricard.yaml", include_str!("../../../models/iftomm_a04_bricard.yaml")),
