@@ -147,7 +147,9 @@ impl Detector {
             manifolds((&ci.1, &self.poses[i]), (&cj.1, &self.poses[j]), margin, m);
             let first = out.len();
             push(m, &self.poses[i], &self.poses[j], margin, (Some(ci.0), cj.0), (np + i, np + j), out);
-            persist(&self.poses[i], margin, last, &mut out[first..]);
+            // Within the margin, or 10⁻³ of the first shape's size where the margin is 0.
+            let size = (self.aabbs[i].maxs - self.aabbs[i].mins).length();
+            persist(&self.poses[i], margin.max(1e-3 * size), last, &mut out[first..]);
         }
     }
 
@@ -245,17 +247,17 @@ fn on_plane(
 }
 
 /// Contact persistence for a pair (as Bullet's persistent manifolds): a contact whose point, in
-/// the first shape's frame, lies within the margin of one of the pair's last contacts takes that
+/// the first shape's frame, lies within `within` of one of the pair's last contacts takes that
 /// contact's key (each old key at most once), so its warm start survives parry naming the point
 /// by other features — which it does from step to step where two faces lie flush (clipping
 /// points of nearly coincident edges). `last` becomes this detection's contacts.
-fn persist(pose: &Pose, margin: f64, last: &mut Vec<Last>, contacts: &mut [Contact]) {
+fn persist(pose: &Pose, within: f64, last: &mut Vec<Last>, contacts: &mut [Contact]) {
     let local = |c: &Contact| pose.inverse_transform_point(Vector::new(c.point.x, c.point.y, c.point.z));
     for k in 0..contacts.len() {
         let p = local(&contacts[k]);
         let near = last
             .iter()
-            .filter(|(q, key)| q.distance(p) <= margin && !contacts[..k].iter().any(|c| c.key == *key))
+            .filter(|(q, key)| q.distance(p) <= within && !contacts[..k].iter().any(|c| c.key == *key))
             .min_by(|a, b| a.0.distance(p).total_cmp(&b.0.distance(p)));
         if let Some(&(_, key)) = near {
             contacts[k].key = key;

@@ -152,16 +152,18 @@ fn tumbling_boxes_come_to_rest_on_their_bases() {
     assert!(r.summary.max_drift_position <= 0.01, "penetration {}", r.summary.max_drift_position);
 }
 
-/// A resting contact keeps its key while its point stays put: two boxes stacked flush, then
+/// A resting contact keeps its key while its point stays put: two boxes stacked flush (1e-12
+/// into each other, so that a margin of 0 still sees them), then
 /// turned and moved by 1e-10 (the jitter of a resting stack, where parry names the clipped corners
 /// by other features at each call), detected again by the same detector — the same four keys;
 /// moved by 5 cm along x, the two corners that stay keep theirs and the two that move 5 cm (more
 /// than the margin) get new ones. Warm starting depends on it (`seed001_warm_start`).
 #[test]
 fn resting_contacts_keep_their_keys_through_jitter() {
-    let s = set(vec![Shape::Cuboid { half: [0.1; 3] }, Shape::Cuboid { half: [0.1; 3] }], 0.004);
+    // Margin 0 (a model file's default): persistence then works within 1e-3 of the box size.
+    let s = set(vec![Shape::Cuboid { half: [0.1; 3] }, Shape::Cuboid { half: [0.1; 3] }], 0.0);
     let (offsets, mut q) = poses(&[([0.0, 0.0, 0.1], UnitQuaternion::identity()); 2]);
-    q[7 + 2] = 0.3;
+    q[7 + 2] = 0.3 - 1e-12;
     let mut det = Detector::new(&s);
     let mut out = Vec::new();
     let keys = |det: &mut Detector, q: &[f64], out: &mut Vec<Contact>| {
@@ -175,11 +177,11 @@ fn resting_contacts_keep_their_keys_through_jitter() {
     for step in 0..20 {
         let e = 1e-10 * (step as f64 * 1.7).sin();
         let r = UnitQuaternion::from_euler_angles(e, -e, 0.5 * e);
-        q[7..10].copy_from_slice(&[e, -e, 0.3 + e]);
+        q[7..10].copy_from_slice(&[e, -e, 0.3 - e.abs() - 1e-12]);
         q[10..14].copy_from_slice(&[r.w, r.i, r.j, r.k]);
         assert_eq!(keys(&mut det, &q, &mut out), before, "step {step}");
     }
-    q[7..14].copy_from_slice(&[0.05, 0.0, 0.3, 1.0, 0.0, 0.0, 0.0]);
+    q[7..14].copy_from_slice(&[0.05, 0.0, 0.3 - 1e-12, 1.0, 0.0, 0.0, 0.0]);
     let moved = keys(&mut det, &q, &mut out);
     assert_eq!((moved.len(), moved.iter().filter(|k| before.contains(k)).count()), (4, 2), "{moved:?}");
 }
