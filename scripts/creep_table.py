@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Prints the creep table of docs/results.md from a contact experiment's report directory:
 per cell, the solver, its iterations over the run, the worst step's residual, the deepest
-penetration, and the creep of the recorded height output (how far it sank from its first to its
-last sample, and that per second).
+penetration, the recorded height output at the last sample, and its creep (how far it sank from
+its first to its last sample, and that per second).
 
 Usage: python3 scripts/creep_table.py reports/contact_pyramid [OUTPUT]   (OUTPUT default top_z)
 """
@@ -17,18 +17,18 @@ def main():
     for row in csv.DictReader(open(f"{folder}/states.csv")):
         if row["name"] == output:
             heights.setdefault(row["cell"], []).append((float(row["t"]), float(row["value"])))
-    print("| solver | iterations | worst step's residual | deepest penetration [m] | sank [m] | creep [m/s] |")
-    print("|---|---|---|---|---|---|")
+    print(f"| solver | iterations | worst step's residual | deepest penetration [m] | {output} at the end [m] | sank [m] | creep [m/s] |")
+    print("|---|---|---|---|---|---|---|")
     for row in csv.DictReader(open(f"{folder}/summary.csv")):
         samples = sorted(heights.get(row["cell"], []))
         if row["status"] != "ok" or len(samples) < 2:
-            print(f"| `{row['solver']}` | {row['status']} | | | | |")
+            print(f"| `{row['solver']}` | {row['status']} | | | | | |")
             continue
         (t0, z0), (t1, z1) = samples[0], samples[-1]
         sank = z0 - z1
         print(
             f"| `{row['solver']}` | {row['solver_iterations']} | {float(row['max_solver_residual']):.1e} "
-            f"| {float(row['max_drift_position']):.1e} | {sank:.1e} | {sank / (t1 - t0):.1e} |"
+            f"| {float(row['max_drift_position']):.1e} | {z1:.7f} | {sank:.1e} | {sank / (t1 - t0):.1e} |"
         )
 
 

@@ -180,12 +180,17 @@ fn bad_contact_shapes_are_one_clear_line_each() {
         ("a flat hull", with("{body: block, hull: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]}"), &["contact.shapes[0].hull", "4 points that span no volume"]),
         ("a hull of 3 points", with("{body: block, hull: [[0, 0, 0], [1, 0, 0], [0, 1, 0]]}"), &["contact.shapes[0].hull", "3 points"]),
         ("a hull point of 2 numbers", with("{body: block, hull: [[0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}"), &["contact.shapes[0].hull[0]", "3 finite numbers"]),
+        ("a hull point 1e9 m out", with("{body: block, hull: [[0, 0, 1e9], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}"), &["contact.shapes[0].hull[0]", "within 1e6 m"]),
+        ("a hull point of NaN", with("{body: block, hull: [[0, 0, .nan], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}"), &["contact.shapes[0].hull[0]", "finite"]),
         ("two shapes in one entry", with("{body: block, box: [0.1, 0.1, 0.1], sphere: 0.1}"), &["contact.shapes[0]", "exactly one of", "hull"]),
         ("a shape on a particle", with("{body: bead, sphere: 0.1}"), &["contact.shapes[0].body", "particle-3D", "rigid3"]),
         ("a shape on the world", with("{body: world, sphere: 0.1}"), &["contact.shapes[0].body", "`world`", "block, bead"]),
     ];
-    for (i, (what, model, needles)) in cases.iter().enumerate() {
-        refused(what, run(&format!("shape{i}"), CONFIG, model), needles);
+    let many = format!("{{body: block, hull: [{}]}}", vec!["[0, 0, 0]"; 10_001].join(", "));
+    let cases =
+        cases.into_iter().chain([("a hull of 10001 points", with(&many), &["10001 points", "at most 10000"][..])]);
+    for (i, (what, model, needles)) in cases.enumerate() {
+        refused(what, run(&format!("shape{i}"), CONFIG, &model), needles);
     }
     let (code, stderr, _) = run(
         "shape_ok",

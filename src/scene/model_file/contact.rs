@@ -38,7 +38,7 @@ pub(super) fn build(
                 kind.label()
             ));
         }
-        let shape = shape(s, i, &size)?;
+        let shape = shape(s, i, length_scale, &size)?;
         shapes.push((body, shape));
     }
     let planes = planes(c, length_scale)?;
@@ -60,8 +60,16 @@ pub(super) fn build(
     Ok(ContactSet { shapes, planes, material, margin })
 }
 
+/// The most points a `hull` may list (its hull is computed when the model is read).
+const MAX_HULL_POINTS: usize = 10_000;
+
 /// The shape of entry `i` of `contact.shapes`; errors name the field.
-fn shape(s: &super::RawShape, i: usize, size: &dyn Fn(&str, f64) -> Result<f64, String>) -> Result<Shape, String> {
+fn shape(
+    s: &super::RawShape,
+    i: usize,
+    length_scale: f64,
+    size: &dyn Fn(&str, f64) -> Result<f64, String>,
+) -> Result<Shape, String> {
     let field = |f: &str| format!("contact.shapes[{i}].{f}");
     let given = [s.sphere.is_some(), s.r#box.is_some(), s.capsule.is_some(), s.cylinder.is_some(), s.hull.is_some()];
     if given.iter().filter(|g| **g).count() != 1 {
@@ -92,11 +100,19 @@ fn shape(s: &super::RawShape, i: usize, size: &dyn Fn(&str, f64) -> Result<f64, 
         });
     }
     let hull = s.hull.as_deref().unwrap_or_default();
+    if hull.len() > MAX_HULL_POINTS {
+        return Err(format!(
+            "field `{}` has {} points; expected at most {MAX_HULL_POINTS} (a convex hull is computed from them)",
+            field("hull"),
+            hull.len()
+        ));
+    }
+    let reach = 1e6 * length_scale;
     let mut points = Vec::with_capacity(hull.len());
     for (k, Floats(p)) in hull.iter().enumerate() {
-        if p.len() != 3 || !p.iter().all(|x| x.abs() <= LARGEST) {
+        if p.len() != 3 || !p.iter().all(|x| x.abs() <= reach) {
             return Err(format!(
-                "field `{}` must be 3 finite numbers (a point in the body frame [m])",
+                "field `{}` must be 3 finite numbers within {reach:e} m of the body's centre (a point in the body frame [m])",
                 field(&format!("hull[{k}]"))
             ));
         }
