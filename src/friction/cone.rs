@@ -9,11 +9,12 @@
 
 /// Projects x = (x_N, x_T) (length 2 or 3, normal first) onto K_μ = {‖x_T‖ ≤ μ x_N}, in place:
 /// x itself inside the cone, 0 inside its polar cone μ‖x_T‖ ≤ −x_N, else the nearest point of
-/// the boundary, x_N' = (x_N + μ‖x_T‖)/(1 + μ²), x_T' = μ x_N' x_T/‖x_T‖.
+/// the boundary, x_N' = (x_N + μ‖x_T‖)/(1 + μ²), x_T' = μ x_N' x_T/‖x_T‖. With μ = 0 the cone is
+/// the ray x_T = 0, x_N ≥ 0 (the `x_N ≥ 0` test is not implied by ‖x_T‖ ≤ μ x_N there).
 pub fn project(mu: f64, x: &mut [f64]) {
     let t = x[1..].iter().map(|v| v * v).sum::<f64>().sqrt();
     let n = x[0];
-    if t <= mu * n {
+    if n >= 0.0 && t <= mu * n {
         return;
     }
     if mu * t <= -n {
@@ -117,13 +118,17 @@ mod tests {
 
     #[test]
     fn projection_lands_on_the_cone_and_is_idempotent_and_orthogonal() {
-        for (mu, x) in
-            [(0.5, [1.0, 2.0, -1.0]), (0.3, [-1.0, 0.1, 0.0]), (0.0, [2.0, 1.0, 1.0]), (1.0, [0.5, 0.2, 0.1])]
-        {
+        for (mu, x) in [
+            (0.5, [1.0, 2.0, -1.0]),
+            (0.3, [-1.0, 0.1, 0.0]),
+            (0.0, [2.0, 1.0, 1.0]),
+            (1.0, [0.5, 0.2, 0.1]),
+            (0.0, [-1.0, 0.0, 0.0]),
+        ] {
             let mut p = x;
             project(mu, &mut p);
             let t = (p[1] * p[1] + p[2] * p[2]).sqrt();
-            assert!(t <= mu * p[0] + 1e-15, "{p:?}");
+            assert!(p[0] >= 0.0 && t <= mu * p[0] + 1e-15, "{p:?}");
             let mut pp = p;
             project(mu, &mut pp);
             assert_eq!(p, pp);
@@ -148,5 +153,8 @@ mod tests {
         let u = [0.0, s, 0.0];
         natural_map_contact(mu, &r, &u, &mut f);
         assert!(f.iter().all(|v| v.abs() < 1e-15), "{f:?}");
+        // Not a solution, frictionless: a pulling normal impulse at zero velocity is r itself away.
+        natural_map_contact(0.0, &[-1.0, 0.0, 0.0], &[0.0, 0.0, 0.0], &mut f);
+        assert_eq!(f, [-1.0, 0.0, 0.0]);
     }
 }

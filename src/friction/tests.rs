@@ -135,6 +135,43 @@ fn every_coulomb_solver_reaches_1e_10_on_the_one_contact_problem() {
     }
 }
 
+/// A frictionless contact (μ = 0: the cone is the ray r_T = 0, r_N ≥ 0, where the relaxation
+/// and the pyramid coincide with Coulomb's) in 2D and 3D, W = diag(2, 3, 3): separating
+/// (q_N = 6.25 > 0) from a warm guess that pushes, r = 0 exactly; approaching (q_N = −4),
+/// r = (2, 0, 0) with u = 0. Every solver, to its tolerance 1e-10 relative to ‖q‖; a regularised
+/// one (SAP) approaching solves (W + R) r = −q instead, with R_N = β² w̃/(4π²) ≤ 3/(4π²) here
+/// (β = 1, w̃ at most W's largest entry): r_N within [4/(2 + 3/(4π²)), 2].
+#[test]
+fn every_solver_lets_a_frictionless_contact_separate_and_stops_an_approaching_one() {
+    for dim in [2, 3] {
+        let w =
+            Csr::from_triplets(dim, dim, &(0..dim).map(|i| (i, i, if i == 0 { 2.0 } else { 3.0 })).collect::<Vec<_>>());
+        for (qn, exact) in [(6.25, 0.0), (-4.0, 2.0)] {
+            let mut q = vec![0.0; dim];
+            q[0] = qn;
+            let p =
+                LocalProblem { name: "frictionless".into(), dim, w: w.clone(), q, mu: vec![0.0], guesses: Vec::new() };
+            for e in CONTACT_SOLVERS {
+                let mut r = vec![0.0; dim];
+                r[0] = 5.0;
+                let o = (e.build)(&e.params.defaults()).solve(&p, &mut r, &stop(1e-10));
+                let tol = 1e-9 * qn.abs();
+                let low = if e.regularized && exact > 0.0 {
+                    4.0 / (2.0 + 3.0 / (4.0 * std::f64::consts::PI.powi(2))) - tol
+                } else {
+                    exact - tol
+                };
+                assert!(
+                    (low..=exact + tol).contains(&r[0]) && r[1..].iter().all(|t| t.abs() <= tol),
+                    "{} in {dim}D, q_N = {qn}: r = {r:?} ({:?})",
+                    e.name,
+                    o.stopped
+                );
+            }
+        }
+    }
+}
+
 /// The residual of every shipped problem's non-zero guess, against the values the independent
 /// numpy/h5py implementation (`compare/fclib_residual.py`) printed for the same files.
 #[test]

@@ -89,7 +89,8 @@ struct Reg {
 /// γ = P_F^R(−R⁻¹ u) of one contact into `gamma`, and G = −∂γ/∂u into `g` when given; returns
 /// the contact's cost ½ γᵀ R γ. In the scaled coordinates ỹ = R^{½} y the projection is the
 /// Euclidean one onto the cone ‖ỹ_T‖ ≤ m ỹ_N, m = μ √(R_T/R_N) (three regions: inside, the
-/// polar cone, the boundary), and G = R^{-½} DP R^{-½}.
+/// polar cone, the boundary; with m = 0 the cone is the ray ỹ_T = 0, ỹ_N ≥ 0), and
+/// G = R^{-½} DP R^{-½}.
 fn project_r(dim: usize, mu: f64, reg: Reg, u: &[f64], gamma: &mut [f64], g: Option<&mut [[f64; 3]; 3]>) -> f64 {
     let m = mu * reg.st / reg.sn;
     let yn = -u[0] / reg.sn;
@@ -100,7 +101,7 @@ fn project_r(dim: usize, mu: f64, reg: Reg, u: &[f64], gamma: &mut [f64], g: Opt
     let r = yt[..dim - 1].iter().map(|x| x * x).sum::<f64>().sqrt();
     let mut dp = [[0.0; 3]; 3];
     let mut gt = [0.0; 3];
-    if r <= m * yn {
+    if yn >= 0.0 && r <= m * yn {
         gt[0] = yn;
         gt[1..dim].copy_from_slice(&yt[..dim - 1]);
         for (i, row) in dp.iter_mut().enumerate().take(dim) {
