@@ -10,7 +10,7 @@
 //!   v = (5 v₀ + 2 r ω₀)/7 (a solid sphere) — at every step of a velocity-level stepper too, the
 //!   step that ends the slip included: held to 1e-6 relative.
 
-use super::{Check, Outcome, Selection, cell_name, tight};
+use super::{Check, Selection, cell_name, tight};
 use crate::experiment::{CellSpec, run};
 use crate::integrator::Control;
 use crate::params::Scalar;
@@ -54,29 +54,22 @@ outputs:
 
 const H: f64 = 1.0 / 60.0;
 
-/// The `pgs` cell of `solver` on the cone with tight solves, h = 1/60 s, over 1 s.
-fn cone_cell(solver: &crate::linsolve::registry::SolverEntry) -> Option<CellSpec<'_>> {
+/// The `pgs` cell of `solver` on the cone with tight solves (residual 1e-10), steps of `h` over
+/// `duration` \[s\], sampled every 0.5 s with its state recorded.
+pub(super) fn cone_cell(
+    solver: &crate::linsolve::registry::SolverEntry,
+    h: f64,
+    duration: f64,
+) -> Option<CellSpec<'_>> {
     let params = [
         ("cone", Scalar::Bool(true)),
         ("iterations", Scalar::Num(10_000.0)),
         ("tol", Scalar::Num(1e-14)),
         ("residual_tol", Scalar::Num(1e-10)),
     ];
-    let spec = CellSpec::named("pgs", &params, solver.name, &tight(solver), None, Control::Fixed { h: H }, 1.0).ok()?;
+    let spec =
+        CellSpec::named("pgs", &params, solver.name, &tight(solver), None, Control::Fixed { h }, duration).ok()?;
     Some(spec.sampled(0.5).recording())
-}
-
-/// Pass within 1e-6 relative; a solver of another problem missing it behaves as predicted.
-fn outcome(rel: f64, solver: &str) -> (Outcome, &'static str) {
-    let other = crate::friction::solvers::find(solver).is_some_and(|e| !e.coulomb());
-    match (rel <= 1e-6, other) {
-        (true, _) => (Outcome::Pass, ""),
-        (false, true) => (
-            Outcome::AsPredicted,
-            "; it solves another problem (a relaxation, a regularisation or the pyramid), not Coulomb's",
-        ),
-        (false, false) => (Outcome::Fail, ""),
-    }
 }
 
 /// Every contact case with an exact answer here, for each `pgs` cell on the cone.
@@ -114,23 +107,21 @@ pub fn exact_contact_checks(sel: &Selection, out: &mut Vec<Check>) {
         ),
     ];
     for (case, scene, exact, measure, what) in &cases {
-        for f in sel.formulations.iter().filter(|f| f.name == "pgs" && sel.own_steppers) {
-            for solver in sel.solvers.iter().filter(|s| f.pairs_with(s)) {
-                let Some(spec) = cone_cell(solver) else { continue };
-                let r = run(scene, &spec);
-                let last = r.samples.last().expect("a final sample");
-                let ok = r.summary.status.label() == "ok";
-                let rel = if ok { (measure(last, down) - exact).abs() / exact } else { f64::NAN };
-                let (outcome, why) = outcome(rel, solver.name);
-                out.push(Check {
-                    case: case.clone(),
-                    cell: format!("{} (cone)", cell_name(f, solver, None, Control::Fixed { h: H })),
-                    measured: rel,
-                    tolerance: "relative <= 1e-6".into(),
-                    outcome,
-                    note: format!("{what} = {exact:.6}{why}"),
-                });
-            }
+        for (f, solver) in super::impacts::pgs_cells(sel) {
+            let Some(spec) = cone_cell(solver, H, 1.0) else { continue };
+            let r = run(scene, &spec);
+            let last = r.samples.last().expect("a final sample");
+            let ok = r.summary.status.label() == "ok";
+            let rel = if ok { (measure(last, down) - exact).abs() / exact } else { f64::NAN };
+            let (outcome, why) = super::impacts::verdict(rel, 1e-6, solver.name);
+            out.push(Check {
+                case: case.clone(),
+                cell: format!("{} (cone)", cell_name(f, solver, None, Control::Fixed { h: H })),
+                measured: rel,
+                tolerance: "relative <= 1e-6".into(),
+                outcome,
+                note: format!("{what} = {exact:.6}{why}"),
+            });
         }
     }
 }
