@@ -117,7 +117,7 @@ fn every_malformed_model_is_one_clear_line_with_exit_2() {
         ("a drive without a coordinate", broken("outputs:", "drives: [{rate: 1}]\noutputs:"), &["model.yaml:14:", "missing field `coordinate`"]),
         ("a drive with an unknown field", broken("outputs:", "drives: [{coordinate: upper.angle, speed: 1}]\noutputs:"), &["field `speed`: unknown field `speed`", "coordinate, relative_to, start, rate, amplitude, omega, phase"]),
         ("a drive at NaN rad/s", broken("outputs:", "drives: [{coordinate: upper.angle, rate: .nan}]\noutputs:"), &["drives[0]", "`rate`", "NaN", "finite"]),
-        ("a contact shape on a planar body", broken("outputs:", "contact: {shapes: [{body: upper, sphere: 0.1}]}\noutputs:"), &["contact.shapes[0].body", "rigid-2D", "rigid3"]),
+        ("a sphere on a planar body", broken("outputs:", "contact: {shapes: [{body: upper, sphere: 0.1}]}\noutputs:"), &["contact.shapes[0]", "rigid2", "circle", "polygon"]),
         ("a contact shape on no body", broken("outputs:", "contact: {shapes: [{body: ghost, sphere: 0.1}]}\noutputs:"), &["contact.shapes[0].body", "`ghost`", "upper, lower"]),
         ("a contact plane with a zero normal", broken("outputs:", "contact: {planes: [{normal: [0, 0, 0]}]}\noutputs:"), &["contact.planes[0].normal", "not all 0"]),
         ("a restitution of 2", broken("outputs:", "contact: {restitution: 2}\noutputs:"), &["contact.restitution", "= 2", "[0, 1]"]),
@@ -313,4 +313,53 @@ fn principal_moments_no_body_can_have_are_refused() {
     let e = tinkertoy::scene::model_file::from_text("m.yaml", &text("[0.02, 0.09, 0.2]")).unwrap_err().to_string();
     assert!(e.contains("inertia") && e.contains("no body's") && e.contains("I3 <= I1 + I2"), "{e}");
     assert!(tinkertoy::scene::model_file::from_text("m.yaml", &text("[0.02, 0.09, 0.11]")).is_ok());
+}
+
+/// A small model in the plane with contact: a square and a disk on rigid2 bodies over a line.
+const MODEL_2D: &str = "model: squares
+summary: a square and a disk on the ground
+length_scale: 1
+energy_scale: {joules: 1, definition: \"m g h\"}
+bodies:
+  - {name: block, kind: rigid2, mass: 1, inertia: 0.0067, position: [0, 0.1]}
+  - {name: disk, kind: rigid2, mass: 1, inertia: 0.005, position: [1, 0.1]}
+  - {name: bead, kind: particle2, mass: 1, position: [3, 0.1]}
+forces:
+  - {type: gravity, g: [0, -9.81]}
+contact:
+  shapes:
+    - {body: block, box: [0.1, 0.1]}
+    - {body: disk, circle: 0.1}
+  planes:
+    - {normal: [0, 1]}
+outputs:
+  - {name: y, value: block.y}
+";
+
+/// Bad planar contact input (shapes of space on rigid2 bodies, flat polygons, a plane normal of
+/// three numbers, a particle among planar shapes): one line each naming the field, exit 2;
+/// the base model runs under pgs.
+#[test]
+fn bad_planar_contact_shapes_are_one_clear_line_each() {
+    let shape = "{body: disk, circle: 0.1}";
+    let with = |s: &str| MODEL_2D.replacen(shape, s, 1);
+    #[rustfmt::skip]
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        ("a sphere on a rigid2 body", with("{body: disk, sphere: 0.1}"), &["contact.shapes[1]", "rigid2", "circle", "polygon"]),
+        ("a box of 3 numbers in the plane", with("{body: disk, box: [0.1, 0.1, 0.1]}"), &["contact.shapes[1].box", "3 numbers", "2 half extents"]),
+        ("a zero circle", with("{body: disk, circle: 0}"), &["contact.shapes[1].circle", "positive size"]),
+        ("a collinear polygon", with("{body: disk, polygon: [[0, 0], [1, 0], [2, 0]]}"), &["contact.shapes[1].polygon", "span no area"]),
+        ("a polygon point of 3 numbers", with("{body: disk, polygon: [[0, 0, 0], [1, 0], [0, 1]]}"), &["contact.shapes[1].polygon[0]", "2 finite numbers"]),
+        ("a particle among planar shapes", with("{body: bead, circle: 0.1}"), &["contact.shapes[1].body", "particle-2D", "all on rigid2", "rigid-2D"]),
+        ("a plane normal of 3 numbers", MODEL_2D.replace("{normal: [0, 1]}", "{normal: [0, 1, 0]}"), &["contact.planes[0].normal", "2 finite numbers", "in the plane"]),
+    ];
+    for (i, (what, model, needles)) in cases.into_iter().enumerate() {
+        refused(what, run(&format!("planar{i}"), CONFIG, &model), needles);
+    }
+    let (code, stderr, _) = run(
+        "planar_ok",
+        &CONFIG.replace("force", "pgs").replace("dense_lu", "gauss_seidel").replace("integrators: [{name: rk4}]\n", ""),
+        MODEL_2D,
+    );
+    assert_eq!(code, 0, "the base planar model runs: {stderr}");
 }

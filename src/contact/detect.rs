@@ -52,10 +52,11 @@ type Manifold = ContactManifold<(), ()>;
 type Last = (Vector, u64);
 
 /// A close pair's cache: the pair, its manifolds, its last contacts.
-type PairCache = ((u32, u32), Vec<Manifold>, Vec<Last>);
+pub(super) type Cached<M, L> = ((u32, u32), Vec<M>, Vec<L>);
+type PairCache = Cached<Manifold, Last>;
 
 /// The parry shape of `shape` and its pose in the body frame (parry's cylinder stands on its y
-/// axis; the model's on z), or None for a point set without a 3D hull.
+/// axis; the model's on z), or None for a point set without a 3D hull or a shape in the plane.
 fn collider(shape: &Shape) -> Option<(SharedShape, Pose)> {
     let identity = Pose::IDENTITY;
     Some(match shape {
@@ -70,6 +71,8 @@ fn collider(shape: &Shape) -> Option<(SharedShape, Pose)> {
             let pts: Vec<Vector> = points.iter().map(|p| Vector::new(p[0], p[1], p[2])).collect();
             (SharedShape::convex_hull(&pts)?, identity)
         }
+        // Shapes in the plane are the 2D detector's.
+        Shape::Circle { .. } | Shape::Rectangle { .. } | Shape::Capsule2 { .. } | Shape::Polygon { .. } => return None,
     })
 }
 
@@ -93,7 +96,7 @@ fn to_vec(v: Vector) -> Vector3<f64> {
 
 /// A key from the pair's two indices and the two features (a 64-bit mix: equal inputs give equal
 /// keys; distinct ones collide with probability 2⁻⁶⁴, which only mis-seeds a warm start).
-fn key(i: usize, j: usize, f1: u32, f2: u32) -> u64 {
+pub(super) fn key(i: usize, j: usize, f1: u32, f2: u32) -> u64 {
     let mut h = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (j as u64).rotate_left(21);
     h ^= (u64::from(f1) << 32) | u64::from(f2);
     h ^= h >> 30;
@@ -140,7 +143,7 @@ impl Detector {
             }
         }
         self.broad_phase(margin);
-        self.sync_cache();
+        sync_cache(&self.pairs, &mut self.cache);
         for (&(i, j), (_, m, last)) in self.pairs.iter().zip(self.cache.iter_mut()) {
             let (i, j) = (i as usize, j as usize);
             let (ci, cj) = (&self.colliders[i], &self.colliders[j]);
@@ -150,19 +153,6 @@ impl Detector {
             // Within the margin, or 10⁻³ of the first shape's size where the margin is 0.
             let size = (self.aabbs[i].maxs - self.aabbs[i].mins).length();
             persist(&self.poses[i], margin.max(1e-3 * size), last, &mut out[first..]);
-        }
-    }
-
-    /// The cache holds exactly the current pairs, in their order: entries of pairs no longer
-    /// close dropped, new pairs inserted with empty manifolds (the only allocation, when a pair
-    /// first comes close).
-    fn sync_cache(&mut self) {
-        let pairs = &self.pairs;
-        self.cache.retain(|(p, _, _)| pairs.binary_search(p).is_ok());
-        for (k, &p) in pairs.iter().enumerate() {
-            if self.cache.get(k).is_none_or(|(c, _, _)| *c != p) {
-                self.cache.insert(k, (p, Vec::new(), Vec::new()));
-            }
         }
     }
 
@@ -184,31 +174,57 @@ impl Detector {
         for ((_, s, _), pose) in self.colliders.iter().zip(&self.poses) {
             self.aabbs.push(s.compute_aabb(pose).loosened(0.5 * margin));
         }
-        let aabbs = &self.aabbs;
-        let lower = |i: u32| aabbs[i as usize].mins.x;
-        // Insertion sort on the order kept from the last detection (stable, allocation-free).
-        for k in 1..self.order.len() {
-            let mut j = k;
-            while j > 0 && lower(self.order[j - 1]) > lower(self.order[j]) {
-                self.order.swap(j - 1, j);
-                j -= 1;
+        let (aabbs, colliders) = (&self.aabbs, &self.colliders);
+        let overlap = |a: u32, b: u32| {
+            let (ba, bb) = (&aabbs[a as usize], &aabbs[b as usize]);
+            let yz =
+                ba.mins.y <= bb.maxs.y && bb.mins.y <= ba.maxs.y && ba.mins.z <= bb.maxs.z && bb.mins.z <= ba.maxs.z;
+            yz && colliders[a as usize].0 != colliders[b as usize].0
+        };
+        let x = |i: u32| (aabbs[i as usize].mins.x, aabbs[i as usize].maxs.x);
+        sort_and_sweep(&mut self.order, x, overlap, &mut self.pairs);
+    }
+}
+
+/// Sort and sweep: `order` (shape indices) re-sorted by lower x bound by insertion sort (stable,
+/// allocation-free, nearly linear on the order kept from the last detection), then swept for
+/// the pairs whose x intervals (`x`: lower, upper) overlap and that `overlap` accepts, into `pairs`
+/// as (i < j), sorted. Shared by the 2D detector.
+pub(super) fn sort_and_sweep(
+    order: &mut [u32],
+    x: impl Fn(u32) -> (f64, f64),
+    overlap: impl Fn(u32, u32) -> bool,
+    pairs: &mut Vec<(u32, u32)>,
+) {
+    let lower = |i: u32| x(i).0;
+    for k in 1..order.len() {
+        let mut j = k;
+        while j > 0 && lower(order[j - 1]) > lower(order[j]) {
+            order.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    pairs.clear();
+    for (k, &a) in order.iter().enumerate() {
+        let upper = x(a).1;
+        for &b in order[k + 1..].iter().take_while(|&&b| lower(b) <= upper) {
+            if overlap(a, b) {
+                pairs.push((a.min(b), a.max(b)));
             }
         }
-        self.pairs.clear();
-        for (k, &a) in self.order.iter().enumerate() {
-            let ba = &aabbs[a as usize];
-            for &b in self.order[k + 1..].iter().take_while(|&&b| lower(b) <= ba.maxs.x) {
-                let bb = &aabbs[b as usize];
-                let overlap = ba.mins.y <= bb.maxs.y
-                    && bb.mins.y <= ba.maxs.y
-                    && ba.mins.z <= bb.maxs.z
-                    && bb.mins.z <= ba.maxs.z;
-                if overlap && self.colliders[a as usize].0 != self.colliders[b as usize].0 {
-                    self.pairs.push((a.min(b), a.max(b)));
-                }
-            }
+    }
+    pairs.sort_unstable();
+}
+
+/// The cache holds exactly the current pairs, in their order: entries of pairs no longer close
+/// dropped, new pairs inserted with empty manifolds and contacts (the only allocation, when a
+/// pair first comes close). Shared by the 2D detector.
+pub(super) fn sync_cache<M, L>(pairs: &[(u32, u32)], cache: &mut Vec<Cached<M, L>>) {
+    cache.retain(|(p, _, _)| pairs.binary_search(p).is_ok());
+    for (k, &p) in pairs.iter().enumerate() {
+        if cache.get(k).is_none_or(|(c, _, _)| *c != p) {
+            cache.insert(k, (p, Vec::new(), Vec::new()));
         }
-        self.pairs.sort_unstable();
     }
 }
 
@@ -253,12 +269,23 @@ fn on_plane(
 /// points of nearly coincident edges). `last` becomes this detection's contacts.
 fn persist(pose: &Pose, within: f64, last: &mut Vec<Last>, contacts: &mut [Contact]) {
     let local = |c: &Contact| pose.inverse_transform_point(Vector::new(c.point.x, c.point.y, c.point.z));
+    persist_by(local, |a: Vector, b: Vector| a.distance(b), within, last, contacts);
+}
+
+/// [`persist`] with the frame change `local` and the distance `dist` of either build.
+pub(super) fn persist_by<P: Copy>(
+    local: impl Fn(&Contact) -> P,
+    dist: impl Fn(P, P) -> f64,
+    within: f64,
+    last: &mut Vec<(P, u64)>,
+    contacts: &mut [Contact],
+) {
     for k in 0..contacts.len() {
         let p = local(&contacts[k]);
         let near = last
             .iter()
-            .filter(|(q, key)| q.distance(p) <= within && !contacts[..k].iter().any(|c| c.key == *key))
-            .min_by(|a, b| a.0.distance(p).total_cmp(&b.0.distance(p)));
+            .filter(|(q, key)| dist(*q, p) <= within && !contacts[..k].iter().any(|c| c.key == *key))
+            .min_by(|a, b| dist(a.0, p).total_cmp(&dist(b.0, p)));
         if let Some(&(_, key)) = near {
             contacts[k].key = key;
         }

@@ -6,10 +6,11 @@
 //! 001's C = (p₂ − p₁)·n ≥ 0). Detection is parry's ([`Detector`]): contact manifolds of every
 //! shape against every plane, and of the shape pairs a bounding-volume hierarchy finds close —
 //! spheres, boxes (face, edge–edge and vertex contacts), capsules, cylinders and convex hulls.
+//! In the plane (rigid-2D bodies, parry's 2D build): circles, rectangles, capsules and convex
+//! polygons against each other and against lines (`planes` with a normal in the plane).
 
 mod detect;
-
-pub use detect::Detector;
+mod detect2;
 
 use crate::model::BodyKind;
 use crate::model::{Body, ModelError};
@@ -48,6 +49,29 @@ pub enum Shape {
         /// The points (at least four, not coplanar).
         points: Vec<[f64; 3]>,
     },
+    /// In the plane (a rigid-2D body): a disk of the given radius \[m\].
+    Circle {
+        /// Radius \[m\].
+        radius: f64,
+    },
+    /// In the plane: a rectangle with the given half extents along the body's x and y axes \[m\].
+    Rectangle {
+        /// Half extents \[m\].
+        half: [f64; 2],
+    },
+    /// In the plane: the points within `radius` of the segment from −`half_height` to
+    /// `half_height` on the body's y axis \[m\].
+    Capsule2 {
+        /// Half the length of its axis segment \[m\].
+        half_height: f64,
+        /// Radius \[m\].
+        radius: f64,
+    },
+    /// In the plane: the convex hull of points given in the body frame \[m\].
+    Polygon {
+        /// The points (at least three, not collinear).
+        points: Vec<[f64; 2]>,
+    },
 }
 
 impl Shape {
@@ -63,11 +87,52 @@ impl Shape {
             Shape::Convex { points } => {
                 points.len() >= 4 && points.iter().flatten().all(|x| x.is_finite()) && detect::hull_is_solid(points)
             }
+            Shape::Circle { radius } => pos(*radius),
+            Shape::Rectangle { half } => half.iter().all(|h| pos(*h)),
+            Shape::Capsule2 { half_height, radius } => pos(*half_height) && pos(*radius),
+            Shape::Polygon { points } => {
+                points.len() >= 3 && points.iter().flatten().all(|x| x.is_finite()) && detect2::polygon_is_solid(points)
+            }
+        }
+    }
+
+    /// Whether the shape lies in the plane (it sits on a rigid-2D body).
+    pub fn planar(&self) -> bool {
+        matches!(self, Shape::Circle { .. } | Shape::Rectangle { .. } | Shape::Capsule2 { .. } | Shape::Polygon { .. })
+    }
+}
+
+/// The collision workspace of a contact set, made once per run: parry's 3D build for shapes on
+/// rigid-3D bodies, its 2D build for shapes in the plane.
+pub enum Detector {
+    /// Bodies in space.
+    Space(detect::Detector),
+    /// Bodies in the plane.
+    Plane(detect2::Detector),
+}
+
+impl Detector {
+    /// The workspace of `set` (checked by [`ContactSet::validate`] first).
+    pub fn new(set: &ContactSet) -> Detector {
+        if set.planar() {
+            Detector::Plane(detect2::Detector::new(set))
+        } else {
+            Detector::Space(detect::Detector::new(set))
+        }
+    }
+
+    /// All contacts with separation ≤ the margin at configuration q, into `out` (cleared first),
+    /// in a fixed order: shapes against planes, then pairs by index.
+    pub fn detect(&mut self, set: &ContactSet, q_offsets: &[usize], q: &[f64], out: &mut Vec<Contact>) {
+        match self {
+            Detector::Space(d) => d.detect(set, q_offsets, q, out),
+            Detector::Plane(d) => d.detect(set, q_offsets, q, out),
         }
     }
 }
 
-/// A static half-space bounded by the plane n·p = offset; solid on the side −n.
+/// A static half-space bounded by the plane n·p = offset; solid on the side −n. In a planar set
+/// (rigid-2D bodies) the normal lies in the plane (n_z = 0) and the plane is a line.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Plane {
     /// Unit outward normal.
@@ -118,29 +183,36 @@ pub struct ContactSet {
 }
 
 impl ContactSet {
-    /// Checks that every shape sits on a rigid-3D body of `bodies` and is solid
-    /// ([`Shape::is_solid`]), and that every plane normal is a unit vector (to 1e-12).
+    /// Whether the set lies in the plane: its shapes are planar ([`Shape::planar`]).
+    pub fn planar(&self) -> bool {
+        self.shapes.first().is_some_and(|(_, s)| s.planar())
+    }
+
+    /// Checks that every shape sits on a body of `bodies` of its kind (rigid-3D, or rigid-2D for
+    /// a planar shape; all of one kind) and is solid ([`Shape::is_solid`]), and that every plane
+    /// normal is a unit vector (to 1e-12), in the plane for a planar set.
     pub fn validate(&self, bodies: &[Body]) -> Result<(), ModelError> {
         for (index, p) in self.planes.iter().enumerate() {
             let norm = p.normal.iter().map(|x| x * x).sum::<f64>().sqrt();
-            if !((norm - 1.0).abs() <= 1e-12) {
+            if !((norm - 1.0).abs() <= 1e-12) || (self.planar() && p.normal[2] != 0.0) {
                 return Err(ModelError::BadPlane { index, normal: p.normal });
             }
         }
         for (index, (body, shape)) in self.shapes.iter().enumerate() {
             let body = *body;
-            if !shape.is_solid() {
+            if !shape.is_solid() || shape.planar() != self.planar() {
                 return Err(ModelError::BadShape { index });
             }
             let count = bodies.len();
             let Some(b) = bodies.get(body) else {
                 return Err(ModelError::UnknownBody { owner: "contact shape".into(), body, count });
             };
-            if b.kind != BodyKind::Rigid3 {
+            let kind = if self.planar() { BodyKind::Rigid2 } else { BodyKind::Rigid3 };
+            if b.kind != kind {
                 return Err(ModelError::KindMismatch {
                     owner: "contact shape".into(),
                     body,
-                    expected: BodyKind::Rigid3.label(),
+                    expected: kind.label(),
                     found: b.kind.label(),
                 });
             }

@@ -185,3 +185,106 @@ fn resting_contacts_keep_their_keys_through_jitter() {
     let moved = keys(&mut det, &q, &mut out);
     assert_eq!((moved.len(), moved.iter().filter(|k| before.contains(k)).count()), (4, 2), "{moved:?}");
 }
+
+/// A planar set of `shapes` (one rigid-2D body each) over the ground line y = 0.
+fn set2(shapes: Vec<Shape>, margin: f64) -> ContactSet {
+    let mut s = set(shapes, margin);
+    s.planes = vec![Plane { normal: [0.0, 1.0, 0.0], offset: 0.0 }];
+    s
+}
+
+/// Contacts of a planar set with bodies at (x, y, θ).
+fn detect2(s: &ContactSet, bodies: &[[f64; 3]]) -> Vec<Contact> {
+    let q: Vec<f64> = bodies.iter().flatten().copied().collect();
+    let mut out = Vec::new();
+    Detector::new(s).detect(s, &(0..bodies.len()).map(|b| 3 * b).collect::<Vec<_>>(), &q, &mut out);
+    out
+}
+
+/// In the plane, each shape resting 1 mm into the ground line: a circle 1 point, a rectangle 2
+/// (its bottom edge's ends), a capsule lying on its side 2, a triangle standing on a vertex 1 —
+/// each 1 mm deep, normal +y, the point midway, z = 0.
+#[test]
+fn every_planar_shape_on_a_line_touches_with_its_support_feature() {
+    let half_pi = std::f64::consts::FRAC_PI_2;
+    let triangle = vec![[0.0, -0.2], [0.3, 0.2], [-0.3, 0.2]];
+    for (shape, y, angle, points) in [
+        (Shape::Circle { radius: 0.3 }, 0.299, 0.0, 1),
+        (Shape::Rectangle { half: [0.2, 0.4] }, 0.399, 0.0, 2),
+        (Shape::Capsule2 { half_height: 0.5, radius: 0.1 }, 0.099, half_pi, 2),
+        (Shape::Polygon { points: triangle }, 0.199, 0.0, 1),
+    ] {
+        let s = set2(vec![shape.clone()], 0.01);
+        let found = detect2(&s, &[[0.3, y, angle]]);
+        assert_eq!(found.len(), points, "{shape:?}: {found:?}");
+        for c in &found {
+            assert!((c.separation + 0.001).abs() <= 1e-12, "{shape:?}: {}", c.separation);
+            assert!((c.normal - Vector3::y()).norm() <= 1e-15 && c.a.is_none() && c.b == 0);
+            assert!((c.point.y - 0.5 * c.separation).abs() <= 1e-12 && c.point.z == 0.0, "{shape:?}: {:?}", c.point);
+        }
+    }
+}
+
+/// Two squares in the plane, the upper one shifted by half a side and 2 mm above: its bottom
+/// edge over the lower one's top edge gives the two ends of their overlap, separation 2 mm,
+/// normal +y; a square turned 45° over a square gives its one vertex. Beyond the margin: none.
+#[test]
+fn planar_pairs_give_their_manifolds() {
+    let mut s = set2(vec![Shape::Rectangle { half: [0.1, 0.1] }, Shape::Rectangle { half: [0.1, 0.1] }], 0.01);
+    s.planes.clear();
+    let found = detect2(&s, &[[0.0, 0.0, 0.0], [0.1, 0.202, 0.0]]);
+    let mut xs: Vec<f64> = found.iter().map(|c| c.point.x).collect();
+    xs.sort_by(f64::total_cmp);
+    assert_eq!(xs.len(), 2, "{found:?}");
+    assert!((xs[0] - 0.0).abs() <= 1e-12 && (xs[1] - 0.1).abs() <= 1e-12, "{xs:?}");
+    for c in &found {
+        assert!((c.separation - 0.002).abs() <= 1e-12 && (c.normal - Vector3::y()).norm() <= 1e-12, "{c:?}");
+        assert_eq!((c.a, c.b), (Some(0), 1));
+    }
+    let d = 0.1 * std::f64::consts::SQRT_2;
+    let vertex = detect2(&s, &[[0.0, 0.0, 0.0], [0.03, 0.1 + d + 0.002, std::f64::consts::FRAC_PI_4]]);
+    assert_eq!(vertex.len(), 1, "{vertex:?}");
+    assert!((vertex[0].separation - 0.002).abs() <= 1e-12 && (vertex[0].point.x - 0.03).abs() <= 1e-12);
+    assert!(detect2(&s, &[[0.0, 0.0, 0.0], [0.1, 0.211, 0.0]]).is_empty());
+}
+
+/// The planar broad phase finds what all pairs find: 300 circles of 5 cm scattered in a 1.5 m square (a
+/// fixed sequence), the contacts of the detector against every pair's distance test.
+#[test]
+fn planar_broad_phase_misses_no_pair() {
+    let n = 300;
+    let r = 0.05;
+    let s = {
+        let mut s = set2(vec![Shape::Circle { radius: r }; n], 0.01);
+        s.planes.clear();
+        s
+    };
+    let bodies: Vec<[f64; 3]> =
+        (0..n).map(|k| [1.5 * (k as f64 * 0.618_034).fract(), 1.5 * (k as f64 * 0.414_214).fract(), 0.0]).collect();
+    let found = detect2(&s, &bodies);
+    let mut expected = 0;
+    for i in 0..n {
+        for j in i + 1..n {
+            let d = (bodies[i][0] - bodies[j][0]).hypot(bodies[i][1] - bodies[j][1]) - 2.0 * r;
+            expected += usize::from(d <= 0.01);
+        }
+    }
+    assert!(expected > 10, "the scatter has close pairs: {expected}");
+    assert_eq!(found.len(), expected);
+}
+
+/// A model file's planar contact: shapes on rigid2 bodies, lines with two-number normals; a
+/// planar shape among shapes in space, or a shape in space on a rigid2 body, is refused.
+#[test]
+fn a_planar_set_validates_and_a_mixed_one_does_not() {
+    let bodies = vec![Body::rigid2(1.0, 0.1), Body::rigid2(1.0, 0.1)];
+    let s = set2(vec![Shape::Circle { radius: 0.1 }, Shape::Rectangle { half: [0.1, 0.2] }], 0.0);
+    assert!(s.planar() && s.validate(&bodies).is_ok());
+    let mixed = set2(vec![Shape::Circle { radius: 0.1 }, Shape::Sphere { radius: 0.1 }], 0.0);
+    assert!(matches!(mixed.validate(&bodies), Err(ModelError::BadShape { index: 1 })));
+    let mut tilted = s.clone();
+    tilted.planes[0].normal = [0.0, 0.6, 0.8];
+    assert!(matches!(tilted.validate(&bodies), Err(ModelError::BadPlane { .. })));
+    let space = set(vec![Shape::Sphere { radius: 0.1 }], 0.0);
+    assert!(matches!(space.validate(&bodies), Err(ModelError::KindMismatch { .. })));
+}

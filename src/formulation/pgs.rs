@@ -18,6 +18,8 @@
 //!         projected onto the disk ‖λ_t‖ ≤ μ λ_n (the Coulomb cone at the current normal impulse,
 //!         as in Bullet's and Box2D v3's 3D friction), instead of each onto its own box;
 //!   q⁺ = q ⊕ h v⁺.
+//! In the plane (rigid-2D bodies) a contact has the normal row and one friction row along n
+//! turned by +90°, whose box |λ_t| ≤ μ λ_n is the Coulomb cone there (`cone` changes nothing).
 //! The reported constraint force is Q̂ = Jᵀλ / h over all rows. On a scene without contact it is
 //! `impulse` with its own projected sweeps (the same solution when the sweeps converge).
 
@@ -191,6 +193,8 @@ impl Row {
 pub struct Pgs<'a> {
     core: StepperCore<'a>,
     contacts: Option<&'a ContactSet>,
+    /// Rows per contact: 3 in space (normal, two tangents), 2 in the plane (normal, tangent).
+    per_contact: usize,
     /// The narrow and broad phase's workspace, made at the first step.
     detector: Option<crate::contact::Detector>,
     opts: PgsOptions,
@@ -236,6 +240,7 @@ impl<'a> Pgs<'a> {
             contact_solver,
             core: StepperCore::with_contacts(scene, solver)?,
             contacts,
+            per_contact: if contacts.is_some_and(ContactSet::planar) { 2 } else { 3 },
             detector: None,
             opts,
             found: Vec::new(),
@@ -269,32 +274,21 @@ impl<'a> Pgs<'a> {
         let detector = self.detector.get_or_insert_with(|| crate::contact::Detector::new(contacts));
         detector.detect(contacts, sys.q_offsets(), q, &mut self.found);
         let mat = contacts.material;
-        for c in &self.found {
-            let body_side = |b: usize, col: usize| {
-                let o = sys.q_offsets()[b];
-                Side::body(&q[o..o + 7], Some(&v[sys.offsets()[b]..sys.offsets()[b] + 6]), col)
-            };
-            let (sa, sb) = match c.a {
-                Some(a) => (body_side(a, 0), body_side(c.b, 6)),
-                None => (Side::world(), body_side(c.b, 0)),
-            };
-            let (ra, rb) = (c.point - sa.x, c.point - sb.x);
-            let (pair, one) = match c.a {
-                Some(a) => ([(sys.offsets()[a], 6), (sys.offsets()[c.b], 6)], false),
-                None => ([(sys.offsets()[c.b], 6), (0, 0)], true),
-            };
-            let cols = if one { &pair[..1] } else { &pair[..] };
-            let frame = crate::constraint::joint3::frame_with_axis(c.normal.into());
-            let warm = self.warm.iter().find(|(k, _)| *k == c.key).map_or([0.0; 3], |(_, l)| *l);
+        let dim = self.per_contact;
+        for k in 0..self.found.len() {
+            let c = self.found[k];
+            let warm = self.warm.iter().find(|(key, _)| *key == c.key).map_or([0.0; 3], |(_, l)| *l);
             let normal_index = self.rows.len();
-            for (k, &warm_k) in warm.iter().enumerate() {
-                let dir: Vector3<f64> = frame.column(k).into();
-                let mut row = Row::on(cols);
-                sa.point_row(&mut row.j, &dir, &ra, -1.0);
-                sb.point_row(&mut row.j, &dir, &rb, 1.0);
+            let frame = crate::constraint::joint3::frame_with_axis(c.normal.into());
+            for (i, &warm_i) in warm.iter().enumerate().take(dim) {
+                // In the plane the one tangent is n rotated by +90° (frame_with_axis's first
+                // tangent is not in the plane in general).
+                let dir: Vector3<f64> =
+                    if dim == 2 && i == 1 { Vector3::new(-c.normal.y, c.normal.x, 0.0) } else { frame.column(i).into() };
+                let mut row = self.contact_row(q, &c, &dir);
                 row.finish(w);
-                row.lambda = warm_k;
-                if k == 0 {
+                row.lambda = warm_i;
+                if i == 0 {
                     row.kind = RowKind::Normal;
                     let un = row.velocity(v);
                     let phi = c.separation;
@@ -313,6 +307,35 @@ impl<'a> Pgs<'a> {
         }
     }
 
+    /// The row d·(ṗ_b − ṗ_a) of contact `c` along the world direction `d`: for a rigid-3D body
+    /// [dᵀ, (Rᵀ(ρ × d))ᵀ] (body-frame ω), for a rigid-2D one [d_x, d_y, ρ_x d_y − ρ_y d_x]
+    /// (ρ = p − x, the contact point from the body's centre), with sign −1 on side a.
+    fn contact_row(&self, q: &[f64], c: &Contact, dir: &Vector3<f64>) -> Row {
+        let sys = self.core.ns.system;
+        let planar = self.per_contact == 2;
+        let dof = if planar { 3 } else { 6 };
+        let mut pair = [(sys.offsets()[c.b], dof), (0, 0)];
+        if let Some(a) = c.a {
+            pair = [(sys.offsets()[a], dof), (sys.offsets()[c.b], dof)];
+        }
+        let mut row = Row::on(if c.a.is_some() { &pair[..] } else { &pair[..1] });
+        let sides = [c.a.map(|a| (a, 0, -1.0)), Some((c.b, if c.a.is_some() { dof } else { 0 }, 1.0))];
+        for (body, col, sign) in sides.into_iter().flatten() {
+            let o = sys.q_offsets()[body];
+            if planar {
+                let rho = [c.point.x - q[o], c.point.y - q[o + 1]];
+                let j = [dir.x, dir.y, rho[0] * dir.y - rho[1] * dir.x];
+                for (x, jk) in row.j[col..col + 3].iter_mut().zip(j) {
+                    *x += sign * jk;
+                }
+            } else {
+                let side = Side::body(&q[o..o + 7], None, col);
+                side.point_row(&mut row.j, dir, &(c.point - side.x), sign);
+            }
+        }
+        row
+    }
+
     /// The end of a step: λ kept for the next step's warm start, Q̂ = Jᵀλ / h, q⁺ = q ⊕ h v⁺.
     fn finish_step(&mut self, h: f64, q: &mut [f64], v: &[f64]) {
         let sys = self.core.ns.system;
@@ -322,9 +345,13 @@ impl<'a> Pgs<'a> {
             *l = row.lambda;
         }
         self.warm_next.clear();
+        let d = self.per_contact;
         for (k, c) in self.found.iter().enumerate() {
-            let r = &self.rows[m + 3 * k..m + 3 * k + 3];
-            self.warm_next.push((c.key, [r[0].lambda, r[1].lambda, r[2].lambda]));
+            let mut l = [0.0; 3];
+            for (x, r) in l.iter_mut().zip(&self.rows[m + d * k..m + d * k + d]) {
+                *x = r.lambda;
+            }
+            self.warm_next.push((c.key, l));
         }
         std::mem::swap(&mut self.warm, &mut self.warm_next);
         self.core.qhat.fill(0.0);
@@ -339,7 +366,9 @@ impl<'a> Pgs<'a> {
     /// The step with the cell's contact solver: the step's problem in FCLIB's local form
     /// ([`Pgs::last_contact_problem`]), solved on the true cone from the warm-started impulses to
     /// `residual_tol` or `iterations`, then v⁺ = v* + W J_cᵀ r and q⁺ = q ⊕ h v⁺. A solve that stops
-    /// above the tolerance is kept (as the sweeps' last iterate is) and counted with its residual.
+    /// above the tolerance is kept (as the sweeps' last iterate is) and counted with its residual;
+    /// one the solver refuses before iterating (lemke above its size) fails the step with the
+    /// solver's reason.
     fn step_with_contact_solver(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
         use crate::friction::cone::Normalisation;
         use crate::friction::solvers::Stop;
@@ -360,6 +389,9 @@ impl<'a> Pgs<'a> {
             let o = solver.solve(&problem, &mut r, &stop);
             if !o.residual.is_finite() {
                 return Err(SolveError::Breakdown { solver: "pgs", iterations: o.iterations, reason: "non-finite contact impulse" });
+            }
+            if let (false, 0, Some(reason)) = (o.converged, o.iterations, o.stopped) {
+                return Err(SolveError::Refused { solver: "pgs", reason });
             }
             self.counters.record(SolveInfo { iterations: o.iterations, residual: o.residual });
         }
@@ -400,7 +432,7 @@ impl<'a> Pgs<'a> {
     }
 
     /// The last step's frictional contact problem in FCLIB's local form (Acary et al. 2014): per
-    /// contact the normal and two friction rows, W = J_c M⁻¹ J_cᵀ, q = J_c v* − target (the
+    /// contact the normal and two friction rows (one in the plane: a 2D problem), W = J_c M⁻¹ J_cᵀ, q = J_c v* − target (the
     /// normal rows' bias: speculative gap, Baumgarte push-out, restitution), μ; the impulses this
     /// step found as its first guess. Refused for a scene with equality rows (that problem is
     /// the mixed one, with bilateral rows).
@@ -436,13 +468,14 @@ impl<'a> Pgs<'a> {
         let count = rows.len();
         let w = crate::friction::Csr::from_triplets(count, count, &t);
         let q: Vec<f64> = rows.iter().zip(&self.free).map(|(r, f)| f - r.target).collect();
-        let mu = (0..count / 3)
-            .map(|k| if let RowKind::Friction { mu, .. } = rows[3 * k + 1].kind { mu } else { 0.0 })
+        let d = self.per_contact;
+        let mu = (0..count / d)
+            .map(|k| if let RowKind::Friction { mu, .. } = rows[d * k + 1].kind { mu } else { 0.0 })
             .collect();
         let guess = rows.iter().map(|r| r.lambda).collect();
         Ok(crate::friction::LocalProblem {
             name: "pgs step".into(),
-            dim: 3,
+            dim: d,
             w,
             q,
             mu,
@@ -481,7 +514,9 @@ impl Stepper for Pgs<'_> {
             let l = self.rows[i].lambda.clamp(lo, hi);
             self.rows[i].lambda = l;
         }
-        if self.opts.cone {
+        // In the plane a contact has one friction row, whose box is the Coulomb cone.
+        let disk = self.opts.cone && self.per_contact == 3;
+        if disk {
             let m = self.core.ns.system.nrows();
             for k in 0..(self.rows.len() - m) / 3 {
                 let (n, t) = (m + 3 * k, m + 3 * k + 1);
@@ -504,7 +539,7 @@ impl Stepper for Pgs<'_> {
             change = 0.0f64;
             let first_contact_row = self.core.ns.system.nrows();
             for i in 0..self.rows.len() {
-                if self.opts.cone && i >= first_contact_row {
+                if disk && i >= first_contact_row {
                     match (i - first_contact_row) % 3 {
                         1 => {
                             change = change.max(self.friction_on_disk(i, v));

@@ -253,6 +253,15 @@ pub enum SolveError {
         /// What broke.
         reason: &'static str,
     },
+    /// A contact solver refused a step's problem before iterating (its own reason, e.g. more
+    /// contacts than it takes).
+    #[error("{solver}: the contact solver refused the step's problem: {reason}")]
+    Refused {
+        /// The formulation that posed the problem.
+        solver: &'static str,
+        /// The contact solver's reason.
+        reason: String,
+    },
     /// This solver cannot take this kind of operator.
     #[error("{solver} is not applicable: {reason}")]
     NotApplicable {

@@ -44,8 +44,11 @@ pub enum ModelError {
         /// The rejected normal.
         normal: [f64; 3],
     },
-    /// A contact shape with a size that is not positive and finite, or a hull without volume.
-    #[error("contact shape {index}: sizes must be positive and finite, a hull must have volume")]
+    /// A contact shape with a size that is not positive and finite, a hull without volume, or a
+    /// planar shape among shapes in space (or the reverse).
+    #[error(
+        "contact shape {index}: sizes must be positive and finite, a hull must have volume (a polygon area), and the shapes all lie in space or all in the plane"
+    )]
     BadShape {
         /// Shape index.
         index: usize,

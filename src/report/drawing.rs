@@ -208,15 +208,16 @@ fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
     draw_rings(svg, model, g, panel);
 }
 
-/// Contact shapes: a sphere as its outline in the picture plane (a capsule as its two end
-/// spheres'), a box by its eight corners, a cylinder by its two end circles, a convex hull by its
-/// points (the body's hull then outlines each); planes by their trace.
+/// Contact shapes: a sphere or a circle as its outline in the picture plane (a capsule as its two
+/// end circles'), a box by its eight corners (a rectangle its four), a cylinder by its two end
+/// circles, a convex hull or polygon by its points (the body's hull then outlines each); planes
+/// by their trace.
 fn add_contacts(g: &mut Geometry, model: &Model, q: &[f64], axes: [usize; 3]) {
     let system = &model.scene.system;
     if let Some(set) = system.contacts() {
         for (b, shape) in &set.shapes {
             match shape {
-                crate::contact::Shape::Sphere { radius } => {
+                crate::contact::Shape::Sphere { radius } | crate::contact::Shape::Circle { radius } => {
                     let c = g.bodies[*b][0];
                     g.bodies[*b].extend((0..24).map(|k| {
                         let a = k as f64 * std::f64::consts::TAU / 24.0;
@@ -251,6 +252,27 @@ fn add_contacts(g: &mut Geometry, model: &Model, q: &[f64], axes: [usize; 3]) {
                 crate::contact::Shape::Convex { points } => {
                     for &p in points {
                         let w = world(model, q, axes, Some(*b), p);
+                        g.bodies[*b].push(w);
+                    }
+                }
+                crate::contact::Shape::Rectangle { half } => {
+                    for (sx, sy) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+                        let p = world(model, q, axes, Some(*b), [sx * half[0], sy * half[1], 0.0]);
+                        g.bodies[*b].push(p);
+                    }
+                }
+                crate::contact::Shape::Capsule2 { half_height, radius } => {
+                    for y in [-half_height, *half_height] {
+                        let c = world(model, q, axes, Some(*b), [0.0, y, 0.0]);
+                        g.bodies[*b].extend((0..24).map(|k| {
+                            let a = k as f64 * std::f64::consts::TAU / 24.0;
+                            [c[0] + radius * a.cos(), c[1] + radius * a.sin()]
+                        }));
+                    }
+                }
+                crate::contact::Shape::Polygon { points } => {
+                    for p in points {
+                        let w = world(model, q, axes, Some(*b), [p[0], p[1], 0.0]);
                         g.bodies[*b].push(w);
                     }
                 }

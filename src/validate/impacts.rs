@@ -12,6 +12,9 @@
 //!   speed each step, so it stops at t = T (held to 1e-6 relative), and its position, first order
 //!   in h (x(h) = v₀²/(2μg) − v₀h/2 when T/h is whole), extrapolated from h and h/2 as
 //!   2 x(h/2) − x(h), is the stopping distance v₀²/(2μg) (held to 1e-6 relative);
+//! - the bounce and the sliding box also in the plane (a disk, a square, rigid-2D), and a square
+//!   on a 30° incline there at the friction threshold from both sides (μ = 0.6 > tan α sticks,
+//!   μ = 0.55 slides at g (sin α − μ cos α)), each held to 1e-6;
 //! - Newton's cradle (a ball striking two touching ones at rest, e = 1, no gravity): reported, not
 //!   asserted. The cradle one observes (the striker stops, the last ball leaves at v) is a
 //!   sequence of impacts; one step's simultaneous impact problem has another solution — the
@@ -39,49 +42,89 @@ fn model(text: &str) -> Scene {
     crate::scene::model_file::from_text("impact_case.yaml", text).expect("a valid model").scene
 }
 
-/// A solid sphere of radius 0.1 m, 1 kg, its lowest point h₀ above a frictionless floor.
-fn bouncing_ball() -> Scene {
-    model(&format!(
-        "model: bouncing_ball
-summary: a ball dropped onto a frictionless floor with restitution
-length_scale: 1
-energy_scale: {{joules: 10, definition: \"m g h0\"}}
-bodies:
-  - {{name: ball, kind: rigid3, mass: 1, inertia: [0.004, 0.004, 0.004], position: [0, 0, {z}]}}
-forces:
-  - {{type: gravity, g: [0, 0, -{G}]}}
-contact:
-  shapes: [{{body: ball, sphere: 0.1}}]
-  planes: [{{normal: [0, 0, 1], offset: 0}}]
-  friction: 0
-  restitution: {E}
-  restitution_threshold: 0.01
-  margin: 0.01
-",
-        z = H0 + 0.1
-    ))
+/// Body, gravity and ground lines of a case model in space or in the plane (`planar`): the body
+/// `name` of `kind3`/`rigid2` with the 3D and 2D inertia, at height `up` with speed `vx` along x;
+/// gravity `g` = (along x, up); the ground through the origin.
+struct Case<'a> {
+    planar: bool,
+    name: &'a str,
+    inertia: (&'a str, &'a str),
+    shape: (&'a str, &'a str),
+    up: f64,
+    vx: f64,
+    g: [f64; 2],
 }
 
-/// A 0.2 m cube of 1 kg resting on the floor, sliding along x at v₀ = μ g T.
-fn sliding_box() -> Scene {
-    model(&format!(
-        "model: sliding_box
-summary: a box sliding to rest on the floor
+impl Case<'_> {
+    fn text(&self, material: &str) -> String {
+        let (n, vx, up, [gx, gy]) = (self.name, self.vx, self.up, self.g);
+        let (kind, inertia, shape, position, velocity, gravity, normal) = if self.planar {
+            (
+                "rigid2",
+                self.inertia.1,
+                self.shape.1,
+                format!("[0, {up}]"),
+                format!("[{vx}, 0]"),
+                format!("[{gx}, {gy}]"),
+                "[0, 1]",
+            )
+        } else {
+            (
+                "rigid3",
+                self.inertia.0,
+                self.shape.0,
+                format!("[0, 0, {up}]"),
+                format!("[{vx}, 0, 0]"),
+                format!("[{gx}, 0, {gy}]"),
+                "[0, 0, 1]",
+            )
+        };
+        format!(
+            "model: {n}
+summary: a contact case with an exact answer
 length_scale: 0.2
-energy_scale: {{joules: 1, definition: \"its kinetic energy\"}}
+energy_scale: {{joules: 10, definition: \"m g h0\"}}
 bodies:
-  - {{name: box, kind: rigid3, mass: 1, inertia: [0.006667, 0.006667, 0.006667], position: [0, 0, 0.1],
-     velocity: [{v0}, 0, 0]}}
+  - {{name: {n}, kind: {kind}, mass: 1, inertia: {inertia}, position: {position}, velocity: {velocity}}}
 forces:
-  - {{type: gravity, g: [0, 0, -{G}]}}
+  - {{type: gravity, g: {gravity}}}
 contact:
-  shapes: [{{body: box, box: [0.1, 0.1, 0.1]}}]
-  planes: [{{normal: [0, 0, 1], offset: 0}}]
-  friction: {MU}
+  shapes: [{{body: {n}, {shape}}}]
+  planes: [{{normal: {normal}, offset: 0}}]
   margin: 0.01
-",
-        v0 = MU * G * T_STOP
-    ))
+{material}"
+        )
+    }
+}
+
+/// A solid ball (a disk in the plane) of radius 0.1 m, 1 kg, its lowest point h₀ above a
+/// frictionless floor.
+fn bouncing_ball(planar: bool) -> Scene {
+    let case = Case {
+        planar,
+        name: "ball",
+        inertia: ("[0.004, 0.004, 0.004]", "0.005"),
+        shape: ("sphere: 0.1", "circle: 0.1"),
+        up: H0 + 0.1,
+        vx: 0.0,
+        g: [0.0, -G],
+    };
+    model(&case.text(&format!("  friction: 0\n  restitution: {E}\n  restitution_threshold: 0.01\n")))
+}
+
+/// A 0.2 m cube (a square in the plane) of 1 kg resting on the floor, sliding along x at `vx`,
+/// friction μ, gravity `g` (a tilted one makes the floor an incline).
+fn sliding_box(planar: bool, mu: f64, vx: f64, g: [f64; 2]) -> Scene {
+    let case = Case {
+        planar,
+        name: "box",
+        inertia: ("[0.006667, 0.006667, 0.006667]", "0.006667"),
+        shape: ("box: [0.1, 0.1, 0.1]", "box: [0.1, 0.1]"),
+        up: 0.1,
+        vx,
+        g,
+    };
+    model(&case.text(&format!("  friction: {mu}\n")))
 }
 
 /// Three balls of radius 0.1 m and 1 kg on the x axis, no gravity: the striker at 1 m/s toward two
@@ -124,9 +167,9 @@ pub(super) fn verdict(err: f64, tol: f64, solver: &str) -> (Outcome, &'static st
 
 /// The bounce's two measures from per-step samples: the worst |ratio − e|/e over the impact
 /// steps (u⁺ = v_k, u⁻ = v_(k−1) − g h of the step that turns the ball), and the apex heights
-/// above the floor of the first two flights.
-fn bounce_measures(r: &RunResult, h: f64) -> (f64, usize, [f64; 2]) {
-    let vz = |i: usize| r.samples[i].v[2];
+/// above the floor of the first two flights; `up`: the index of the vertical coordinate.
+fn bounce_measures(r: &RunResult, h: f64, up: usize) -> (f64, usize, [f64; 2]) {
+    let vz = |i: usize| r.samples[i].v[up];
     let (mut worst, mut impacts, mut apex) = (0.0f64, 0usize, [f64::NAN; 2]);
     for i in 1..r.samples.len() {
         if vz(i - 1) < 0.0 && vz(i) > 0.0 {
@@ -136,16 +179,18 @@ fn bounce_measures(r: &RunResult, h: f64) -> (f64, usize, [f64; 2]) {
         }
         if (1..=2).contains(&impacts) {
             let a = &mut apex[impacts - 1];
-            let z = r.samples[i].q[2] - 0.1;
+            let z = r.samples[i].q[up] - 0.1;
             *a = if a.is_nan() { z } else { a.max(z) };
         }
     }
     (worst, impacts, apex)
 }
 
-/// The bounce, for each `pgs` cell on the cone.
-fn bounce(sel: &Selection, out: &mut Vec<Check>) {
-    let scene = bouncing_ball();
+/// The bounce, for each `pgs` cell on the cone, in space or in the plane.
+fn bounce(sel: &Selection, out: &mut Vec<Check>, planar: bool) {
+    let scene = bouncing_ball(planar);
+    let up = if planar { 1 } else { 2 };
+    let where_ = if planar { " in the plane" } else { "" };
     let v1 = (2.0 * G * H0).sqrt();
     let b1 = H_BOUNCE * v1 * (1.0 + E + E * E);
     let bounds = [b1, E * E * b1 + H_BOUNCE * E * v1 * (1.0 + E + E * E)];
@@ -154,11 +199,12 @@ fn bounce(sel: &Selection, out: &mut Vec<Check>) {
         let r = run(&scene, &spec.sampled(H_BOUNCE));
         let cell = format!("{} (cone)", cell_name(f, solver, None, Control::Fixed { h: H_BOUNCE }));
         let ok = r.summary.status.label() == "ok";
-        let (ratio_err, impacts, apex) = if ok { bounce_measures(&r, H_BOUNCE) } else { (f64::NAN, 0, [f64::NAN; 2]) };
+        let (ratio_err, impacts, apex) =
+            if ok { bounce_measures(&r, H_BOUNCE, up) } else { (f64::NAN, 0, [f64::NAN; 2]) };
         let ratio_err = if impacts >= 2 { ratio_err } else { f64::NAN };
         let (outcome, why) = verdict(ratio_err, 1e-6, solver.name);
         out.push(Check {
-            case: "ball bouncing on the floor, e = 0.5 (restitution law)".into(),
+            case: format!("ball bouncing on the floor{where_}, e = 0.5 (restitution law)"),
             cell: cell.clone(),
             measured: ratio_err,
             tolerance: "relative <= 1e-6".into(),
@@ -170,7 +216,7 @@ fn bounce(sel: &Selection, out: &mut Vec<Check>) {
             let err = (a - exact).abs();
             let (outcome, why) = verdict(err, b, solver.name);
             out.push(Check {
-                case: format!("ball bouncing on the floor, e = 0.5 (apex {})", k + 1),
+                case: format!("ball bouncing on the floor{where_}, e = 0.5 (apex {})", k + 1),
                 cell: cell.clone(),
                 measured: err / exact,
                 tolerance: format!("relative <= {:.2e}", b / exact),
@@ -184,10 +230,12 @@ fn bounce(sel: &Selection, out: &mut Vec<Check>) {
     }
 }
 
-/// The sliding box's stopping time and its extrapolated stopping distance.
-fn sliding(sel: &Selection, out: &mut Vec<Check>) {
-    let scene = sliding_box();
+/// The sliding box's stopping time and its extrapolated stopping distance, in space or in the
+/// plane.
+fn sliding(sel: &Selection, out: &mut Vec<Check>, planar: bool) {
     let v0 = MU * G * T_STOP;
+    let scene = sliding_box(planar, MU, v0, [0.0, -G]);
+    let where_ = if planar { " in the plane" } else { "" };
     let exact = v0 * v0 / (2.0 * MU * G);
     for (f, solver) in pgs_cells(sel) {
         let cell = format!("{} (cone)", cell_name(f, solver, None, Control::Fixed { h: H_SLIDE }));
@@ -210,7 +258,7 @@ fn sliding(sel: &Selection, out: &mut Vec<Check>) {
             let rel = (measured - exact).abs() / exact;
             let (outcome, why) = verdict(rel, 1e-6, solver.name);
             out.push(Check {
-                case: format!("box sliding to rest, mu = 0.3 ({what})"),
+                case: format!("box sliding to rest{where_}, mu = 0.3 ({what})"),
                 cell: cell.clone(),
                 measured: rel,
                 tolerance: "relative <= 1e-6".into(),
@@ -272,7 +320,40 @@ pub(super) fn pgs_cells<'s>(
 
 /// Every case of this module.
 pub fn impact_checks(sel: &Selection, out: &mut Vec<Check>) {
-    bounce(sel, out);
-    sliding(sel, out);
+    for planar in [false, true] {
+        bounce(sel, out, planar);
+        sliding(sel, out, planar);
+    }
+    incline_threshold(sel, out);
     newtons_cradle(sel, out);
+}
+
+/// A square on a 30° incline in the plane (the floor under gravity tilted by α: the same
+/// equations), friction just above and just below tan α = 0.577: μ = 0.6 sticks (its speed after
+/// 1 s held to 1e-6 of the g sin α · 1 s it would reach unopposed), μ = 0.55 slides at
+/// a = g (sin α − μ cos α) = 0.233 m/s² (v(1 s)/1 s held to 1e-6 relative).
+fn incline_threshold(sel: &Selection, out: &mut Vec<Check>) {
+    let (s, c) = std::f64::consts::FRAC_PI_6.sin_cos();
+    for (mu, exact, what) in [(0.6, 0.0, "sticks"), (0.55, G * (s - 0.55 * c), "slides")] {
+        let scene = sliding_box(true, mu, 0.0, [G * s, -G * c]);
+        for (f, solver) in pgs_cells(sel) {
+            let Some(spec) = cone_cell(solver, H_SLIDE, 1.0) else { continue };
+            let r = run(&scene, &spec);
+            let ok = r.summary.status.label() == "ok";
+            let a = r.samples.last().filter(|_| ok).map_or(f64::NAN, |x| x.v[0] / x.t);
+            let err = (a - exact).abs() / if exact > 0.0 { exact } else { G * s };
+            let (outcome, why) = verdict(err, 1e-6, solver.name);
+            out.push(Check {
+                case: format!("square on a 30 deg incline in the plane, mu = {mu} ({what})"),
+                cell: format!("{} (cone)", cell_name(f, solver, None, Control::Fixed { h: H_SLIDE })),
+                measured: err,
+                tolerance: "relative <= 1e-6".into(),
+                outcome,
+                note: format!(
+                    "v(1 s)/1 s vs {exact:.6} m/s^2 (tan 30 = 0.577: {what}), relative to {}{why}",
+                    if exact > 0.0 { "it" } else { "g sin 30" }
+                ),
+            });
+        }
+    }
 }

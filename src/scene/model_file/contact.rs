@@ -1,6 +1,7 @@
-//! `contact:` of a model file: collision shapes on rigid-3D bodies, static planes, the material
-//! and the speculative margin ([`crate::contact::ContactSet`]). A model with contact runs under
-//! `pgs`; every other formulation reports it not applicable.
+//! `contact:` of a model file: collision shapes on rigid-3D bodies (or all on rigid-2D bodies:
+//! contact in the plane), static planes (lines in the plane), the material and the speculative
+//! margin ([`crate::contact::ContactSet`]). A model with contact runs under `pgs`; every other
+//! formulation reports it not applicable.
 
 use super::build::LARGEST;
 use super::{Floats, RawContact};
@@ -25,23 +26,29 @@ pub(super) fn build(
         }
     };
     let mut shapes = Vec::new();
+    let mut planar = None;
     for (i, s) in c.shapes.iter().enumerate() {
         let s = &s.value;
         let field = |f: &str| format!("contact.shapes[{i}].{f}");
         let body = lookup(&field("body"), &s.body)?;
         let kind = system.bodies()[body].kind;
-        if kind != BodyKind::Rigid3 {
+        // The first shape's body decides: all in space or all in the plane.
+        let first = *planar.get_or_insert(kind == BodyKind::Rigid2);
+        let expected = if first { BodyKind::Rigid2 } else { BodyKind::Rigid3 };
+        if kind != expected {
+            let others =
+                if i == 0 { String::new() } else { format!(" (like the shapes before it: {})", expected.label()) };
             return Err(format!(
-                "field `{}`: body `{}` is {}; contact shapes sit on rigid3 bodies",
+                "field `{}`: body `{}` is {}; contact shapes sit on rigid3 bodies, or all on rigid2 bodies{others}",
                 field("body"),
                 crate::params::short(&s.body),
                 kind.label()
             ));
         }
-        let shape = shape(s, i, length_scale, &size)?;
+        let shape = if first { shape2(s, i, length_scale, &size)? } else { shape(s, i, length_scale, &size)? };
         shapes.push((body, shape));
     }
-    let planes = planes(c, length_scale)?;
+    let planes = planes(c, length_scale, planar.unwrap_or(false))?;
     let m = c.material();
     let in_range = |field: &str, x: f64, lo: f64, hi: f64| -> Result<f64, String> {
         if (lo..=hi).contains(&x) {
@@ -72,9 +79,9 @@ fn shape(
 ) -> Result<Shape, String> {
     let field = |f: &str| format!("contact.shapes[{i}].{f}");
     let given = [s.sphere.is_some(), s.r#box.is_some(), s.capsule.is_some(), s.cylinder.is_some(), s.hull.is_some()];
-    if given.iter().filter(|g| **g).count() != 1 {
+    if given.iter().filter(|g| **g).count() != 1 || s.circle.is_some() || s.polygon.is_some() {
         return Err(format!(
-            "contact.shapes[{i}] needs exactly one of `sphere` (radius [m]), `box` (half extents [m]), `capsule` and `cylinder` ({{radius, half_height}} [m], on the body's z axis) and `hull` (points [m])"
+            "contact.shapes[{i}] (on a rigid3 body) needs exactly one of `sphere` (radius [m]), `box` (half extents [m]), `capsule` and `cylinder` ({{radius, half_height}} [m], on the body's z axis) and `hull` (points [m])"
         ));
     }
     let sized = |f: &str, x: f64| size(&field(f), x);
@@ -129,15 +136,82 @@ fn shape(
     Ok(shape)
 }
 
-/// The static planes of `c`, normals normalised, offsets within 10⁶ length scales \[m\].
-fn planes(c: &RawContact, length_scale: f64) -> Result<Vec<Plane>, String> {
+/// The shape of entry `i` of `contact.shapes` on a rigid2 body; errors name the field.
+fn shape2(
+    s: &super::RawShape,
+    i: usize,
+    length_scale: f64,
+    size: &dyn Fn(&str, f64) -> Result<f64, String>,
+) -> Result<Shape, String> {
+    let field = |f: &str| format!("contact.shapes[{i}].{f}");
+    let given = [s.circle.is_some(), s.r#box.is_some(), s.capsule.is_some(), s.polygon.is_some()];
+    if given.iter().filter(|g| **g).count() != 1 || s.sphere.is_some() || s.cylinder.is_some() || s.hull.is_some() {
+        return Err(format!(
+            "contact.shapes[{i}] (on a rigid2 body) needs exactly one of `circle` (radius [m]), `box` (2 half extents [m]), `capsule` ({{radius, half_height}} [m], on the body's y axis) and `polygon` (points [m])"
+        ));
+    }
+    let sized = |f: &str, x: f64| size(&field(f), x);
+    if let Some(r) = s.circle {
+        return Ok(Shape::Circle { radius: sized("circle", r)? });
+    }
+    if let Some(Floats(h)) = &s.r#box {
+        if h.len() != 2 {
+            return Err(format!(
+                "field `{}` has {} numbers; expected 2 half extents [m] on a rigid2 body",
+                field("box"),
+                h.len()
+            ));
+        }
+        return Ok(Shape::Rectangle { half: [sized("box", h[0])?, sized("box", h[1])?] });
+    }
+    if let Some(c) = &s.capsule {
+        return Ok(Shape::Capsule2 {
+            half_height: sized("capsule.half_height", c.half_height)?,
+            radius: sized("capsule.radius", c.radius)?,
+        });
+    }
+    let polygon = s.polygon.as_deref().unwrap_or_default();
+    if polygon.len() > MAX_HULL_POINTS {
+        return Err(format!(
+            "field `{}` has {} points; expected at most {MAX_HULL_POINTS}",
+            field("polygon"),
+            polygon.len()
+        ));
+    }
+    let reach = 1e6 * length_scale;
+    let mut points = Vec::with_capacity(polygon.len());
+    for (k, Floats(p)) in polygon.iter().enumerate() {
+        if p.len() != 2 || !p.iter().all(|x| x.abs() <= reach) {
+            return Err(format!(
+                "field `{}` must be 2 finite numbers within {reach:e} m of the body's centre (a point in the body frame [m])",
+                field(&format!("polygon[{k}]"))
+            ));
+        }
+        points.push([p[0], p[1]]);
+    }
+    let shape = Shape::Polygon { points };
+    if !shape.is_solid() {
+        return Err(format!(
+            "field `{}`: {} points that span no area; expected at least 3 points not on one line",
+            field("polygon"),
+            polygon.len()
+        ));
+    }
+    Ok(shape)
+}
+
+/// The static planes of `c` (lines where the shapes are `planar`), normals normalised, offsets
+/// within 10⁶ length scales \[m\].
+fn planes(c: &RawContact, length_scale: f64, planar: bool) -> Result<Vec<Plane>, String> {
     let mut planes = Vec::new();
+    let dim = if planar { 2 } else { 3 };
     for (i, p) in c.planes.iter().enumerate() {
         let n = &p.value.normal.0;
         let norm = n.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if n.len() != 3 || !(norm > 0.0 && norm <= LARGEST) {
+        if n.len() != dim || !(norm > 0.0 && norm <= LARGEST) {
+            let what = if planar { " (the shapes lie in the plane: the line's normal)" } else { "" };
             return Err(format!(
-                "field `contact.planes[{i}].normal` must be 3 finite numbers, not all 0 (the plane's outward normal; it is normalised)"
+                "field `contact.planes[{i}].normal` must be {dim} finite numbers, not all 0{what} (the outward normal; it is normalised)"
             ));
         }
         let offset = p.value.offset;
@@ -148,7 +222,8 @@ fn planes(c: &RawContact, length_scale: f64) -> Result<Vec<Plane>, String> {
                 1e6 * length_scale
             ));
         }
-        planes.push(Plane { normal: [n[0] / norm, n[1] / norm, n[2] / norm], offset });
+        let z = if planar { 0.0 } else { n[2] / norm };
+        planes.push(Plane { normal: [n[0] / norm, n[1] / norm, z], offset });
     }
     Ok(planes)
 }

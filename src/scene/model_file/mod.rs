@@ -147,10 +147,11 @@ pub struct RawDrive {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawContact {
-    /// Collision shapes, each on a rigid3 body, centred at its centre of mass, in its frame.
+    /// Collision shapes, all on rigid3 bodies or all on rigid2 bodies (contact in the plane),
+    /// centred at the centre of mass, in the body frame.
     #[serde(default)]
     pub shapes: Vec<Spanned<RawShape>>,
-    /// Static planes: the half-space n·p ≤ offset is solid.
+    /// Static planes: the half-space n·p ≤ offset is solid (in the plane: lines, n with 2 numbers).
     #[serde(default)]
     pub planes: Vec<Spanned<RawPlane>>,
     /// Coulomb friction coefficient μ of every contact.
@@ -179,7 +180,8 @@ impl RawContact {
 }
 
 /// One entry of `contact.shapes:` — exactly one of `sphere`, `box`, `capsule`, `cylinder` and
-/// `hull`.
+/// `hull` on a rigid3 body, of `circle`, `box` (2 numbers), `capsule` (on the body's y axis) and
+/// `polygon` on a rigid2 body.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawShape {
@@ -188,10 +190,13 @@ pub struct RawShape {
     /// A sphere's radius \[m\].
     #[serde(default)]
     pub sphere: Option<f64>,
-    /// A box's half extents along the body axes \[m\].
+    /// A circle's radius \[m\] (rigid2).
+    #[serde(default)]
+    pub circle: Option<f64>,
+    /// A box's half extents along the body axes \[m\] (3 numbers; 2 on a rigid2 body).
     #[serde(default, rename = "box")]
     pub r#box: Option<Floats>,
-    /// A capsule on the body's z axis.
+    /// A capsule on the body's z axis (on a rigid2 body: its y axis).
     #[serde(default)]
     pub capsule: Option<RawRound>,
     /// A cylinder on the body's z axis.
@@ -200,6 +205,9 @@ pub struct RawShape {
     /// The convex hull of these points, body frame \[m\].
     #[serde(default)]
     pub hull: Option<Vec<Floats>>,
+    /// The convex hull of these points in the plane, body frame \[m\] (rigid2).
+    #[serde(default)]
+    pub polygon: Option<Vec<Floats>>,
 }
 
 /// A capsule's or a cylinder's size.
@@ -216,7 +224,7 @@ pub struct RawRound {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPlane {
-    /// Outward normal (normalised on reading).
+    /// Outward normal (normalised on reading): 3 numbers, or 2 where the shapes lie in the plane.
     pub normal: Floats,
     /// Offset along the normal \[m\] (default 0).
     #[serde(default)]
@@ -493,6 +501,7 @@ pub fn from_text(file: &str, text: &str) -> Result<Model, ConfigError> {
 pub const SHIPPED: &[(&str, &str)] = &[
     ("models/andrews_squeezer.yaml", include_str!("../../../models/andrews_squeezer.yaml")),
     ("models/box_pyramid.yaml", include_str!("../../../models/box_pyramid.yaml")),
+    ("models/box_pyramid_2d.yaml", include_str!("../../../models/box_pyramid_2d.yaml")),
     ("models/iftomm_a02_n2.yaml", include_str!("../../../models/iftomm_a02_n2.yaml")),
     ("models/iftomm_a02_n40.yaml", include_str!("../../../models/iftomm_a02_n40.yaml")),
     ("models/iftomm_a04_bricard.yaml", include_str!("../../../models/iftomm_a04_bricard.yaml")),
