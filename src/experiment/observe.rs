@@ -181,6 +181,8 @@ impl<'a> Probe<'a> {
             jv: if record { self.jv.clone() } else { vec![] },
             lambda: if record { self.multipliers(power_ok) } else { vec![] },
             outputs: values,
+            contacts: sys.contacts().map(|_| u32::try_from(self.contacts.len()).unwrap_or(u32::MAX)),
+            max_solver_residual: driver.max_residual(),
         }
     }
 

@@ -103,28 +103,40 @@ pub fn write_summary(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result
     Ok(())
 }
 
-/// `runs.csv`: tidy long format, one row per cell × sample.
+/// `runs.csv`: tidy long format, one row per cell × sample; where a scene has contact, also the
+/// sample's contact count and the largest solver residual so far (empty for cells without).
 pub fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
-    w.write_record([
-        "cell",
-        "t",
-        "energy",
-        "energy_error",
-        "drift_position",
-        "drift_velocity",
-        "power",
-        "reference_error",
-        "steps",
-        "rejected",
-        "rhs_evals",
-        "linear_solves",
-        "solver_iterations",
-    ])?;
+    let contact = rows.iter().any(|r| r.result.samples.iter().any(|s| s.contacts.is_some()));
+    let extra: &[&str] = if contact { &["contacts", "max_solver_residual"] } else { &[] };
+    w.write_record(
+        [
+            "cell",
+            "t",
+            "energy",
+            "energy_error",
+            "drift_position",
+            "drift_velocity",
+            "power",
+            "reference_error",
+            "steps",
+            "rejected",
+            "rhs_evals",
+            "linear_solves",
+            "solver_iterations",
+        ]
+        .iter()
+        .chain(extra),
+    )?;
     for r in rows {
         for s in &r.result.samples {
             let c = &s.counters;
-            w.write_record([
+            let more = match (contact, s.contacts) {
+                (false, _) => vec![],
+                (true, Some(n)) => vec![n.to_string(), num(s.max_solver_residual)],
+                (true, None) => vec![String::new(), String::new()],
+            };
+            let base = [
                 r.cell.id.to_string(),
                 num(s.t),
                 num(s.energy),
@@ -138,7 +150,8 @@ pub fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
                 c.rhs_evals.to_string(),
                 c.linear_solves.to_string(),
                 c.solver_iterations.to_string(),
-            ])?;
+            ];
+            w.write_record(base.iter().chain(&more))?;
         }
     }
     w.flush()?;

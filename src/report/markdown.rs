@@ -322,7 +322,7 @@ fn definitions_section(out: &mut String, exp: &Experiment) {
     );
     let _ = writeln!(
         out,
-        "Data: `summary.csv` (one row per cell), `runs.csv` (one row per cell and sample), `states.csv` (recorded quantities, with `record:`), `events.csv` (crossings, with `events:`), `orders.csv` (observed convergence orders, with two or more steps) — byte-identical for the same config on any thread count — and `timing.csv` (wall times: median, min and max over the timed runs).\n"
+        "Data: `summary.csv` (one row per cell), `runs.csv` (one row per cell and sample; with contact also the contact count and the largest solver residual so far), `states.csv` (recorded quantities, with `record:`), `events.csv` (crossings, with `events:`), `orders.csv` (observed convergence orders, with two or more steps) — byte-identical for the same config on any thread count — and `timing.csv` (wall times: median, min and max over the timed runs).\n"
     );
 }
 

@@ -175,7 +175,7 @@ impl<'a> Driver<'a> {
     }
 
     /// The largest relative residual of any linear solve so far.
-    pub(super) fn max_residual(&self) -> f64 {
+    pub(crate) fn max_residual(&self) -> f64 {
         match self {
             Driver::Ode { ode, .. } => ode.solver_counters().max_residual,
             Driver::Stepper { stepper, .. } => stepper.solver_counters().max_residual,

@@ -70,6 +70,11 @@ pub struct Sample {
     pub lambda: Vec<f64>,
     /// Values of the cell's outputs.
     pub outputs: Vec<f64>,
+    /// Contacts within the margin at this sample (None in a scene without contact).
+    pub contacts: Option<u32>,
+    /// The largest residual any step's solve has ended at so far, in the solver's own measure
+    /// (the summary's `max_solver_residual` up to this time).
+    pub max_solver_residual: f64,
 }
 
 /// How a run ended.
