@@ -8,6 +8,7 @@
 
 mod benchmarks;
 mod cases;
+mod critical;
 mod impacts;
 mod laws;
 mod orders;
@@ -185,6 +186,7 @@ pub fn run_all(sel: &Selection) -> Vec<Check> {
     cases::rigid3d(sel, &mut out);
     rolling::exact_contact_checks(sel, &mut out);
     impacts::impact_checks(sel, &mut out);
+    critical::critical_friction(sel, &mut out);
     orders::stepper_orders(sel, &mut out);
     orders::stepper_energy(sel, &mut out);
     laws::energy_laws(sel, &mut out);
