@@ -1,6 +1,7 @@
 //! Collision detection: the narrow phase's cost per touching box pair (parry's box–box manifold),
 //! and the broad phase's growth from 10³ to 10⁴ bodies (sort and sweep over spheres scattered at
-//! a fixed density: the pairs found grow linearly, so should the time).
+//! a fixed density: the pairs found grow linearly, so should the time); the same in the plane
+//! (squares and circles on rigid-2D bodies, parry's 2D build).
 //!
 //! Run: `cargo bench --bench contact`. divan prints time per detection and, through the item
 //! counter, pairs or bodies per second; ns per item = 1e9 / (items per second).
@@ -73,6 +74,63 @@ fn broad_phase_scattered_spheres(bencher: Bencher, n: usize) {
     };
     let points: Vec<[f64; 3]> = (0..n).map(|_| [side * uniform(), side * uniform(), side * uniform()]).collect();
     let (offsets, q) = state(n, |i| (points[i], [1.0, 0.0, 0.0, 0.0]));
+    let mut det = Detector::new(&set);
+    let mut out: Vec<Contact> = Vec::new();
+    det.detect(&set, &offsets, &q, &mut out);
+    bencher.counter(ItemsCount::new(n)).bench_local(|| {
+        det.detect(&set, &offsets, black_box(&q), &mut out);
+        black_box(&out);
+    });
+}
+
+/// In the plane: `pairs` pairs of 0.2 m squares, the upper turned 0.3 rad and 1 mm into the
+/// lower (a clipped edge–edge manifold of parry's 2D build), the pairs 1 m apart.
+#[divan::bench(args = [10, 100, 1000], sample_count = 20)]
+fn narrow_phase_per_square_pair_in_the_plane(bencher: Bencher, pairs: usize) {
+    let set = ContactSet {
+        shapes: (0..2 * pairs).map(|b| (b, Shape::Rectangle { half: [0.1; 2] })).collect(),
+        planes: Vec::new(),
+        material: material(),
+        margin: 0.01,
+    };
+    let d = 0.1 * (0.3f64.cos() + 0.3f64.sin());
+    let q: Vec<f64> = (0..2 * pairs)
+        .flat_map(|i| {
+            let x = (i / 2) as f64;
+            if i % 2 == 0 { [x, 0.1, 0.0] } else { [x, 0.2 + d - 0.001, 0.3] }
+        })
+        .collect();
+    let offsets: Vec<usize> = (0..2 * pairs).map(|i| 3 * i).collect();
+    let mut det = Detector::new(&set);
+    let mut out: Vec<Contact> = Vec::new();
+    det.detect(&set, &offsets, &q, &mut out);
+    assert!(out.len() >= pairs, "{} contacts", out.len());
+    bencher.counter(ItemsCount::new(pairs)).bench_local(|| {
+        det.detect(&set, &offsets, black_box(&q), &mut out);
+        black_box(&out);
+    });
+}
+
+/// In the plane: `n` circles of radius 0.05 m at one per 0.01 m² (a square of side √n/10 m),
+/// positions from a fixed sequence; every detection re-sorts and sweeps.
+#[divan::bench(args = [1_000, 10_000], sample_count = 20)]
+fn broad_phase_scattered_circles_in_the_plane(bencher: Bencher, n: usize) {
+    let set = ContactSet {
+        shapes: (0..n).map(|b| (b, Shape::Circle { radius: 0.05 })).collect(),
+        planes: Vec::new(),
+        material: material(),
+        margin: 0.005,
+    };
+    let side = (n as f64).sqrt() / 10.0;
+    let mut state_rng = 0x2545_f491_4f6c_dd1du64;
+    let mut uniform = move || {
+        state_rng ^= state_rng << 13;
+        state_rng ^= state_rng >> 7;
+        state_rng ^= state_rng << 17;
+        (state_rng >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let q: Vec<f64> = (0..n).flat_map(|_| [side * uniform(), side * uniform(), 0.0]).collect();
+    let offsets: Vec<usize> = (0..n).map(|i| 3 * i).collect();
     let mut det = Detector::new(&set);
     let mut out: Vec<Contact> = Vec::new();
     det.detect(&set, &offsets, &q, &mut out);
