@@ -209,6 +209,18 @@ pub struct Pgs<'a> {
     /// J v* of every row at the last step (v* after the applied forces, before any impulse): the
     /// free velocities of the step's contact problem.
     free: Vec<f64>,
+    /// The contact solver's workspace, kept across steps: the step's problem, the impulses, and
+    /// the assembly's rows-by-column lists and triplets.
+    work: ContactWork,
+}
+
+/// The step's contact problem and what assembles it, refilled in place at every step.
+#[derive(Default)]
+struct ContactWork {
+    problem: Option<crate::friction::LocalProblem>,
+    r: Vec<f64>,
+    by_col: Vec<Vec<usize>>,
+    triplets: Vec<crate::friction::Triplet>,
 }
 
 impl<'a> Pgs<'a> {
@@ -249,6 +261,7 @@ impl<'a> Pgs<'a> {
             warm_next: Vec::new(),
             counters: SolverCounters::default(),
             free: Vec::new(),
+            work: ContactWork::default(),
         })
     }
 
@@ -378,15 +391,21 @@ impl<'a> Pgs<'a> {
             seconds: f64::INFINITY,
             norm: Normalisation::Q,
         };
-        let mut r: Vec<f64> = self.rows.iter().map(|row| row.lambda).collect();
+        let mut work = std::mem::take(&mut self.work);
+        work.r.clear();
+        work.r.extend(self.rows.iter().map(|row| row.lambda));
         if !self.rows.is_empty() {
-            let problem = self.last_contact_problem().map_err(|_| SolveError::Breakdown {
-                solver: "pgs",
-                iterations: 0,
-                reason: "the step's contact problem could not be formed",
-            })?;
+            if self.core.ns.system.nrows() > 0 {
+                return Err(SolveError::Breakdown {
+                    solver: "pgs",
+                    iterations: 0,
+                    reason: "the step's contact problem could not be formed",
+                });
+            }
+            let problem = work.problem.get_or_insert_with(empty_problem);
+            self.assemble(problem, &mut work.by_col, &mut work.triplets);
             let solver = self.contact_solver.as_mut().expect("contact mode");
-            let o = solver.solve(&problem, &mut r, &stop);
+            let o = solver.solve(problem, &mut work.r, &stop);
             if !o.residual.is_finite() {
                 return Err(SolveError::Breakdown { solver: "pgs", iterations: o.iterations, reason: "non-finite contact impulse" });
             }
@@ -395,10 +414,11 @@ impl<'a> Pgs<'a> {
             }
             self.counters.record(SolveInfo { iterations: o.iterations, residual: o.residual });
         }
-        for (row, &l) in self.rows.iter_mut().zip(&r) {
+        for (row, &l) in self.rows.iter_mut().zip(&work.r) {
             row.lambda = l;
             row.apply(l, v);
         }
+        self.work = work;
         self.finish_step(h, q, v);
         Ok(())
     }
@@ -446,41 +466,43 @@ impl<'a> Pgs<'a> {
         if self.free.len() != self.rows.len() {
             return Err("no step has been taken".into());
         }
+        let mut problem = empty_problem();
+        self.assemble(&mut problem, &mut Vec::new(), &mut Vec::new());
+        problem.guesses = vec![self.rows.iter().map(|r| r.lambda).collect()];
+        Ok(problem)
+    }
+
+    /// Fills `p` in place with the step's problem (W, q, μ, dimension; its name and guesses left
+    /// as they are), `by_col` and `t` the assembly's workspaces.
+    fn assemble(&self, p: &mut crate::friction::LocalProblem, by_col: &mut Vec<Vec<usize>>, t: &mut Vec<crate::friction::Triplet>) {
         let rows = &self.rows;
         // W_ij = J_i · (W J_jᵀ) over the columns the two rows share: rows grouped by column.
         let n = self.core.ns.system.ndof();
-        let mut by_col: Vec<Vec<usize>> = vec![Vec::new(); n];
+        by_col.resize_with(n, Vec::new);
+        by_col.iter_mut().for_each(Vec::clear);
         for (i, r) in rows.iter().enumerate() {
             for &c in &r.cols[..r.l] {
                 by_col[c as usize].push(i);
             }
         }
-        let mut t = Vec::new();
+        t.clear();
         for (c, touching) in by_col.iter().enumerate() {
             for &i in touching {
                 let ji = rows[i].cols[..rows[i].l].iter().position(|&x| x as usize == c).map_or(0.0, |k| rows[i].j[k]);
                 for &j in touching {
                     let k = rows[j].cols[..rows[j].l].iter().position(|&x| x as usize == c).expect("row j touches c");
-                    t.push((i, j, ji * rows[j].wj[k]));
+                    t.push((i, j, t.len(), ji * rows[j].wj[k]));
                 }
             }
         }
         let count = rows.len();
-        let w = crate::friction::Csr::from_triplets(count, count, &t);
-        let q: Vec<f64> = rows.iter().zip(&self.free).map(|(r, f)| f - r.target).collect();
+        p.w.fill_from_triplets(count, count, t);
+        p.q.clear();
+        p.q.extend(rows.iter().zip(&self.free).map(|(r, f)| f - r.target));
         let d = self.per_contact;
-        let mu = (0..count / d)
-            .map(|k| if let RowKind::Friction { mu, .. } = rows[d * k + 1].kind { mu } else { 0.0 })
-            .collect();
-        let guess = rows.iter().map(|r| r.lambda).collect();
-        Ok(crate::friction::LocalProblem {
-            name: "pgs step".into(),
-            dim: d,
-            w,
-            q,
-            mu,
-            guesses: vec![guess],
-        })
+        p.dim = d;
+        p.mu.clear();
+        p.mu.extend((0..count / d).map(|k| if let RowKind::Friction { mu, .. } = rows[d * k + 1].kind { mu } else { 0.0 }));
     }
 
     fn bounds(&self, i: usize) -> (f64, f64) {
@@ -492,6 +514,18 @@ impl<'a> Pgs<'a> {
                 (-m, m)
             }
         }
+    }
+}
+
+/// An empty 3D problem named for `pgs`, to be filled by [`Pgs::assemble`].
+fn empty_problem() -> crate::friction::LocalProblem {
+    crate::friction::LocalProblem {
+        name: "pgs step".into(),
+        dim: 3,
+        w: crate::friction::Csr { nrows: 0, ncols: 0, ptr: vec![0], idx: Vec::new(), val: Vec::new() },
+        q: Vec::new(),
+        mu: Vec::new(),
+        guesses: Vec::new(),
     }
 }
 

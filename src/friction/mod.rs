@@ -36,39 +36,43 @@ pub struct Csr {
     pub val: Vec<f64>,
 }
 
+/// A matrix entry to assemble: (row, column, order of appearance, value).
+pub type Triplet = (usize, usize, usize, f64);
+
 impl Csr {
-    /// From (row, column, value) triplets; duplicates are summed, entries sorted by column.
+    /// From (row, column, value) triplets; duplicates are summed in the order given, entries
+    /// sorted by column.
     pub fn from_triplets(nrows: usize, ncols: usize, t: &[(usize, usize, f64)]) -> Csr {
-        let mut count = vec![0usize; nrows + 1];
-        for &(i, _, _) in t {
-            count[i + 1] += 1;
-        }
+        let mut tagged: Vec<Triplet> = t.iter().enumerate().map(|(k, &(i, j, v))| (i, j, k, v)).collect();
+        let mut csr = Csr { nrows, ncols, ptr: Vec::new(), idx: Vec::new(), val: Vec::new() };
+        csr.fill_from_triplets(nrows, ncols, &mut tagged);
+        csr
+    }
+
+    /// Refills this matrix in place (its vectors keep their capacity) from (row, column, order,
+    /// value) triplets, which are sorted in place: duplicates summed in increasing `order`
+    /// (their order of appearance, so the sums are those of [`Csr::from_triplets`]).
+    pub fn fill_from_triplets(&mut self, nrows: usize, ncols: usize, t: &mut [Triplet]) {
+        t.sort_unstable_by_key(|&(i, j, k, _)| (i, j, k));
+        (self.nrows, self.ncols) = (nrows, ncols);
+        self.ptr.clear();
+        self.idx.clear();
+        self.val.clear();
+        self.ptr.push(0);
+        let mut e = 0;
         for i in 0..nrows {
-            count[i + 1] += count[i];
-        }
-        let mut next = count.clone();
-        let (mut idx, mut val) = (vec![0usize; t.len()], vec![0.0; t.len()]);
-        for &(i, j, v) in t {
-            idx[next[i]] = j;
-            val[next[i]] = v;
-            next[i] += 1;
-        }
-        // Sort each row by column and sum duplicates.
-        let (mut ptr, mut oi, mut ov) = (vec![0usize], Vec::with_capacity(t.len()), Vec::with_capacity(t.len()));
-        for i in 0..nrows {
-            let mut row: Vec<(usize, f64)> = (count[i]..count[i + 1]).map(|k| (idx[k], val[k])).collect();
-            row.sort_by_key(|e| e.0);
-            for (j, v) in row {
-                if oi.len() > *ptr.last().unwrap() && *oi.last().unwrap() == j {
-                    *ov.last_mut().unwrap() += v;
+            while e < t.len() && t[e].0 == i {
+                let (_, j, _, v) = t[e];
+                if self.idx.len() > *self.ptr.last().expect("ptr starts at 0") && self.idx.last() == Some(&j) {
+                    *self.val.last_mut().expect("an entry") += v;
                 } else {
-                    oi.push(j);
-                    ov.push(v);
+                    self.idx.push(j);
+                    self.val.push(v);
                 }
+                e += 1;
             }
-            ptr.push(oi.len());
+            self.ptr.push(self.idx.len());
         }
-        Csr { nrows, ncols, ptr, idx: oi, val: ov }
     }
 
     /// The triplets of the matrix, row by row.
