@@ -8,14 +8,14 @@ use tinkertoy::params::Scalar;
 mod common;
 use common::model;
 
-/// Runs IFToMM A04 (Bricard) for 10 s in one cell with envelope LDLᵀ; returns the result and P3
-/// (the Rod3–Rod4 joint) at t = 1, 2, …, 10 s.
 /// The linear solver of a cell: `envelope_ldlt` for the Cartesian formulations; `lagrangian`
 /// solves a dense loop-closure system, which the sparse solvers do not take: `dense_cholesky`.
 fn solver_for(formulation: &str) -> &'static str {
     if formulation == "lagrangian" { "dense_cholesky" } else { "envelope_ldlt" }
 }
 
+/// Runs IFToMM A04 (Bricard) for 10 s in one cell; returns the result and P3 (the benchmark's
+/// point, the Rod2–Rod3 joint) at t = 1, 2, …, 10 s.
 fn bricard_cell(
     formulation: &str,
     params: &[(&str, f64)],
@@ -51,6 +51,38 @@ fn bricard_is_overconstrained_and_check_names_the_redundant_row() {
             .unwrap();
     println!("{text}");
     assert!(text.contains("rank of J at q0: 29 of 30 rows; 1 degree of freedom; 1 redundant"), "{text}");
+}
+
+/// P3 is the benchmark's point, the joint of Rod2 and Rod3 at (1, −1, 0) when t = 0 (it was the
+/// Rod3–Rod4 joint, at (1, −1, 1), before), and the stored reference has the published curve's
+/// landmarks: z starts at 0 and dips to about −0.5 m near t = 1.25 s, y stays within
+/// [−1, −0.87] m (to the two digits the curve is read at: its highest y is −0.866).
+#[test]
+fn bricard_scores_the_benchmarks_p3_and_its_reference_has_the_published_landmarks() {
+    let m = model("iftomm_a04_bricard");
+    let (r, _) = bricard_cell(
+        "lagrangian",
+        &[("reg", 1e-10), ("omega", 20.0)],
+        Some("dop853"),
+        Control::Adaptive { rtol: 1e-9, atol: 1e-9 },
+    );
+    let p0 = &r.samples[0].outputs;
+    assert!((p0[0] - 1.0).abs() < 1e-12 && (p0[1] + 1.0).abs() < 1e-12 && p0[2].abs() < 1e-12, "{p0:?}");
+    assert!(m.scene.system.nrows() == 30);
+    let path = format!("{}/experiments/data/iftomm_a04_bricard.csv", env!("CARGO_MANIFEST_DIR"));
+    let rows: Vec<Vec<f64>> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with('t'))
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert!(rows[0][3].abs() < 1e-12, "z(0) = {}", rows[0][3]);
+    let (t_min, z_min) =
+        rows.iter().map(|r| (r[0], r[3])).fold((0.0, f64::INFINITY), |a, b| if b.1 < a.1 { b } else { a });
+    println!("P3: z reaches {z_min:.4} m at t = {t_min} s");
+    assert!((-0.55..=-0.45).contains(&z_min) && (1.0..=1.5).contains(&t_min), "z min {z_min} at {t_min}");
+    let (lo, hi) = rows.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| (l.min(r[2]), h.max(r[2])));
+    assert!(lo >= -1.0 - 1e-9 && hi <= -0.865, "y within [{lo}, {hi}]");
 }
 
 #[test]
