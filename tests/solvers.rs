@@ -25,7 +25,14 @@ fn rel(a: &[f64], b: &[f64]) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    // A fixed seed: the same 24 cases every run (no flakes), plus the stored regressions (a CG
+    // whose recurred residual met 1e-12 while its true residual ended at 1.017e-12, before CG
+    // restarted from the true residual).
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(24),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn every_solver_agrees_with_dense_lu_on_random_j_w_jt_systems(

@@ -42,9 +42,9 @@ fn model(text: &str) -> Scene {
     crate::scene::model_file::from_text("impact_case.yaml", text).expect("a valid model").scene
 }
 
-/// Body, gravity and ground lines of a case model in space or in the plane (`planar`): the body
-/// `name` of `kind3`/`rigid2` with the 3D and 2D inertia, at height `up` with speed `vx` along x;
-/// gravity `g` = (along x, up); the ground through the origin.
+/// A one-body case model in space (rigid3) or in the plane (`planar`: rigid2): the body `name`
+/// with its (3D, 2D) inertia and shape, its centre at height `up` \[m\] moving at `vx` \[m/s\]
+/// along x; gravity `g` = (along x, up) \[m/s²\]; the ground plane (a line) through the origin.
 struct Case<'a> {
     planar: bool,
     name: &'a str,
