@@ -17,7 +17,12 @@ use tinkertoy::system::System;
 use tinkertoy::validate::{Outcome, Selection, null_space, off_gradient_ratio, run_all};
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+    // A fixed seed: the same 16 cases every run (no flakes); stored regressions replay first.
+    #![proptest_config(ProptestConfig {
+        cases: 16,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20),
+        ..ProptestConfig::default()
+    })]
 
     /// For ideal constraints the constraint force Q̂ = M q̈ − Q that a formulation applies lies in
     /// range(Jᵀ): ‖Nᵀ Q̂‖ ≤ 1e-10·max(‖Q̂‖, ‖Q‖) with N an orthonormal basis of null(J), hence

@@ -22,7 +22,12 @@ fn close(a: &[f64], b: &[f64], what: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    // A fixed seed: the same 32 cases every run (no flakes); stored regressions replay first.
+    #![proptest_config(ProptestConfig {
+        cases: 32,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(25),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn block_products_and_normal_matrix_match_dense_algebra(seed in prop::collection::vec(-1.0f64..1.0, 64)) {

@@ -205,7 +205,12 @@ fn check_stiffness(c: &dyn Constraint, q: &[f64], v: &[f64]) -> Result<(), TestC
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    // A fixed seed: the same 256 cases every run (no flakes); stored regressions replay first.
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(208),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn every_constraint_jacobian_and_jdot_v_match_finite_differences(
