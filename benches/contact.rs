@@ -17,6 +17,17 @@ fn material() -> Material {
     Material { friction: 0.5, restitution: 0.0, restitution_threshold: 1.0 }
 }
 
+/// A fixed sequence of numbers uniform in [0, 1) (xorshift64), the same every run.
+fn uniform() -> impl FnMut() -> f64 {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// Positions and unit quaternions (x, y, z, w, qx, qy, qz) for `n` bodies from `place`.
 fn state(n: usize, place: impl Fn(usize) -> ([f64; 3], [f64; 4])) -> (Vec<usize>, Vec<f64>) {
     let mut q = Vec::with_capacity(7 * n);
@@ -65,13 +76,7 @@ fn broad_phase_scattered_spheres(bencher: Bencher, n: usize) {
         margin: 0.005,
     };
     let side = (n as f64).cbrt() / 10.0;
-    let mut state_rng = 0x2545_f491_4f6c_dd1du64;
-    let mut uniform = move || {
-        state_rng ^= state_rng << 13;
-        state_rng ^= state_rng >> 7;
-        state_rng ^= state_rng << 17;
-        (state_rng >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut uniform = uniform();
     let points: Vec<[f64; 3]> = (0..n).map(|_| [side * uniform(), side * uniform(), side * uniform()]).collect();
     let (offsets, q) = state(n, |i| (points[i], [1.0, 0.0, 0.0, 0.0]));
     let mut det = Detector::new(&set);
@@ -122,13 +127,7 @@ fn broad_phase_scattered_circles_in_the_plane(bencher: Bencher, n: usize) {
         margin: 0.005,
     };
     let side = (n as f64).sqrt() / 10.0;
-    let mut state_rng = 0x2545_f491_4f6c_dd1du64;
-    let mut uniform = move || {
-        state_rng ^= state_rng << 13;
-        state_rng ^= state_rng >> 7;
-        state_rng ^= state_rng << 17;
-        (state_rng >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut uniform = uniform();
     let q: Vec<f64> = (0..n).flat_map(|_| [side * uniform(), side * uniform(), 0.0]).collect();
     let offsets: Vec<usize> = (0..n).map(|i| 3 * i).collect();
     let mut det = Detector::new(&set);

@@ -107,24 +107,7 @@ fn shape(
         });
     }
     let hull = s.hull.as_deref().unwrap_or_default();
-    if hull.len() > MAX_HULL_POINTS {
-        return Err(format!(
-            "field `{}` has {} points; expected at most {MAX_HULL_POINTS} (a convex hull is computed from them)",
-            field("hull"),
-            hull.len()
-        ));
-    }
-    let reach = 1e6 * length_scale;
-    let mut points = Vec::with_capacity(hull.len());
-    for (k, Floats(p)) in hull.iter().enumerate() {
-        if p.len() != 3 || !p.iter().all(|x| x.abs() <= reach) {
-            return Err(format!(
-                "field `{}` must be 3 finite numbers within {reach:e} m of the body's centre (a point in the body frame [m])",
-                field(&format!("hull[{k}]"))
-            ));
-        }
-        points.push([p[0], p[1], p[2]]);
-    }
+    let points = body_points::<3>(hull, &field("hull"), length_scale)?;
     let shape = Shape::Convex { points };
     if !shape.is_solid() {
         return Err(format!(
@@ -134,6 +117,31 @@ fn shape(
         ));
     }
     Ok(shape)
+}
+
+/// The points of a `hull` (D = 3) or `polygon` (D = 2) named `field`: at most
+/// [`MAX_HULL_POINTS`], each D finite numbers within 10⁶ length scales of the body's centre, checked
+/// before any hull is computed.
+fn body_points<const D: usize>(list: &[Floats], field: &str, length_scale: f64) -> Result<Vec<[f64; D]>, String> {
+    if list.len() > MAX_HULL_POINTS {
+        return Err(format!(
+            "field `{field}` has {} points; expected at most {MAX_HULL_POINTS} (a convex hull is computed from them)",
+            list.len()
+        ));
+    }
+    let reach = 1e6 * length_scale;
+    let mut points = Vec::with_capacity(list.len());
+    for (k, Floats(p)) in list.iter().enumerate() {
+        if p.len() != D || !p.iter().all(|x| x.abs() <= reach) {
+            return Err(format!(
+                "field `{field}[{k}]` must be {D} finite numbers within {reach:e} m of the body's centre (a point in the body frame [m])"
+            ));
+        }
+        let mut x = [0.0; D];
+        x.copy_from_slice(p);
+        points.push(x);
+    }
+    Ok(points)
 }
 
 /// The shape of entry `i` of `contact.shapes` on a rigid2 body; errors name the field.
@@ -171,24 +179,7 @@ fn shape2(
         });
     }
     let polygon = s.polygon.as_deref().unwrap_or_default();
-    if polygon.len() > MAX_HULL_POINTS {
-        return Err(format!(
-            "field `{}` has {} points; expected at most {MAX_HULL_POINTS}",
-            field("polygon"),
-            polygon.len()
-        ));
-    }
-    let reach = 1e6 * length_scale;
-    let mut points = Vec::with_capacity(polygon.len());
-    for (k, Floats(p)) in polygon.iter().enumerate() {
-        if p.len() != 2 || !p.iter().all(|x| x.abs() <= reach) {
-            return Err(format!(
-                "field `{}` must be 2 finite numbers within {reach:e} m of the body's centre (a point in the body frame [m])",
-                field(&format!("polygon[{k}]"))
-            ));
-        }
-        points.push([p[0], p[1]]);
-    }
+    let points = body_points::<2>(polygon, &field("polygon"), length_scale)?;
     let shape = Shape::Polygon { points };
     if !shape.is_solid() {
         return Err(format!(
