@@ -120,8 +120,11 @@ impl Stepper for SymplecticEuler<'_> {
     fn step(&mut self, h: f64, q: &mut [f64], v: &mut [f64]) -> Result<(), SolveError> {
         self.core.integrate_velocities(q, v, h);
         self.core.shake(q, v, h, (self.opts.tol, self.opts.max_iter), &mut self.q0)?;
+        // the step's constraint force: the position impulse along J(qₙ) and the projection's
+        // along J(qₙ₊₁), each over h
         self.core.force_from_accumulated(1.0 / h);
         self.core.project(q, v)?;
+        self.core.add_force_from_solution(1.0 / h);
         v.iter_mut().for_each(|x| *x *= 1.0 - self.leak * h);
         Ok(())
     }

@@ -81,6 +81,7 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("target_without_reference.yaml", &[":12:27:", "target.reference_error", "no exact solution", "drift"]),
         ("bad_rank_by.yaml", &[":12:10:", "`rank_by` = `speed`", "drift, velocity_drift, energy_error, time, work"]),
         ("bad_repeats.yaml", &[":12:19:", "`timing.repeats` = 2.5", "[0, 100]"]),
+        ("bad_spread.yaml", &[":12:30:", "`timing.spread` = 0", "(0, 10]"]),
         ("empty_target.yaml", &[":12:9:", "`target` gives no bound", "reference_error, drift"]),
         // Domains and types from the parameter structs.
         ("bad_omega.yaml", &[":8:21:", "`omega` = 2.5", "(0, 2)"]),
@@ -627,6 +628,8 @@ fn an_outside_formulation_is_listed_run_reported_and_validated_like_a_built_in_o
         "pendulum theta(t) (exact)",
         "stepper order, 2D (exact pendulum)",
         "stepper order, 3D asymmetric body",
+        "stepper lambda order, 2D (exact pendulum)",
+        "stepper lambda order, 3D asymmetric body",
         "stepper: bounded energy, no secular trend",
     ] {
         assert!(

@@ -334,3 +334,45 @@ fn rattle_is_second_order_on_a_rigid_body_in_space_with_unequal_inertias() {
         assert!((p - 2.0).abs() <= 0.1, "observed order {p:.3}");
     }
 }
+
+/// The recorded multipliers at `t` of `formulation` with fixed steps h (Newton to 1e-13).
+fn lambda_after(m: &model_file::Model, formulation: &str, h: f64, t: f64) -> Vec<f64> {
+    let params = [("tol", Scalar::Num(1e-13))];
+    let spec = CellSpec::named(formulation, &params, "sparse_cholesky", &[], None, Control::Fixed { h }, t)
+        .unwrap()
+        .sampled(t)
+        .recording();
+    let r = run(&m.scene, &spec);
+    assert_eq!(r.summary.status.label(), "ok", "{formulation}: {:?}", r.summary.status);
+    r.samples.last().unwrap().lambda.clone()
+}
+
+#[test]
+fn the_symmetric_steppers_record_second_order_multipliers_that_do_not_worsen_as_h_shrinks() {
+    // Regression: `rattle` recorded μₙ₊₁ (first order: observed 0.96), and `midpoint` its midpoint
+    // λ_{n+½} (first order at tₙ₊₁) carried unchanged where the warm start already met the
+    // tolerance, and rounding's alternating mode of its velocity recurrence amplified by 1/h: its
+    // λ error grew ×10 per ×10 smaller step below 1e-4 s. Now both record second-order estimates
+    // at tₙ₊₁. Reference: `force` + Dop853 at 1e-13 (λ recovered exactly from the state). Errors
+    // at t = 0.5 s for h = 4, 2, 1 ms give log₂ ratios of 2 ± 0.1 for order 2; at h = 1e-4 s the
+    // error must be below the one at 1 ms divided by 25 (order 2 predicts 100; the factor 4 is
+    // room for the next term; rounding, about 1e-16 m of q amplified by 2M/h² through Λ, is a
+    // floor near 2e-8 N there, far below).
+    let m = two_hinge("plain");
+    let t = 0.5;
+    let control = Control::Adaptive { rtol: 1e-13, atol: 1e-13 };
+    let spec =
+        CellSpec::named("force", &[], "dense_lu", &[], Some("dop853"), control, t).unwrap().sampled(t).recording();
+    let reference = run(&m.scene, &spec).samples.last().unwrap().lambda.clone();
+    let error = |l: Vec<f64>| reference.iter().zip(&l).fold(0.0f64, |e, (a, b)| e.max((a - b).abs()));
+    for f in ["rattle", "midpoint"] {
+        let errors: Vec<f64> = [4e-3, 2e-3, 1e-3].iter().map(|&h| error(lambda_after(&m, f, h, t))).collect();
+        let orders: Vec<f64> = errors.windows(2).map(|e| (e[0] / e[1]).log2()).collect();
+        let small = error(lambda_after(&m, f, 1e-4, t));
+        println!("{f}: λ errors {errors:?} (orders {orders:?}), at h = 1e-4: {small:.2e}");
+        for p in orders {
+            assert!((p - 2.0).abs() <= 0.1, "{f}: observed λ order {p:.3}");
+        }
+        assert!(small <= errors[2] / 25.0, "{f}: λ error {small:.2e} at h = 1e-4 against {:.2e} at 1e-3", errors[2]);
+    }
+}

@@ -68,6 +68,10 @@ pub struct Goals {
     /// How many times each cell that ran to the end is re-run, one at a time on one pinned core,
     /// to time it; 0 keeps the single time measured during the (parallel) simulation pass.
     pub repeats: usize,
+    /// The relative spread (max − min)/min within which the `repeats` fastest timed runs of a cell
+    /// must agree; more runs are made until they do (at most
+    /// [`super::timing::MAX_RUNS_FACTOR`] × `repeats`), else the cell's time is marked unsteady.
+    pub spread: f64,
     /// Length w \[s\] of the two windows, \[0, w\] and \[T − w, T\], over which the report averages
     /// each cell's signed energy change (`energy_window`), so that damping and drift show apart.
     pub energy_window: Option<f64>,
@@ -96,8 +100,15 @@ pub struct RawTarget {
 #[serde(deny_unknown_fields)]
 pub struct RawTiming {
     /// Timed repeats of every cell that ran to the end (default 3; 0 = no timing pass).
-    pub repeats: Spanned<f64>,
+    #[serde(default)]
+    pub repeats: Option<Spanned<f64>>,
+    /// Relative spread within which the fastest `repeats` runs must agree (default 0.1).
+    #[serde(default)]
+    pub spread: Option<Spanned<f64>>,
 }
+
+/// Default relative spread of the fastest timed runs.
+pub const DEFAULT_SPREAD: f64 = 0.1;
 
 /// The most timing repeats a config may ask for.
 pub const MAX_REPEATS: usize = 100;
@@ -160,21 +171,39 @@ pub fn goals(
         RankBy::Metric(m) => m,
         _ => default_accuracy,
     };
-    let repeats = match timing {
+    let repeats = match timing.and_then(|t| t.value.repeats.as_ref()) {
         None => DEFAULT_REPEATS,
-        Some(t) => {
-            let r = t.value.repeats.value;
-            if !(r.fract() == 0.0 && (0.0..=MAX_REPEATS as f64).contains(&r)) {
+        Some(r) => {
+            if !(r.value.fract() == 0.0 && (0.0..=MAX_REPEATS as f64).contains(&r.value)) {
                 return err(
                     file,
-                    at(&t.value.repeats),
-                    format!("field `timing.repeats` = {r} is invalid; expected an integer in [0, {MAX_REPEATS}]"),
+                    at(r),
+                    format!(
+                        "field `timing.repeats` = {} is invalid; expected an integer in [0, {MAX_REPEATS}]",
+                        r.value
+                    ),
                 );
             }
-            r as usize
+            r.value as usize
         }
     };
-    Ok(Goals { target, rank_by, accuracy, repeats, energy_window: None })
+    let spread = match timing.and_then(|t| t.value.spread.as_ref()) {
+        None => DEFAULT_SPREAD,
+        Some(s) => {
+            if !(s.value > 0.0 && s.value <= 10.0) {
+                return err(
+                    file,
+                    at(s),
+                    format!(
+                        "field `timing.spread` = {} is invalid; expected a number in (0, 10] (the relative spread (max − min)/min of the fastest runs, e.g. 0.1)",
+                        s.value
+                    ),
+                );
+            }
+            s.value
+        }
+    };
+    Ok(Goals { target, rank_by, accuracy, repeats, spread, energy_window: None })
 }
 
 /// The bounds of `target`: each > 0, the reference error only where there is a reference.

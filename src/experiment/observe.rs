@@ -179,7 +179,13 @@ impl<'a> Probe<'a> {
             v: if record { self.v.clone() } else { vec![] },
             c: if record { self.c.clone() } else { vec![] },
             jv: if record { self.jv.clone() } else { vec![] },
-            lambda: if record { self.multipliers(power_ok) } else { vec![] },
+            lambda: if !record {
+                vec![]
+            } else if let Some(l) = end_multipliers(driver) {
+                l.to_vec()
+            } else {
+                self.multipliers(power_ok)
+            },
             outputs: values,
             contacts: sys.contacts().map(|_| u32::try_from(self.contacts.len()).unwrap_or(u32::MAX)),
             max_solver_residual: driver.max_residual(),
@@ -201,6 +207,15 @@ impl<'a> Probe<'a> {
             Ok(()) => ns.lambda.clone(),
             Err(_) => vec![f64::NAN; m],
         }
+    }
+}
+
+/// The stepper's own estimate of λ at the step's end (see
+/// [`crate::formulation::Stepper::end_multipliers`]); None for an ODE.
+fn end_multipliers<'d>(driver: &'d Driver) -> Option<&'d [f64]> {
+    match driver {
+        Driver::Stepper { stepper, .. } => stepper.end_multipliers(),
+        Driver::Ode { .. } => None,
     }
 }
 

@@ -1,7 +1,10 @@
 //! Wall-time measurement a reader can repeat: after the simulation pass (parallel, whose data
-//! files do not depend on timing), every cell that ran to the end is re-run `repeats` times, one
-//! cell at a time, on one thread pinned to one core, and its wall time and median step time are
-//! summarised as median and min–max over the repeats.
+//! files do not depend on timing), every cell that ran to the end is re-run at least `repeats`
+//! times, one cell at a time, on one thread pinned to one core, until its `repeats` fastest runs
+//! agree within the relative spread `spread` ((max − min)/min) or [`MAX_RUNS_FACTOR`] × `repeats`
+//! runs are spent; its wall time and median step time are summarised as median and min–max over
+//! those fastest runs, and a cell that never got within the bound is marked unsteady. Load from
+//! other processes only slows a run down, so the fastest runs are the least disturbed.
 
 use super::contained::run_contained;
 use super::grid::{Cell, Experiment};
@@ -31,18 +34,32 @@ impl Spread {
         Spread { min: v[0], median, max: v[n - 1] }
     }
 
+    /// (max − min)/min: 0 for one measurement, infinite for a zero minimum with a spread.
+    pub fn relative(&self) -> f64 {
+        let d = self.max - self.min;
+        if d == 0.0 { 0.0 } else { d / self.min }
+    }
+
     /// Whether two spreads overlap (the measurements cannot tell the two apart).
     pub fn overlaps(&self, other: &Spread) -> bool {
         self.min <= other.max && other.min <= self.max
     }
 }
 
+/// At most this many times `repeats` timed runs per cell.
+pub const MAX_RUNS_FACTOR: usize = 4;
+
 /// The timing of one cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timing {
-    /// Timed repeats; 0 when the time is the single measurement of the simulation pass (taken
-    /// while other cells ran) or the cell did not run to the end.
+    /// Timed runs summarised (the fastest of `runs`); 0 when the time is the single measurement
+    /// of the simulation pass (taken while other cells ran) or the cell did not run to the end.
     pub repeats: usize,
+    /// Timed runs made in all (at least `repeats`).
+    pub runs: usize,
+    /// Whether the `repeats` fastest runs agree within the config's spread bound (true for the
+    /// single measurement of the simulation pass, which has no spread to judge).
+    pub steady: bool,
     /// Wall time of stepping over the whole run \[s\].
     pub wall: Spread,
     /// Median wall time of one step \[s\].
@@ -54,8 +71,32 @@ impl Timing {
     pub fn concurrent(r: &RunResult) -> Timing {
         let c = &r.summary.counters;
         let one = |x: f64| Spread { min: x, median: x, max: x };
-        Timing { repeats: 0, wall: one(c.wall_seconds), step: one(c.median_step_seconds) }
+        Timing { repeats: 0, runs: 0, steady: true, wall: one(c.wall_seconds), step: one(c.median_step_seconds) }
     }
+
+    /// The timing of `runs` = (wall, median step) pairs: the `repeats` fastest by wall time, and
+    /// whether they agree within `spread`.
+    pub fn of_fastest(runs: &[(f64, f64)], repeats: usize, spread: f64) -> Timing {
+        let fastest = fastest(runs, repeats);
+        let wall: Vec<f64> = fastest.iter().map(|r| r.0).collect();
+        let step: Vec<f64> = fastest.iter().map(|r| r.1).collect();
+        let wall = Spread::of(&wall);
+        Timing {
+            repeats: fastest.len(),
+            runs: runs.len(),
+            steady: wall.relative() <= spread,
+            wall,
+            step: Spread::of(&step),
+        }
+    }
+}
+
+/// The `k` runs of least wall time (ties in run order).
+fn fastest(runs: &[(f64, f64)], k: usize) -> Vec<(f64, f64)> {
+    let mut sorted = runs.to_vec();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    sorted.truncate(k);
+    sorted
 }
 
 /// Pins the calling thread to the last core the process may use (best effort: timing still runs
@@ -66,9 +107,11 @@ fn pin() -> Option<usize> {
 }
 
 impl Experiment {
-    /// Times every cell that ran to the end `self.goals.repeats` times, serially on one pinned
-    /// thread; other cells (and all cells with 0 repeats) keep the simulation pass's single
-    /// measurement. Returns the timings and the core the thread was pinned to.
+    /// Times every cell that ran to the end, serially on one pinned thread: `self.goals.repeats`
+    /// runs, then more until the fastest `repeats` agree within `self.goals.spread` or
+    /// [`MAX_RUNS_FACTOR`] × `repeats` runs are spent; other cells (and all cells with 0 repeats)
+    /// keep the simulation pass's single measurement. Returns the timings and the core the thread
+    /// was pinned to.
     pub fn time_all(
         &self,
         cells: &[Cell],
@@ -86,17 +129,25 @@ impl Experiment {
                         if repeats == 0 || r.summary.status != Status::Ok {
                             return Timing::concurrent(r);
                         }
-                        let (mut wall, mut step) = (Vec::with_capacity(repeats), Vec::with_capacity(repeats));
-                        for _ in 0..repeats {
+                        let mut runs = Vec::with_capacity(MAX_RUNS_FACTOR * repeats);
+                        loop {
                             let again = run_contained(&self.variants[c.variant].scene, &self.spec(c));
                             // A timed run repeats the same computation: the same steps and solves.
                             debug_assert_eq!(again.summary.counters.steps, r.summary.counters.steps);
                             debug_assert_eq!(again.summary.counters.rhs_evals, r.summary.counters.rhs_evals);
-                            wall.push(again.summary.counters.wall_seconds);
-                            step.push(again.summary.counters.median_step_seconds);
-                            tick();
+                            let k = &again.summary.counters;
+                            runs.push((k.wall_seconds, k.median_step_seconds));
+                            if runs.len() <= repeats {
+                                tick();
+                            }
+                            if runs.len() < repeats {
+                                continue;
+                            }
+                            let t = Timing::of_fastest(&runs, repeats, self.goals.spread);
+                            if t.steady || runs.len() >= MAX_RUNS_FACTOR * repeats {
+                                break t;
+                            }
                         }
-                        Timing { repeats, wall: Spread::of(&wall), step: Spread::of(&step) }
                     })
                     .collect();
                 (timings, core)
@@ -110,6 +161,19 @@ impl Experiment {
 #[cfg(test)]
 mod tests {
     use super::Spread;
+
+    #[test]
+    fn a_timing_summarises_the_fastest_runs_and_judges_their_spread() {
+        // Five runs, one disturbed (3.0 s): the three fastest are 1.00, 1.05, 1.08 — within 10 %
+        // of each other (8 %), not within 5 %.
+        let runs = [(1.05, 0.1), (3.0, 0.3), (1.0, 0.2), (1.08, 0.4), (1.5, 0.5)];
+        let t = super::Timing::of_fastest(&runs, 3, 0.10);
+        assert_eq!((t.repeats, t.runs, t.steady), (3, 5, true));
+        assert_eq!((t.wall.min, t.wall.median, t.wall.max), (1.0, 1.05, 1.08));
+        assert_eq!((t.step.min, t.step.max), (0.1, 0.4), "the step times of the same runs");
+        assert!(!super::Timing::of_fastest(&runs, 3, 0.05).steady);
+        assert_eq!(super::Timing::of_fastest(&runs[..1], 1, 0.0).wall.relative(), 0.0);
+    }
 
     #[test]
     fn spread_is_min_median_max_and_overlap_is_interval_intersection() {

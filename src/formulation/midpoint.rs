@@ -58,7 +58,7 @@
 
 use super::Dynamics;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams, SystemKind};
-use super::stepper_core::StepperCore;
+use super::stepper_core::{EndMultipliers, StepperCore};
 use super::{NotApplicable, Stepper};
 use super::krylov::{Krylov, gmres};
 use crate::linsolve::{LinearSolver, SolveError};
@@ -99,7 +99,7 @@ const MAX_HALVINGS: usize = 8;
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MidpointOptions {
-    /// Newton stops when |C(q)|inf <= tol and |W r|inf <= tol
+    /// Newton stops when |C(q)|inf <= tol and |W r|inf <= tol, after at least one iteration
     #[schemars(extend("unit" = "units of C and of q", "exclusiveMinimum" = 0))]
     pub tol: f64,
     /// Newton iterations per step before the run fails
@@ -164,6 +164,8 @@ pub struct Midpoint<'a> {
     deepest: usize,
     /// Step length of the last step \[s\] (for Q̂).
     last_h: f64,
+    /// λ at each (sub)step's end to second order, extrapolated from the midpoint values.
+    ends: EndMultipliers,
 }
 
 /// Workspace of one step (rows in the layout of
@@ -237,7 +239,7 @@ impl<'a> Midpoint<'a> {
         let krylov = Krylov::new(opts.krylov, m);
         let scratch = Scratch { tmp_m: vec![0.0; sys.nrows()], tmp_n: vec![0.0; n] };
         let saved = vec![(vec![0.0; nq], vec![0.0; n], vec![0.0; m]); opts.splits];
-        Ok(Midpoint { core, opts, work, krylov, scratch, saved, splits_taken: 0, depth_hint: 0, deepest: 0, last_h: 1.0 })
+        Ok(Midpoint { core, opts, work, krylov, scratch, saved, splits_taken: 0, depth_hint: 0, deepest: 0, last_h: 1.0, ends: EndMultipliers::new(sys.nrows()) })
     }
 
     /// Evaluates at the iterate q (multipliers in `accumulated`): the midpoint, C(q) and J(q) (into
@@ -373,7 +375,9 @@ impl Midpoint<'_> {
         let (mut c_max, mut u_max) = self.evaluate(h, q);
         let mut last_res = f64::INFINITY;
         loop {
-            if c_max <= self.opts.tol && u_max <= self.opts.tol {
+            // at least one Newton iteration: at small h the warm start meets tol on positions
+            // while Λ (= h²λ/2) is still the previous step's, and λ would be carried unchanged
+            if it >= 1 && c_max <= self.opts.tol && u_max <= self.opts.tol {
                 break;
             }
             let res = c_max.max(u_max);
@@ -412,6 +416,9 @@ impl Midpoint<'_> {
         for ((vi, d), v0) in v.iter_mut().zip(&self.work.d).zip(&self.work.v_n) {
             *vi = 2.0 * d / h - v0;
         }
+        let s = 2.0 / (h * h);
+        let acc = &self.core.accumulated;
+        self.ends.after_midpoint_step(h, self.work.row_map.iter().map(|&r| s * acc[r]));
         Ok(())
     }
 
@@ -471,5 +478,11 @@ impl Stepper for Midpoint<'_> {
     /// stiffness rows carry Λ = 0).
     fn constraint_force(&mut self, out: &mut [f64]) {
         self.core.accumulated_force(2.0 / (self.last_h * self.last_h), out);
+    }
+
+    /// λ(tₙ₊₁) extrapolated from the last two midpoint values (see
+    /// [`EndMultipliers::after_midpoint_step`]).
+    fn end_multipliers(&self) -> Option<&[f64]> {
+        self.ends.get()
     }
 }

@@ -50,6 +50,13 @@ pub trait Stepper: Send {
     fn constraint_force(&mut self, out: &mut [f64]) {
         out.copy_from_slice(&self.core().qhat);
     }
+    /// The multipliers λ at the end of the last step in force units (one per constraint row of
+    /// the system), where the formulation estimates them to its own order; None (the default):
+    /// the observer recovers λ from [`Stepper::constraint_force`] at the step's end
+    /// configuration, which is exact for a stepper whose Q̂ is the end point's force.
+    fn end_multipliers(&self) -> Option<&[f64]> {
+        None
+    }
     /// Cumulative solver work.
     fn solver_counters(&self) -> SolverCounters {
         self.core().ns.counters

@@ -34,7 +34,7 @@
 
 use super::Dynamics;
 use super::krylov::{Krylov, gmres};
-use super::stepper_core::StepperCore;
+use super::stepper_core::{EndMultipliers, StepperCore};
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
 use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
@@ -111,6 +111,8 @@ pub struct Rattle<'a> {
     velocity_dependent: bool,
     /// Full Newton's workspace (`krylov` > 0).
     full: Option<FullNewton>,
+    /// λ at each step's end to second order, from Λₙ and μₙ₊₁.
+    ends: EndMultipliers,
 }
 
 /// The workspace of full Newton on the position equation.
@@ -153,6 +155,7 @@ impl<'a> Rattle<'a> {
             v_prev: vec![0.0; n],
             velocity_dependent: scene.system.forces_depend_on_velocity(),
             full,
+            ends: EndMultipliers::new(scene.system.nrows()),
         })
     }
 }
@@ -201,6 +204,11 @@ impl Stepper for Rattle<'_> {
 
     fn core(&self) -> &StepperCore<'_> {
         &self.core
+    }
+
+    /// λ(tₙ₊₁) ≈ μₙ₊₁ + (Λₙ − μₙ)/2, second order (see [`EndMultipliers::after_rattle_step`]).
+    fn end_multipliers(&self) -> Option<&[f64]> {
+        self.ends.get()
     }
 }
 
@@ -387,6 +395,8 @@ impl Rattle<'_> {
         self.has_factor = true;
         // The force of the last half step, for the power metric: Q̂ = Jᵀμ' / (h/2).
         self.core.force_from_solution(2.0 / h);
+        let s = 2.0 / h;
+        self.ends.after_rattle_step(h, &self.core.accumulated, self.core.ns.lambda.iter().map(|l| s * l));
         Ok(())
     }
 }

@@ -21,7 +21,9 @@ use crate::sparse::BlockJacobian;
 /// `shake`, `project`); every stage that solves counts its solve in [`Stepper::solver_counters`];
 /// the velocity stages leave the multipliers of their solve in [`Self::lambda`]; nothing allocates
 /// after [`StepperCore::new`]. The reported constraint force is whatever the stepper last set with
-/// [`Self::force_from_solution`] or [`Self::force_from_accumulated`] (zero until then).
+/// [`Self::force_from_solution`] or [`Self::force_from_accumulated`] (plus
+/// [`Self::add_force_from_solution`] for a second stage; zero until then): the recorded λ is
+/// recovered from it, and `validate` checks its order.
 ///
 /// [`Stepper::solver_counters`]: super::Stepper::solver_counters
 pub struct StepperCore<'a> {
@@ -278,5 +280,85 @@ impl<'a> StepperCore<'a> {
     pub fn force_from_solution(&mut self, s: f64) {
         self.ns.jac.mul_t(&self.ns.lambda, &mut self.qhat);
         self.qhat.iter_mut().for_each(|x| *x *= s);
+    }
+
+    /// Adds s · Jᵀ λ of the last solve to the reported constraint force: for a step that applies
+    /// its constraint impulse in two stages (a position solve, then a velocity projection at the
+    /// new J), whose force is the sum of both.
+    pub fn add_force_from_solution(&mut self, s: f64) {
+        self.ns.jac.mul_t(&self.ns.lambda, &mut self.tmp);
+        for (f, x) in self.qhat.iter_mut().zip(&self.tmp) {
+            *f += s * x;
+        }
+    }
+}
+
+/// The multipliers at the end of each step, estimated to second order from a symmetric method's
+/// own multipliers (force units, one per constraint row of the system; see
+/// [`super::Stepper::end_multipliers`]). Allocated once per run.
+pub(super) struct EndMultipliers {
+    /// λ(tₙ₊₁) of the last step.
+    end: Vec<f64>,
+    /// The previous step's value the next estimate combines with (see the two update rules).
+    prev: Vec<f64>,
+    /// The value before that (midpoint steps only).
+    prev2: Vec<f64>,
+    /// Lengths of the previous two steps \[s\]; 0 before there was one.
+    prev_h: [f64; 2],
+}
+
+impl EndMultipliers {
+    /// Room for `m` rows, nothing estimated yet.
+    pub(super) fn new(m: usize) -> Self {
+        EndMultipliers { end: vec![0.0; m], prev: vec![0.0; m], prev2: vec![0.0; m], prev_h: [0.0; 2] }
+    }
+
+    /// The estimate of the last step; None before the first.
+    pub(super) fn get(&self) -> Option<&[f64]> {
+        (self.prev_h[0] > 0.0).then_some(&self.end[..])
+    }
+
+    /// After a midpoint step of length h whose multipliers `mid` belong to its midpoint,
+    /// λ_{n+½} = λ(tₙ + h/2) + O(h²). The midpoint rule's velocity recurrence
+    /// vₙ₊₁ = 2(q ⊖ qₙ)/h − vₙ carries a mode that alternates in sign from step to step (rounding
+    /// there is not damped), and λ, a second difference of q, sees it amplified by 1/h. So
+    /// λ(tₙ₊₁) = w₁ λ_{n+½} + w₂ λ_{n−½} + w₃ λ_{n−3/2} with weights exact for a linear λ(t)
+    /// (second order) and with w₁ − w₂ + w₃ = 0 (the alternating mode cancels): w₂ = ½, and
+    /// w₃ = −(a₁ + a₂)/(2(a₃ − a₁)), w₁ = ½ − w₃ with aₖ the midpoints' times relative to tₙ₊₁;
+    /// (1, ½, −½) for equal steps. The first step keeps λ_{½} (first order), the second
+    /// extrapolates linearly from two.
+    pub(super) fn after_midpoint_step(&mut self, h: f64, mid: impl Iterator<Item = f64>) {
+        let [h1, h2] = self.prev_h;
+        let w = if h2 > 0.0 {
+            let (a1, a2, a3) = (-0.5 * h, -h - 0.5 * h1, -h - h1 - 0.5 * h2);
+            let w3 = -(a1 + a2) / (2.0 * (a3 - a1));
+            [0.5 - w3, 0.5, w3]
+        } else if h1 > 0.0 {
+            let e = h / (h1 + h);
+            [1.0 + e, -e, 0.0]
+        } else {
+            [1.0, 0.0, 0.0]
+        };
+        for (((e, p), p2), l) in self.end.iter_mut().zip(self.prev.iter_mut()).zip(self.prev2.iter_mut()).zip(mid) {
+            *e = w[0] * l + w[1] * *p + w[2] * *p2;
+            *p2 = *p;
+            *p = l;
+        }
+        self.prev_h = [h, h1];
+    }
+
+    /// After a RATTLE step of length h with position multiplier Λₙ (at Jₙ) and velocity
+    /// multiplier μₙ₊₁ (at Jₙ₊₁), both forces: each is first order, Λₙ = λ(tₙ) + c h + O(h²) and
+    /// μₙ = λ(tₙ) − c h + O(h²) with one smooth c (the symmetric step's error expansion, GNI
+    /// §VII.1.4 — so their mean at tₙ is second order), hence
+    /// λ(tₙ₊₁) ≈ μₙ₊₁ + (Λₙ − μₙ)/2 + O(h²) with μₙ from the step before (the first step keeps
+    /// μ₁, first order).
+    pub(super) fn after_rattle_step(&mut self, h: f64, position: &[f64], velocity: impl Iterator<Item = f64>) {
+        let first = self.prev_h[0] == 0.0;
+        for (((e, p), lam), mu) in self.end.iter_mut().zip(self.prev.iter_mut()).zip(position).zip(velocity) {
+            *e = if first { mu } else { mu + 0.5 * (lam - *p) };
+            *p = mu;
+        }
+        self.prev_h = [h, self.prev_h[0]];
     }
 }

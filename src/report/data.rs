@@ -158,14 +158,18 @@ pub fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
     Ok(())
 }
 
-/// `timing.csv`: wall times per cell (not reproducible by nature): the number of timed repeats
-/// (0 = the single measurement of the parallel simulation pass), the run's stepping wall time and
-/// the median step time, each as median, min and max over the repeats.
+/// `timing.csv`: wall times per cell (not reproducible by nature): the number of timed runs
+/// summarised (`repeats`, the fastest; 0 = the single measurement of the parallel simulation
+/// pass), the timed runs made (`runs`), whether the summarised runs agree within the config's
+/// spread (`steady`), the run's stepping wall time and the median step time, each as median, min
+/// and max over the summarised runs.
 pub fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record([
         "cell",
         "repeats",
+        "runs",
+        "steady",
         "wall_seconds",
         "wall_seconds_min",
         "wall_seconds_max",
@@ -180,6 +184,8 @@ pub fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
         w.write_record([
             r.cell.id.to_string(),
             t.repeats.to_string(),
+            t.runs.to_string(),
+            t.steady.to_string(),
             x(t.wall.median),
             x(t.wall.min),
             x(t.wall.max),

@@ -204,9 +204,12 @@ fn run_notes(out: &mut String, exp: &Experiment, rows: &[Row], prov: &Provenance
     if exp.goals.repeats > 0 {
         let _ = writeln!(
             out,
-            "- timing: after the simulation pass, every cell that ran to the end was run {} more times, one cell at a time on one thread pinned to {}; wall times are the median [min–max] of those runs (`timing.csv`); the data files come from the simulation pass",
-            exp.goals.repeats,
-            prov.timing_core.map_or("one core (pinning refused: unpinned)".into(), |c| format!("core {c}"))
+            "- timing: after the simulation pass, every cell that ran to the end was run {r} more times, one cell at a time on one thread pinned to {}, and again (at most {} runs) until its {r} fastest runs agreed within {} of their minimum; wall times are the median [min–max] of those fastest runs (`timing.csv`: `runs` made, `steady`); {}; the data files come from the simulation pass",
+            prov.timing_core.map_or("one core (pinning refused: unpinned)".into(), |c| format!("core {c}")),
+            crate::experiment::timing::MAX_RUNS_FACTOR * exp.goals.repeats,
+            fmt_num(exp.goals.spread),
+            unsteady_note(rows),
+            r = exp.goals.repeats,
         );
     } else {
         let _ = writeln!(
@@ -290,6 +293,21 @@ fn plots_section(out: &mut String, plots: &[super::PlotEntry]) {
     }
 }
 
+/// "every cell's timing is steady" or the cells whose fastest runs did not agree.
+fn unsteady_note(rows: &[Row]) -> String {
+    let ids: Vec<String> =
+        rows.iter().filter(|r| r.timing.repeats > 0 && !r.timing.steady).map(|r| format!("#{}", r.cell.id)).collect();
+    if ids.is_empty() {
+        "every timed cell got within it".into()
+    } else {
+        format!(
+            "{} cell(s) did not and are marked `unsteady` (the machine's load varied): {}",
+            ids.len(),
+            ids.join(", ")
+        )
+    }
+}
+
 /// The definitions of the metrics and data files.
 fn definitions_section(out: &mut String, exp: &Experiment) {
     let _ = writeln!(out, "## Metric definitions\n");
@@ -309,6 +327,12 @@ fn definitions_section(out: &mut String, exp: &Experiment) {
         out,
         "- reference error: distance to the scene's exact solution where it has one (pendulum: |θ(t) − θ_exact(t)| in rad);"
     );
+    if exp.measure.record.contains(&crate::experiment::measure::Recorded::Lambda) {
+        let _ = writeln!(
+            out,
+            "- recorded λ (`states.csv`): the multiplier of each constraint row at the sample's time in force units (N, N·m for angular rows), defined by Q̂ = Jᵀλ; recovered from Q̂ at the sample's configuration for the ODE formulations (exact for the state: the integrator's order) and for the first-order steppers (order 1), the steppers' own second-order estimate at the step's end for `rattle` (μₙ₊₁ + (Λₙ − μₙ)/2) and `midpoint` (its midpoint values extrapolated with the rounding mode cancelled); NaN with contact;"
+        );
+    }
     if let Some(r) = &exp.measure.reference {
         let _ = writeln!(
             out,

@@ -45,10 +45,12 @@ fn heading(out: &mut String, title: &str) {
     }
 }
 
-/// "wall 0.52 ms [0.50–0.55]" (median [min–max] over the repeats).
+/// "wall 0.52 ms [0.50–0.55]" (median [min–max] over the fastest timed runs), with " unsteady"
+/// when they do not agree within the config's spread.
 pub(super) fn wall(r: &Row) -> String {
     let t = &r.timing.wall;
-    if r.timing.repeats > 1 { format!("{} [{}–{}]", ms(t.median), ms(t.min), ms(t.max)) } else { ms(t.median) }
+    let flag = if r.timing.steady { "" } else { " unsteady" };
+    if r.timing.repeats > 1 { format!("{} [{}–{}]{flag}", ms(t.median), ms(t.min), ms(t.max)) } else { ms(t.median) }
 }
 
 fn find<'r, 'a>(rows: &[&'r Row<'a>], id: usize) -> &'r Row<'a> {
@@ -117,8 +119,10 @@ pub(super) fn answer(out: &mut String, exp: &Experiment, rows: &[Row]) {
     let _ = writeln!(out, "## Answer: the cheapest cell that meets the target\n");
     let timing = if exp.goals.repeats > 0 {
         format!(
-            "the median of {} timed runs of the cell, one cell at a time on one pinned core [min–max in brackets]; cells whose ranges overlap are tied, and among the cells tied with the fastest the one with the least work is named",
-            exp.goals.repeats
+            "the median of the {} fastest timed runs of the cell, one cell at a time on one pinned core [min–max in brackets; `unsteady` where they did not agree within {} of their minimum after {} runs]; cells whose ranges overlap are tied, and among the cells tied with the fastest the one with the least work is named",
+            exp.goals.repeats,
+            fmt_num(exp.goals.spread),
+            crate::experiment::timing::MAX_RUNS_FACTOR * exp.goals.repeats
         )
     } else {
         "one run's wall time, measured while other cells ran (`timing.repeats: 0`): indicative only".into()

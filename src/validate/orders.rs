@@ -6,6 +6,7 @@
 //! which let `rattle` run at order 1 in space unnoticed.
 
 use super::{Check, Outcome, Selection, own_stepping, run_cell};
+use crate::experiment::Sample;
 use crate::integrator::Control;
 use crate::metrics::observed_order;
 use crate::scene::Scene;
@@ -28,7 +29,7 @@ fn tip(scene: &Scene, q: &[f64]) -> [f64; 3] {
     p
 }
 
-/// Errors of `error(q, t)` at the end of runs of `f` with each h, with the first solver of the
+/// Errors of `error(sample)` at the end of runs of `f` with each h, with the first solver of the
 /// selection that pairs with `f`; None where a cell is not applicable or does not run to the end.
 fn errors(
     sel: &Selection,
@@ -36,7 +37,7 @@ fn errors(
     scene: &Scene,
     hs: &[f64],
     t_end: f64,
-    error: &dyn Fn(&[f64], f64) -> f64,
+    error: &dyn Fn(&Sample) -> f64,
 ) -> Option<(String, Vec<f64>)> {
     let i = own_stepping(sel, f)?;
     for s in &sel.solvers {
@@ -45,7 +46,7 @@ fn errors(
             .map(|&h| {
                 let r = run_cell(scene, f, s, i, Control::Fixed { h }, t_end, t_end)?;
                 let last = r.samples.last()?;
-                (r.summary.status.is_ok() && (last.t - t_end).abs() < 1e-9).then(|| error(&last.q, last.t))
+                (r.summary.status.is_ok() && (last.t - t_end).abs() < 1e-9).then(|| error(last))
             })
             .collect();
         if runs.iter().all(Option::is_some) {
@@ -77,21 +78,49 @@ pub fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
             _ => None,
         }
     };
+    // λ at t = 1 s of the Cartesian ODE formulation with Dop853 at 1e-13: the multipliers'
+    // reference on both mechanisms (recovered exactly from the state, see `observe`).
+    let lambda_reference = |scene: &Scene| {
+        let force = crate::formulation::registry::find("force")?;
+        let dop853 = crate::integrator::registry::find("dop853")?;
+        let solver = crate::linsolve::registry::find("dense_lu")?;
+        let control = Control::Adaptive { rtol: 1e-13, atol: 1e-13 };
+        run_cell(scene, force, solver, dop853, control, 1.0, 1.0)
+            .and_then(|r| r.samples.last().map(|x| x.lambda.clone()))
+    };
+    let (planar_lambda, spatial_lambda) = (lambda_reference(&pendulum), lambda_reference(&two_hinge));
+    let lambda_error = |re: &Option<Vec<f64>>, x: &Sample| {
+        re.as_ref().map_or(f64::NAN, |re| re.iter().zip(&x.lambda).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
+    };
     for f in &sel.formulations {
         let Some(order) = f.order else { continue };
         let planar_hs = [1.0 / 200.0, 1.0 / 400.0, 1.0 / 800.0];
-        let planar = errors(sel, f, &pendulum, &planar_hs, 1.0, &|q, t| {
-            pendulum.reference.as_ref().map_or(f64::NAN, |r| r.error(t, q))
+        let planar = errors(sel, f, &pendulum, &planar_hs, 1.0, &|x| {
+            pendulum.reference.as_ref().map_or(f64::NAN, |r| r.error(x.t, &x.q))
         });
+        let planar_l = errors(sel, f, &pendulum, &planar_hs, 1.0, &|x| lambda_error(&planar_lambda, x));
         let spatial_hs = [4e-3, 2e-3, 1e-3];
         let spatial = reference.and_then(|re| {
-            errors(sel, f, &two_hinge, &spatial_hs, 1.0, &|q, _| {
-                let p = tip(&two_hinge, q);
+            errors(sel, f, &two_hinge, &spatial_hs, 1.0, &|x| {
+                let p = tip(&two_hinge, &x.q);
                 ((p[0] - re[0]).powi(2) + (p[1] - re[1]).powi(2) + (p[2] - re[2]).powi(2)).sqrt()
             })
         });
+        let spatial_l = errors(sel, f, &two_hinge, &spatial_hs, 1.0, &|x| lambda_error(&spatial_lambda, x));
         for (case, hs, found, what) in [
             ("stepper order, 2D (exact pendulum)", &planar_hs, planar, "|theta(1) - theta_exact(1)|"),
+            (
+                "stepper lambda order, 2D (exact pendulum)",
+                &planar_hs,
+                planar_l,
+                "max |lambda(1) - lambda_ref(1)| over rows, reference force + dop853 at 1e-13",
+            ),
+            (
+                "stepper lambda order, 3D asymmetric body (two-hinge pendulum)",
+                &spatial_hs,
+                spatial_l,
+                "max |lambda(1) - lambda_ref(1)| over rows, reference force + dop853 at 1e-13",
+            ),
             (
                 "stepper order, 3D asymmetric body (two-hinge pendulum)",
                 &spatial_hs,
