@@ -126,7 +126,16 @@ fn key_before(line: &str, col: usize) -> Option<String> {
     (!key.is_empty() && !key.starts_with('-')).then(|| key.to_string())
 }
 
-/// A message safe to print on one terminal line: control characters escaped, every value quoted in
+/// Whether `c` would break a message's one line or change how it reads on a terminal: control
+/// characters, the Unicode line and paragraph separators (U+2028, U+2029), and the
+/// bidirectional formatting characters (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+fn breaks_line(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A message safe to print on one terminal line: control characters, line separators and bidi
+/// formatting characters escaped ([`breaks_line`]), every value quoted in
 /// backticks shortened to 80 characters, the whole to 1000.
 pub fn one_line(message: &str) -> String {
     let mut out = String::new();
@@ -135,7 +144,7 @@ pub fn one_line(message: &str) -> String {
             out.push('`');
         }
         let escaped: String =
-            part.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect();
+            part.chars().map(|c| if breaks_line(c) { c.escape_default().to_string() } else { c.to_string() }).collect();
         if i % 2 == 1 && escaped.chars().count() > 80 {
             out.extend(escaped.chars().take(80));
             out.push('…');

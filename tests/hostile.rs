@@ -117,6 +117,9 @@ fn cases(dir: &Path) -> Vec<Case> {
         case("config /dev/zero", None, &["/dev/zero"], &["/dev/zero", "a device, not a regular file"]),
         case("config is a directory", None, &[&dir.display().to_string()], &["a directory"]),
         case("config missing", None, &["/nonexistent/x.yaml"], &["x.yaml", "no such file"]),
+        // A line separator or a bidi override in a path is escaped, never printed raw.
+        case("path with U+2028", None, &["/nonexistent/a\u{2028}b.yaml"], &["a\\u{2028}b.yaml", "no such file"]),
+        case("path with U+202E", None, &["/nonexistent/a\u{202e}b.yaml"], &["a\\u{202e}b.yaml"]),
         case("config not UTF-8", None, &[&not_utf8.display().to_string()], &["latin1.yaml", "not UTF-8"]),
         case("step 1/0", with("steps: [0.01]", "steps: [\"1/0\"]"), &[], &["steps[0]", "1/0"]),
         // Output errors, found before computing.
@@ -223,7 +226,13 @@ fn hostile_inputs_are_refused_before_computing_with_one_line_naming_the_field() 
         assert_eq!(lines.len(), 1, "{}: expected one line, got {stderr:?}", c.what);
         assert!(lines[0].starts_with("error: "), "{}: {}", c.what, lines[0]);
         assert!(lines[0].chars().count() <= 1200, "{}: a line of {} characters", c.what, lines[0].len());
-        assert!(!lines[0].chars().any(|ch| ch.is_control()), "{}: raw control characters", c.what);
+        assert!(
+            !lines[0]
+                .chars()
+                .any(|ch| ch.is_control() || matches!(ch, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}')),
+            "{}: raw control, line-separator or bidi characters",
+            c.what
+        );
         assert!(
             !lines[0].contains("Options") && !lines[0].contains("os error"),
             "{}: library wording: {}",

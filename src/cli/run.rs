@@ -125,11 +125,11 @@ impl Stop {
         match self {
             Stop::BadInput(m) => bad_input(&m),
             Stop::Busy(m) => {
-                eprintln!("error: {m}");
+                eprintln!("error: {}", experiment::config::one_line(&m));
                 ExitCode::from(EXIT_BUSY)
             }
             Stop::Failed(m) => {
-                eprintln!("error: {m}");
+                eprintln!("error: {}", experiment::config::one_line(&m));
                 ExitCode::from(1)
             }
         }
