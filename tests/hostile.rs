@@ -48,8 +48,29 @@ fn cases(dir: &Path) -> Vec<Case> {
         many_lengths.join(", "),
         many_masses.join(", ")
     );
+    // 3000 rods on one hub: J W Jᵀ is dense, 4.5·10⁶ row pairs (about 380 MB to assemble).
+    let hub = dir.join("hub.yaml");
+    let mut hub_text = String::from(
+        "model: hub\nlength_scale: 1\nenergy_scale: {joules: 1, definition: one}\nbodies:\n  - {name: H, kind: particle2, mass: 1, position: [0, 0]}\n",
+    );
+    for i in 0..3000 {
+        let a = i as f64 * std::f64::consts::TAU / 3000.0;
+        hub_text += &format!("  - {{name: P{i}, kind: particle2, mass: 1, position: [{}, {}]}}\n", a.cos(), a.sin());
+    }
+    hub_text += "joints:\n";
+    for i in 0..3000 {
+        hub_text += &format!("  - {{type: distance, a: H, b: P{i}}}\n");
+    }
+    std::fs::write(&hub, hub_text).unwrap();
+    let hub_scene = format!("scene: {{model: {}}}", hub.display());
     let s = |x: &str| x.to_string();
     let mut v = vec![
+        case(
+            "3000 rods on one hub under a 100 MB cell limit",
+            with("scene: {name: pendulum}", &hub_scene),
+            &["--limit", "cell_memory_mb=100"],
+            &["hub.yaml", "J W Jᵀ", "MB", "limits.cell_memory_mb"],
+        ),
         // Work the config asks for.
         case("step 1e-300", with("steps: [0.01]", "steps: [1e-300]"), &[], &["steps[0]", "1e-300", "limits.steps_per_cell"]),
         case(

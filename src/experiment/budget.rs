@@ -352,15 +352,17 @@ impl Footprints {
             },
             shape => {
                 let stiff = shape == SystemKind::NormalWithStiffness;
-                let pattern = self.patterns.entry((c.variant, stiff)).or_insert_with(|| {
-                    let sys = &v.scene.system;
-                    NormalMatrix::new(&if stiff {
-                        sys.jacobian_layout_with_stiffness_rows()
-                    } else {
-                        sys.jacobian_layout()
-                    })
-                });
-                (0, (s.entry.memory)(&Footprint::Normal(pattern)))
+                let sys = &v.scene.system;
+                let layout = if stiff { sys.jacobian_layout_with_stiffness_rows() } else { sys.jacobian_layout() };
+                // J W Jᵀ's pattern, which every cell on it assembles, counted before it is built:
+                // past the cell's limit the cell is refused without building it
+                let pattern_bytes = NormalMatrix::build_bytes(&layout);
+                if pattern_bytes as f64 > exp.limits.get(Limit::CellMemoryMb) * 1e6 {
+                    (pattern_bytes, 0)
+                } else {
+                    let pattern = self.patterns.entry((c.variant, stiff)).or_insert_with(|| NormalMatrix::new(&layout));
+                    (pattern_bytes, (s.entry.memory)(&Footprint::Normal(pattern)))
+                }
             }
         };
         let solver = if projecting { footprint_solver.saturating_mul(2) } else { footprint_solver };
@@ -416,7 +418,14 @@ impl Experiment {
         let what = if m.solver >= m.system && m.solver >= m.workspace && m.solver >= m.samples {
             format!("solver `{}` needs about {} MB", s.label, mb(m.solver))
         } else if m.system >= m.workspace && m.system >= m.samples {
-            format!("formulation `{}` needs about {} MB for its dense system", f.label, mb(m.system))
+            if f.entry.system == SystemKind::LoopClosure {
+                format!("formulation `{}` needs about {} MB for its dense system", f.label, mb(m.system))
+            } else {
+                format!(
+                    "assembling J W Jᵀ needs about {} MB: its rows share bodies, and every pair of rows on one body is an entry",
+                    mb(m.system)
+                )
+            }
         } else if m.samples >= m.workspace {
             format!("its samples need about {} MB", mb(m.samples))
         } else {

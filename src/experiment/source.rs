@@ -189,7 +189,7 @@ fn model_source(
     let (per_variant, steps, times) = axes;
     budget::check_counts(file, raw, limits, (1.0, per_variant), steps, times)?;
     let path = model_path(file, &m.value);
-    let model = model_file::load(&path)?;
+    let model = model_file::load_within(&path, (limits.get(budget::Limit::CellMemoryMb) * 1e6) as u64)?;
     budget::check_scene_sizes(file, raw, limits, &[Some(SceneSize::of(&model.scene))])?;
     let info = ModelInfo {
         file: m.value.clone(),

@@ -138,6 +138,26 @@ impl NormalMatrix {
         NormalMatrix { n, col_ptr, row_idx, diag_pos, terms }
     }
 
+    /// The bytes [`NormalMatrix::new`] allocates for `jac`'s layout at its peak (its raw list of
+    /// row pairs sharing a body, being sorted, and the plan and pattern built from it), computed
+    /// from the rows touching each body in O(slots) time and O(columns) memory, without building
+    /// anything: the memory budget checks it first, so that rows sharing one body (a hub with
+    /// thousands of rods, whose J W Jᵀ is dense) are refused before the quadratic list exists.
+    pub fn build_bytes(jac: &BlockJacobian) -> u64 {
+        let mut rows_on = vec![0u64; jac.ncols()];
+        for s in &jac.slots {
+            for &(c0, _) in &s.cols[..s.nb] {
+                rows_on[c0] += s.rows as u64;
+            }
+        }
+        // pairs (a, b) of rows on one body with a ≤ b: at most r(r + 1)/2 per body
+        let raw: u64 = rows_on.iter().map(|&r| r.saturating_mul(r + 1) / 2).fold(0, u64::saturating_add);
+        let per_raw = (std::mem::size_of::<(usize, usize, Term)>()
+            + std::mem::size_of::<Term>()
+            + std::mem::size_of::<usize>()) as u64;
+        raw.saturating_mul(per_raw).saturating_add(3 * 8 * (jac.nrows() as u64 + 1))
+    }
+
     /// Dimension m.
     pub fn dim(&self) -> usize {
         self.n

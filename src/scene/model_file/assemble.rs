@@ -72,7 +72,15 @@ fn norm_inf(x: &[f64]) -> f64 {
 /// Assembles `scene`'s q0 and v0 in place. `keep`: indices into q kept as declared; `keep_v`:
 /// indices into q whose velocities are kept. Fails when C(q) = 0 cannot be reached to
 /// 10⁻⁹ · `length_scale`, naming the constraints that disagree.
-pub fn assemble(scene: &mut Scene, keep: &[usize], keep_v: &[usize], length_scale: f64) -> Result<Assembly, String> {
+/// The projection's J W Jᵀ may need at most `max_bytes` to assemble ([`NormalMatrix::build_bytes`],
+/// checked before it is built).
+pub fn assemble(
+    scene: &mut Scene,
+    keep: &[usize],
+    keep_v: &[usize],
+    length_scale: f64,
+    max_bytes: u64,
+) -> Result<Assembly, String> {
     let (q_start, v_start) = (scene.q0.clone(), scene.v0.clone());
     let mut out = Assembly {
         residual_before: 0.0,
@@ -90,6 +98,14 @@ pub fn assemble(scene: &mut Scene, keep: &[usize], keep_v: &[usize], length_scal
     }
     let w_q = weights(scene, &velocity_indices(scene, keep)?);
     let w_v = weights(scene, &velocity_indices(scene, keep_v)?);
+    let need = NormalMatrix::build_bytes(&scene.system.jacobian_layout());
+    if need > max_bytes {
+        return Err(format!(
+            "assembling the initial state needs about {} MB for J W Jᵀ, over the {} MB allowed (`limits.cell_memory_mb`): its rows share bodies, and every pair of rows on one body is an entry — split the shared body, or raise the limit",
+            need.div_ceil(1_000_000),
+            max_bytes / 1_000_000
+        ));
+    }
     let mut projector = Projector::new(scene);
     projector.positions(scene, &w_q, length_scale, &mut out)?;
     projector.velocities(scene, &w_v, &mut out)?;

@@ -91,12 +91,18 @@ pub(super) fn is_name(s: &str) -> bool {
 
 /// Builds the scene a model file describes and assembles its state.
 pub fn build(file: &str, raw: &RawModel) -> Result<Model, ConfigError> {
-    build_checked(file, raw, true)
+    build_checked(file, raw, true, super::DEFAULT_ASSEMBLY_BYTES)
 }
 
 /// [`build`], checking that the declared reference file exists next to the model file when
 /// `reference_on_disk` (a model built into the binary carries its reference with it instead).
-pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool) -> Result<Model, ConfigError> {
+/// The assembly of the initial state may allocate at most `max_bytes`.
+pub(super) fn build_checked(
+    file: &str,
+    raw: &RawModel,
+    reference_on_disk: bool,
+    max_bytes: u64,
+) -> Result<Model, ConfigError> {
     let (length_scale, joules) = check_header(file, raw)?;
     let mut bodies = Bodies::default();
     for (i, b) in raw.bodies.value.iter().enumerate() {
@@ -131,7 +137,7 @@ pub(super) fn build_checked(file: &str, raw: &RawModel, reference_on_disk: bool)
     add_drives(file, raw, &mut scene, length_scale, &lookup)?;
     add_outputs(file, raw, &mut scene, &lookup)?;
     add_branch(file, raw, &mut scene, &lookup)?;
-    let assembly = assemble_declared(file, raw, &mut scene, length_scale, &lookup)?;
+    let assembly = assemble_declared(file, raw, &mut scene, (length_scale, max_bytes), &lookup)?;
     if let Some(reason) = scene.branch.iter().find_map(|b| b.violated(&scene.system, &scene.q0)) {
         let at_branch = raw.branch.first().map_or(at(&raw.model), |b| at(&b.value.value));
         return Err(ConfigError {
@@ -367,7 +373,7 @@ fn assemble_declared(
     file: &str,
     raw: &RawModel,
     scene: &mut Scene,
-    length_scale: f64,
+    (length_scale, max_bytes): (f64, u64),
     lookup: &Lookup,
 ) -> Result<super::assemble::Assembly, ConfigError> {
     let off = matches!(raw.assemble.as_ref().map(|a| &a.value), Some(super::RawAssembleChoice::Off));
@@ -391,7 +397,7 @@ fn assemble_declared(
     let assembly = if off {
         super::assemble::unassembled(scene)
     } else {
-        super::assemble::assemble(scene, &keep, &keep_v, length_scale).map_err(|m| ConfigError {
+        super::assemble::assemble(scene, &keep, &keep_v, length_scale, max_bytes).map_err(|m| ConfigError {
             file: file.into(),
             location: at(&raw.model),
             message: m,

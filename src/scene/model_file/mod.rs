@@ -483,15 +483,31 @@ pub struct JointMark {
 /// or generated; this bounds the memory a file can ask for before anything is built.
 pub const MAX_ITEMS: usize = 100_000;
 
+/// What the assembly of a model's initial state may allocate unless the caller says otherwise
+/// \[bytes\]: the default `limits.cell_memory_mb` (a config's own limit applies to its models
+/// through [`load_within`]).
+pub const DEFAULT_ASSEMBLY_BYTES: u64 = 4096 * 1_000_000;
+
 /// Reads, parses, builds and assembles a model file.
 pub fn load(file: &str) -> Result<Model, ConfigError> {
-    from_text(file, &read_text(file, "the model", "a model file is a few kB")?)
+    load_within(file, DEFAULT_ASSEMBLY_BYTES)
+}
+
+/// [`load`] with the assembly's memory bounded by `max_bytes`: a model whose J W Jᵀ would need
+/// more (rows sharing one body make it dense) is refused before it is built.
+pub fn load_within(file: &str, max_bytes: u64) -> Result<Model, ConfigError> {
+    from_text_within(file, &read_text(file, "the model", "a model file is a few kB")?, max_bytes)
 }
 
 /// [`load`] from text (`file` names it in errors).
 pub fn from_text(file: &str, text: &str) -> Result<Model, ConfigError> {
+    from_text_within(file, text, DEFAULT_ASSEMBLY_BYTES)
+}
+
+/// [`load_within`] from text.
+fn from_text_within(file: &str, text: &str, max_bytes: u64) -> Result<Model, ConfigError> {
     let raw: RawModel = parse_as(file, text)?;
-    let mut m = build::build(file, &raw)?;
+    let mut m = build::build_checked(file, &raw, true, max_bytes)?;
     m.text_hash = text_hash(text);
     Ok(m)
 }
@@ -519,7 +535,7 @@ fn text_hash(text: &str) -> String {
 /// reference file on disk, which the caller carries beside it.
 pub fn from_embedded(file: &str, text: &str) -> Result<Model, ConfigError> {
     let raw: RawModel = parse_as(file, text)?;
-    let mut m = build::build_checked(file, &raw, false)?;
+    let mut m = build::build_checked(file, &raw, false, DEFAULT_ASSEMBLY_BYTES)?;
     m.text_hash = text_hash(text);
     Ok(m)
 }
