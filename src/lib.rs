@@ -4,8 +4,9 @@
 //! the accuracy a mechanism needs at the lowest cost. The layers, bottom up (each uses only the
 //! ones above it in this list; `tests/conformance/layers.rs` checks every import):
 //!
-//! - [`special`], [`params`], [`metrics`], [`input`]: special functions, typed registry
-//!   parameters, pure functions of trajectories, and reading YAML inputs with located errors;
+//! - [`special`], [`params`], [`metrics`], [`input`], [`deadline`]: special functions, typed registry
+//!   parameters, pure functions of trajectories, reading YAML inputs with located errors, and the
+//!   running cell's wall-clock deadline;
 //! - [`model`]: bodies, applied forces, energy, model errors;
 //! - [`constraint`]: C(q), J and J̇v per constraint type, written once (Witkin 1997, §4);
 //! - [`sparse`]: the block-sparse Jacobian, J·x, Jᵀ·y and the J W Jᵀ assembly plan;
@@ -79,6 +80,7 @@ pub mod cli;
 pub mod commands;
 pub mod constraint;
 pub mod contact;
+pub mod deadline;
 pub mod experiment;
 pub mod formulation;
 pub mod friction;

@@ -32,6 +32,8 @@ pub struct NormalSolve<'a> {
     pub reg_rows: Vec<f64>,
     pattern: NormalMatrix,
     solver: Box<dyn LinearSolver>,
+    /// Solves so far, for the deadline's every-so-often read ([`crate::deadline`]).
+    calls: usize,
 }
 
 impl<'a> NormalSolve<'a> {
@@ -72,6 +74,7 @@ impl<'a> NormalSolve<'a> {
             reg_rows: Vec::new(),
             pattern,
             solver,
+            calls: 0,
         })
     }
 
@@ -111,6 +114,8 @@ impl<'a> NormalSolve<'a> {
         if self.rhs.is_empty() {
             return Ok(()); // no constraints: nothing to solve
         }
+        self.calls += 1;
+        crate::linsolve::SolveError::check_deadline("constraint solve", self.calls)?;
         let reg = if self.reg_rows.is_empty() { Reg::Uniform(self.reg) } else { Reg::PerRow(&self.reg_rows) };
         let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg };
         let info = self.solver.solve(&op, &self.rhs, &mut self.lambda)?;
@@ -141,6 +146,8 @@ impl<'a> NormalSolve<'a> {
         if self.rhs.is_empty() {
             return Ok(());
         }
+        self.calls += 1;
+        crate::linsolve::SolveError::check_deadline("constraint solve", self.calls)?;
         let reg = if self.reg_rows.is_empty() { Reg::Uniform(self.reg) } else { Reg::PerRow(&self.reg_rows) };
         let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg };
         let info = self.solver.solve_same(&op, &self.rhs, &mut self.lambda)?;

@@ -495,3 +495,36 @@ fn a_figure_that_cannot_be_drawn_is_reported_and_the_data_are_kept() {
         assert!(dir.join(f).exists(), "{f}");
     }
 }
+
+#[test]
+fn a_step_that_would_run_for_minutes_ends_at_the_cells_time_budget() {
+    // One step of `force` on a 2000-mass chain with Gauss–Seidel asked for 10⁸ sweeps to 1e-300:
+    // about 10 µs a sweep, some 1000 s for its first solve. The budget used to be read only
+    // between steps, so the cell ran for that long; the sweep loop now reads the cell's deadline
+    // every 32 sweeps. With `cell_seconds=1` the cell fails with `time budget` at t = 0 and the
+    // whole run (start-up, report) ends well within 20 s.
+    let dir = temp_dir("budget_in_step");
+    let config = dir.join("gs.yaml");
+    std::fs::write(
+        &config,
+        BASE.replace("{name: pendulum}", "{name: chain, params: {n: 2000}}")
+            .replace("{name: dense_lu}", "{name: gauss_seidel, params: {tol: 1.0e-300, max_iter: 100000000}}")
+            + "timing: {repeats: 0}\n",
+    )
+    .unwrap();
+    let reports = dir.join("reports");
+    let start = Instant::now();
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg(&config)
+        .arg("--reports")
+        .arg(&reports)
+        .args(["--limit", "cell_seconds=1"])
+        .output()
+        .unwrap();
+    let elapsed = start.elapsed();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary = std::fs::read_to_string(reports.join("hostile/summary.csv")).unwrap();
+    assert!(summary.contains("time budget: 1 s of wall time exceeded"), "{summary}");
+    assert!(elapsed < Duration::from_secs(20), "the run took {elapsed:?}");
+}

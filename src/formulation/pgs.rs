@@ -498,6 +498,7 @@ impl Stepper for Pgs<'_> {
         let mut sweeps = 0;
         let mut change = 0.0;
         while sweeps < self.opts.iterations {
+            crate::linsolve::SolveError::check_deadline("pgs", sweeps)?;
             change = 0.0f64;
             let first_contact_row = self.core.ns.system.nrows();
             for i in 0..self.rows.len() {

@@ -157,6 +157,18 @@ pub enum IntegrateError {
     },
 }
 
+impl IntegrateError {
+    /// Whether the cell's wall-time budget ran out inside the step ([`crate::deadline`]): the
+    /// run ends there; it is not a rejected step to retry smaller.
+    pub fn is_time_budget(&self) -> bool {
+        match self {
+            IntegrateError::Solve(e) => matches!(e, SolveError::TimeBudget { .. }),
+            IntegrateError::StageFailed { source, .. } => source.is_time_budget(),
+            IntegrateError::StepSizeUnderflow { .. } => false,
+        }
+    }
+}
+
 /// A one-step method for ẍ = a(x, ẋ).
 pub trait Integrator: Send {
     /// Allocates workspaces for `nx` position and `nv` velocity coordinates (once per run).

@@ -226,6 +226,9 @@ impl RungeKutta {
             // breaks down) is a rejected step: retry a tenth as long, down to the
             // underflow bound, and report the stage's own error only there.
             if let Err(e) = self.attempt(ode, h) {
+                if e.is_time_budget() {
+                    return Err(e); // the cell's budget, not the step: no retry
+                }
                 self.stats.rejected += 1;
                 self.h = 0.1 * h;
                 if !(self.h > 1e-14 * h_max.max(1.0)) {
@@ -277,6 +280,7 @@ impl RungeKutta {
             let (d, stage) = (self.d, &self.stage);
             match Self::f(ode, d, stage, &mut self.k[last], &mut self.stats) {
                 Ok(()) => break,
+                Err(e) if e.is_time_budget() => return Err(e),
                 Err(e) => {
                     self.stats.rejected += 1;
                     if !(0.1 * h > 1e-14 * h_max.max(1.0)) {

@@ -99,6 +99,7 @@ impl Cg {
         self.p.copy_from_slice(&self.r);
         let mut rr = dot(&self.r, &self.r);
         while rr.sqrt() > self.stop.tol * nb && *iterations < self.stop.max_iter {
+            crate::linsolve::SolveError::check_deadline("cg", *iterations)?;
             op.apply(&self.p, &mut self.ap, &mut self.scratch);
             let pap = dot(&self.p, &self.ap);
             if !(pap > 0.0) {

@@ -168,6 +168,7 @@ impl GaussSeidel {
         let mut residual = residual_of(&self.u, x);
         let mut sweeps = 0;
         while residual > self.stop.tol && sweeps < self.stop.max_iter && residual.is_finite() {
+            crate::linsolve::SolveError::check_deadline("gauss_seidel", sweeps)?;
             let mut change = Change::default();
             for (run, &link) in self.runs.iter().zip(&self.links) {
                 let c = by_width!(run.ldof, k.sweep(run, link, &self.c, &self.inv_diag, b, x, &mut self.u));
@@ -195,6 +196,7 @@ impl GaussSeidel {
         let mut residual = residual_of(x, &mut self.ax);
         let mut sweeps = 0;
         while residual > self.stop.tol && sweeps < self.stop.max_iter && residual.is_finite() {
+            crate::linsolve::SolveError::check_deadline("gauss_seidel", sweeps)?;
             let mut change = Change::default();
             for i in 0..n {
                 // A is symmetric: row i = column i, contiguous in column-major storage.

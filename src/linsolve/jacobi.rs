@@ -79,6 +79,7 @@ impl LinearSolver for Jacobi {
         let scale = if nb > 0.0 { nb } else { 1.0 };
         let mut iterations = 0;
         loop {
+            crate::linsolve::SolveError::check_deadline("jacobi", iterations)?;
             op.apply(x, &mut self.ax, &mut self.scratch);
             let mut rr = 0.0;
             for ((ai, bi), di) in self.ax.iter_mut().zip(b).zip(&self.diag) {

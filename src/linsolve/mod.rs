@@ -262,6 +262,15 @@ pub enum SolveError {
         /// The contact solver's reason.
         reason: String,
     },
+    /// The cell's wall-time budget (`limits.cell_seconds`) ran out inside the solve
+    /// ([`crate::deadline`]).
+    #[error("{solver}: time budget exceeded after {iterations} iterations (limits.cell_seconds)")]
+    TimeBudget {
+        /// Solver (or loop) name.
+        solver: &'static str,
+        /// Iterations done.
+        iterations: usize,
+    },
     /// This solver cannot take this kind of operator.
     #[error("{solver} is not applicable: {reason}")]
     NotApplicable {
@@ -270,6 +279,17 @@ pub enum SolveError {
         /// Why.
         reason: &'static str,
     },
+}
+
+impl SolveError {
+    /// At every [`crate::deadline::EVERY`]-th `iteration` of `solver`'s loop, [`SolveError::TimeBudget`]
+    /// once the running cell's deadline has passed.
+    pub fn check_deadline(solver: &'static str, iteration: usize) -> Result<(), SolveError> {
+        if crate::deadline::passed_at(iteration) {
+            return Err(SolveError::TimeBudget { solver, iterations: iteration });
+        }
+        Ok(())
+    }
 }
 
 /// A solver for A x = b with A symmetric positive (semi-)definite.

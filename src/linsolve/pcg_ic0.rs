@@ -168,6 +168,7 @@ impl LinearSolver for PcgIc0 {
         let mut rz = dot(&self.r, &self.z);
         let mut iterations = 0;
         while norm(&self.r) > self.stop.tol * nb && iterations < self.stop.max_iter {
+            crate::linsolve::SolveError::check_deadline("pcg_ic0", iterations)?;
             pattern.mul_symmetric(&self.a, &self.p, &mut self.ap);
             let pap = dot(&self.p, &self.ap);
             if !(pap > 0.0) {

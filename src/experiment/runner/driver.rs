@@ -23,6 +23,16 @@ pub(crate) enum StepFailure {
     Stabilize(SolveError),
 }
 
+impl StepFailure {
+    /// Whether the cell's wall-time budget ran out inside the step ([`crate::deadline`]).
+    pub(crate) fn is_time_budget(&self) -> bool {
+        match self {
+            StepFailure::Integrate(e) => e.is_time_budget(),
+            StepFailure::Step(e) | StepFailure::Stabilize(e) => matches!(e, SolveError::TimeBudget { .. }),
+        }
+    }
+}
+
 /// A formulation's dynamics paired with how it is advanced.
 pub(crate) enum Driver<'a> {
     /// An ODE right-hand side and its integrator; `uncounted`: the solves made only to sample

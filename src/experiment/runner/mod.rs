@@ -339,7 +339,9 @@ impl<'a> Simulation<'a> {
             let step_start = Instant::now();
             let step = self.driver.advance(&mut self.stab, h_max);
             self.step_times.record(self.n, step_start.elapsed().as_secs_f64());
-            let (h, finite) = step.map_err(|failure| End::Step { t: self.t, failure })?;
+            let (h, finite) = step.map_err(|failure| {
+                if failure.is_time_budget() { self.budget.exceeded(self.t) } else { End::Step { t: self.t, failure } }
+            })?;
             self.accept(h, h_max);
             if !finite {
                 return Err(End::NonFinite { t: self.t });

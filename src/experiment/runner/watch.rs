@@ -58,24 +58,41 @@ impl End {
 /// The most wall time \[s\] of steps between two reads of the clock for the time budget.
 const BUDGET_CHECK_SECONDS: f64 = 0.01;
 
-/// The step and wall-time budget of one cell.
+/// The step and wall-time budget of one cell; while it lives, the cell's deadline is set for the
+/// loops inside a step ([`crate::deadline`]).
 pub(super) struct Budget {
     max_steps: u64,
     seconds: f64,
     start: Instant,
     next_check: u64,
+    _deadline: crate::deadline::Guard,
 }
 
 impl Budget {
     /// The cell's budget, its clock started now.
     pub(super) fn start(cell: &CellSpec) -> Self {
-        Budget { max_steps: cell.max_steps, seconds: cell.time_budget, start: Instant::now(), next_check: 1 }
+        let start = Instant::now();
+        let deadline = std::time::Duration::try_from_secs_f64(cell.time_budget).ok().and_then(|d| start.checked_add(d));
+        Budget {
+            max_steps: cell.max_steps,
+            seconds: cell.time_budget,
+            start,
+            next_check: 1,
+            _deadline: crate::deadline::set(deadline),
+        }
+    }
+
+    /// The end of a run whose budget ran out inside a step at time `t`.
+    pub(super) fn exceeded(&self, t: f64) -> End {
+        End::TimeBudget { t, seconds: self.seconds }
     }
 
     /// Before step `n + 1` at time `t`: whether the run may take it. The clock is read every step
     /// while steps are expensive and every few steps once they are cheap (at most 64, and no more
     /// than about 10 ms of steps between two reads), so that no cell overruns its budget by more
-    /// than a step or 10 ms.
+    /// than 10 ms of steps; inside a step the loops read the deadline themselves
+    /// ([`crate::deadline`]), so an expensive step overruns it by at most
+    /// [`crate::deadline::EVERY`] of its iterations.
     pub(super) fn check(&mut self, n: u64, t: f64) -> Result<(), End> {
         if n >= self.max_steps {
             return Err(End::MaxSteps { t, n });

@@ -192,6 +192,8 @@ impl Monitor {
             "iteration cap"
         } else if t > self.stop.seconds {
             "time limit"
+        } else if crate::deadline::passed_at(it) {
+            "the cell's time budget (limits.cell_seconds)"
         } else {
             return None;
         };
