@@ -114,6 +114,10 @@ fn a_bad_suite_is_one_line_before_anything_runs() {
         ("an unknown field", SUITE.replace("description:", "descripton:"), b.clone(), &["descripton"], vec![]),
         ("a nested suite", SUITE.replace("b.yaml]", "suite.yaml]"), b.clone(), &["itself a suite"], vec![]),
         ("--shard with a suite", SUITE.to_string(), b.clone(), &["--shard and --cells", "member file"], vec!["--shard", "1/2"]),
+        ("a bad suite limit", format!("{SUITE}limits: {{cells: 0}}\n"), b.clone(), &["suite.yaml:4:", "limits.cells"], vec![]),
+        // The suite's limits and --limit bind every member, and are checked before the first runs.
+        ("the suite's limits bind each member", format!("{SUITE}limits: {{cells: 1}}\n"), b.clone(), &["a.yaml", "2 cells", "limits.cells"], vec![]),
+        ("--limit binds each member", SUITE.to_string(), b.clone(), &["a.yaml", "2 cells", "limits.cells"], vec!["--limit", "cells=1"]),
     ];
     for (i, (what, suite, b, needles, args)) in cases.iter().enumerate() {
         let r = run(&format!("suite_bad{i}"), &[("suite.yaml", suite), ("a.yaml", &a), ("b.yaml", b)], args);
@@ -153,4 +157,27 @@ fn suites_in_flow_style_or_with_a_byte_order_mark_are_suites() {
         assert_eq!(code, 0, "{tag}: {stderr}");
         assert!(reports.join("two/report.md").is_file(), "{tag}");
     }
+}
+
+#[test]
+fn a_suites_limits_admit_a_member_that_needs_them() {
+    // Regression: a suite with `limits:` was refused as an unknown field, and its members were
+    // checked against the default limits whatever `--limit` said. A member of 2·10⁷ steps per cell
+    // is over the default 10⁷; the suite's limit (or --limit) admits it (`--dry-run`: checked,
+    // nothing computed).
+    let (a, b) = (member("first", 0.01), member("second", 5e-8));
+    let raised = format!("{SUITE}limits: {{steps_per_cell: 3.0e7}}\n");
+    let (code, stderr, _) =
+        run("suite_limits", &[("suite.yaml", &raised), ("a.yaml", &a), ("b.yaml", &b)], &["--dry-run"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr, _) = run(
+        "suite_cli_limit",
+        &[("suite.yaml", SUITE), ("a.yaml", &a), ("b.yaml", &b)],
+        &["--dry-run", "--limit", "steps_per_cell=3e7"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr, _) =
+        run("suite_default_limits", &[("suite.yaml", SUITE), ("a.yaml", &a), ("b.yaml", &b)], &["--dry-run"]);
+    assert_eq!(code, 2, "over the default limit: {stderr}");
+    assert!(stderr.contains("steps_per_cell"), "{stderr}");
 }

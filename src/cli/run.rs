@@ -47,13 +47,21 @@ fn run_suite(file: &str, threads: Option<usize>, reports: PathBuf, opts: Options
         Ok(s) => s,
         Err(e) => return bad_input(&e.to_string()),
     };
+    // The suite's limits, then --limit: the members are checked with them, as they will run.
+    let mut overrides = suite.limits.clone();
+    for l in &opts.limits {
+        match experiment::budget::parse_override(l) {
+            Ok(o) => overrides.push(o),
+            Err(e) => return bad_input(&format!("--limit: {e}")),
+        }
+    }
     let mut names: Vec<String> = Vec::new();
     for m in &suite.members {
         let f = m.display().to_string();
         if experiment::config::read_config(&f).is_ok_and(|t| experiment::suite::is_suite(&t)) {
             return bad_input(&format!("{file}: member `{f}` is itself a suite; a suite lists experiment files"));
         }
-        match experiment::load_with(&f, &[]) {
+        match experiment::load_with(&f, &overrides) {
             Ok(e) if names.contains(&e.name) => {
                 return bad_input(&format!(
                     "{file}: two members are named `{}`; each member's `name` names its report directory",
@@ -70,7 +78,7 @@ fn run_suite(file: &str, threads: Option<usize>, reports: PathBuf, opts: Options
     for m in &suite.members {
         let member = Options {
             strict: opts.strict,
-            limits: opts.limits.clone(),
+            limits: overrides.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             dry_run: opts.dry_run,
             shard: None,
             resume: opts.resume,

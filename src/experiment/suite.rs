@@ -6,6 +6,7 @@
 //! suite: benchmarks
 //! description: The shipped benchmark models, each scored by its library's criterion.
 //! experiments: [iftomm_a02_n2.yaml, andrews_squeezer.yaml]   # relative to this file
+//! limits: {cell_seconds: 600}   # optional: for every member, over its own; --limit over both
 //! ```
 
 use super::config::{ConfigError, at, parse_as, read_config};
@@ -23,6 +24,8 @@ struct RawSuite {
     #[serde(default)]
     description: String,
     experiments: Spanned<Vec<Spanned<String>>>,
+    #[serde(default)]
+    limits: Option<Spanned<std::collections::BTreeMap<String, Spanned<f64>>>>,
 }
 
 /// A loaded suite: its name, description, text and the member files in order.
@@ -36,6 +39,8 @@ pub struct Suite {
     pub text: String,
     /// The member experiment files, resolved against the suite file's directory.
     pub members: Vec<PathBuf>,
+    /// The suite's `limits:` as overrides of every member's own, in file order.
+    pub limits: Vec<(String, f64)>,
 }
 
 /// Whether `text` is a suite file (a top-level `suite:` key) rather than an experiment.
@@ -90,5 +95,8 @@ pub fn load(file: &str) -> Result<Suite, ConfigError> {
         }
         members.push(path);
     }
-    Ok(Suite { name, description: raw.description.trim().to_string(), text, members })
+    // Checked here, with the suite file's line and column; applied to every member.
+    super::budget::Limits::resolve(file, raw.limits.as_ref(), &[])?;
+    let limits = raw.limits.iter().flat_map(|l| l.value.iter().map(|(k, v)| (k.clone(), v.value))).collect();
+    Ok(Suite { name, description: raw.description.trim().to_string(), text, members, limits })
 }
