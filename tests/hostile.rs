@@ -298,11 +298,14 @@ fn complete(reports: &Path) -> Option<String> {
 }
 
 fn leftovers(reports: &Path) -> Vec<String> {
+    // the generation `crash` links to (without the atomic exchange) is the report itself
+    let current = std::fs::read_link(reports.join("crash")).ok().map(|t| t.display().to_string());
     std::fs::read_dir(reports)
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().to_string())
-        .filter(|n| n.contains(".tmp-") || n.contains(".old-") || n.contains(".trash-"))
+        .filter(|n| [".tmp-", ".old-", ".trash-", ".gen-", ".link-"].iter().any(|m| n.contains(m)))
+        .filter(|n| current.as_deref() != Some(n.as_str()))
         .collect()
 }
 
@@ -527,4 +530,98 @@ fn a_step_that_would_run_for_minutes_ends_at_the_cells_time_budget() {
     let summary = std::fs::read_to_string(reports.join("hostile/summary.csv")).unwrap();
     assert!(summary.contains("time budget: 1 s of wall time exceeded"), "{summary}");
     assert!(elapsed < Duration::from_secs(20), "the run took {elapsed:?}");
+}
+
+/// `run`, `run --resume` and `merge` SIGKILLed at 16 pseudo-random moments (a fixed sequence,
+/// spread over a whole run's length) while a watcher checks `reports/crash` without pause: at
+/// every check it is the old complete report or the new one. `no_exchange` runs the publication
+/// without `renameat2(RENAME_EXCHANGE)` (a link to a generation directory swapped atomically);
+/// its first publication over the exchange path's real directory is the one window, made before
+/// the watcher starts. Ends with a complete run and nothing left behind.
+fn killed_at_random_moments(tag: &str, no_exchange: bool) {
+    let dir = temp_dir(tag);
+    let reports = dir.join("reports");
+    let (v1, v2) = (crash_config(&dir, "first version"), crash_config(&dir, "second version, longer"));
+    let shards = dir.join("shards");
+    let command = |args: &[&std::ffi::OsStr]| {
+        let mut c = Command::new(BIN);
+        c.args(args).stdout(Stdio::null()).stderr(Stdio::null());
+        if no_exchange {
+            c.env("TINKERTOY_NO_RENAME_EXCHANGE", "1");
+        }
+        c
+    };
+    let run = |config: &Path, extra: &[&str]| {
+        let mut c = command(&["run".as_ref(), config.as_os_str(), "--reports".as_ref(), reports.as_os_str()]);
+        c.args(extra);
+        c
+    };
+    for i in 1..=2 {
+        let shard = format!("{i}/2");
+        let mut c = command(&["run".as_ref(), v2.as_os_str(), "--reports".as_ref(), shards.as_os_str()]);
+        assert!(c.args(["--shard", &shard]).status().unwrap().success());
+    }
+    let merge = || {
+        let (a, b) = (shards.join("crash.shard-1-of-2"), shards.join("crash.shard-2-of-2"));
+        command(&["merge".as_ref(), a.as_os_str(), b.as_os_str(), "--reports".as_ref(), reports.as_os_str()])
+    };
+    // The exchange path first (a real directory), then the one under test.
+    let mut plain = Command::new(BIN);
+    plain.args(["run".as_ref(), v1.as_os_str(), "--reports".as_ref(), reports.as_os_str()]).stderr(Stdio::null());
+    assert!(plain.status().unwrap().success());
+    let start = Instant::now();
+    assert!(run(&v1, &[]).status().unwrap().success());
+    let full = start.elapsed();
+    assert_eq!(complete(&reports).as_deref(), Some("first version"));
+
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (stop, reports) = (stop.clone(), reports.clone());
+        std::thread::spawn(move || {
+            let mut checks = 0u64;
+            while !stop.load(Ordering::SeqCst) {
+                let seen = complete(&reports);
+                assert!(
+                    matches!(seen.as_deref(), Some("first version") | Some("second version, longer")),
+                    "reports/crash was {seen:?} at check {checks}"
+                );
+                checks += 1;
+            }
+            checks
+        })
+    };
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for k in 0..16 {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let fraction = (x >> 11) as f64 / (1u64 << 53) as f64;
+        let mut child = match k % 3 {
+            0 => run(&v1, &[]),
+            1 => run(&v2, &["--resume"]),
+            _ => merge(),
+        }
+        .spawn()
+        .unwrap();
+        std::thread::sleep(full.mul_f64(1.2 * fraction));
+        let _ = child.kill();
+        child.wait().unwrap();
+    }
+    assert!(run(&v2, &[]).status().unwrap().success());
+    stop.store(true, Ordering::SeqCst);
+    let checks = watcher.join().expect("the report was incomplete at some check");
+    assert!(checks > 100, "{checks} checks");
+    assert_eq!(complete(&reports).as_deref(), Some("second version, longer"));
+    assert!(leftovers(&reports).is_empty(), "left behind: {:?}", leftovers(&reports));
+    if no_exchange {
+        assert!(reports.join("crash").symlink_metadata().unwrap().file_type().is_symlink());
+    }
+}
+
+#[test]
+fn sigkill_at_any_moment_of_run_resume_or_merge_leaves_a_complete_report() {
+    killed_at_random_moments("kill_exchange", false);
+}
+
+#[test]
+fn without_the_atomic_exchange_sigkill_at_any_moment_leaves_a_complete_report() {
+    killed_at_random_moments("kill_generations", true);
 }

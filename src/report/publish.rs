@@ -6,8 +6,12 @@
 //! what earlier runs that died left behind, and creates the temporary directory the report is
 //! written into. [`Publisher::publish`] then swaps it in with one atomic exchange of the two
 //! directories (Linux `renameat2(RENAME_EXCHANGE)`), so that at every instant `<root>/<name>` is
-//! either the old complete report or the new one, and removes the old. On SIGINT, SIGTERM or
-//! SIGHUP the temporary directory is removed before the process exits.
+//! either the old complete report or the new one, and removes the old. Where the exchange is not
+//! available (another OS, a filesystem without it), `<root>/<name>` is a symbolic link to a
+//! generation directory `.<name>.gen-<pid>` instead, and publishing renames a new link over it —
+//! also one atomic step. Only the first such publication over a report that is a real directory
+//! has a window (two renames), once. On SIGINT, SIGTERM or SIGHUP the temporary directory is
+//! removed before the process exits.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -124,7 +128,7 @@ fn claim_checked(root: &Path, name: &str) -> Result<Publisher, PublishError> {
     std::fs::create_dir_all(root)
         .map_err(|e| refused(format!("--reports `{}`: cannot create the directory: {}", shown(root), reason(&e))))?;
     let final_dir = root.join(name);
-    if final_dir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+    if final_dir.symlink_metadata().is_ok_and(|m| !m.is_dir()) && generation_of(&final_dir, name).is_none() {
         return Err(refused(format!("`{}` exists and is not a directory; move it away", shown(&final_dir))));
     }
     let lock_path = root.join(format!(".{name}.lock"));
@@ -208,18 +212,40 @@ fn made_by_a_dead_run(dir: &Path, same_name: bool) -> bool {
 /// touched.
 fn remove_stale(root: &Path, name: &str) {
     let Ok(entries) = std::fs::read_dir(root) else { return };
+    // the generation the report links to is the published report, whoever made it
+    let current = generation_of(&root.join(name), name);
     for e in entries.flatten() {
         let file = e.file_name().to_string_lossy().to_string();
         let Some(rest) = file.strip_prefix('.') else { continue };
-        let split = [".tmp-", ".old-", ".trash-"].iter().find_map(|m| rest.rsplit_once(m));
+        let split = [".tmp-", ".old-", ".trash-", ".gen-", ".link-"].iter().find_map(|m| rest.rsplit_once(m));
         let Some((stem, pid)) = split else { continue };
-        if pid.parse::<u32>().is_err() || e.file_type().map_or(true, |t| !t.is_dir()) {
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        if current.as_deref() == Some(file.as_str()) {
             continue;
         }
-        if made_by_a_dead_run(&e.path(), stem == name) {
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_symlink() && file.contains(".link-") && stem == name && pid != std::process::id() {
+            // a link a killed run made for the swap (under our lock): removed as a link
+            let _ = std::fs::remove_file(e.path());
+        } else if kind.is_dir() && made_by_a_dead_run(&e.path(), stem == name) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
+}
+
+/// The generation directory's file name `<root>/<name>` links to, if it is such a link: a
+/// relative target `.<name>.gen-<pid>` in the same directory (anything else is not ours).
+fn generation_of(final_dir: &Path, name: &str) -> Option<String> {
+    let target = std::fs::read_link(final_dir).ok()?;
+    let target = target.to_str()?;
+    let pid = target.strip_prefix(&format!(".{name}.gen-"))?;
+    (!pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())).then(|| target.to_string())
+}
+
+/// Whether the atomic exchange is to be used: not where `TINKERTOY_NO_RENAME_EXCHANGE` is set
+/// (the tests' way to run the generation-link path on a filesystem that has the exchange).
+fn exchange_wanted() -> bool {
+    std::env::var_os("TINKERTOY_NO_RENAME_EXCHANGE").is_none()
 }
 
 /// Atomically exchanges two existing paths (Linux); Err when unsupported.
@@ -253,39 +279,65 @@ impl Publisher {
     /// Swaps the written report in (see the module documentation) and returns its directory.
     pub fn publish(mut self) -> Result<PathBuf, PublishError> {
         let shown = crate::params::short(&self.final_dir.display().to_string());
-        if self.final_dir.is_dir() {
-            match exchange(&self.tmp, &self.final_dir) {
-                Ok(()) => {}
-                Err(_) => {
-                    // No atomic exchange here: two renames (a crash between them leaves the old
-                    // report in `.<name>.old-<pid>`, which the next run removes).
-                    let old = self.tmp.with_file_name(
-                        self.tmp.file_name().unwrap_or_default().to_string_lossy().replace(".tmp-", ".old-"),
-                    );
-                    std::fs::rename(&self.final_dir, &old)
-                        .map_err(|e| PublishError::Io(format!("cannot replace `{shown}`: {}", reason(&e))))?;
-                    if let Err(e) = std::fs::rename(&self.tmp, &self.final_dir) {
-                        let _ = std::fs::rename(&old, &self.final_dir);
-                        return Err(PublishError::Io(format!("cannot replace `{shown}`: {}", reason(&e))));
-                    }
-                    self.done = true;
-                    pending(&self.tmp, false);
-                    pending(&old, true);
-                    let _ = std::fs::remove_dir_all(&old);
-                    pending(&old, false);
-                    return Ok(self.final_dir.clone());
-                }
-            }
+        let meta = self.final_dir.symlink_metadata().ok();
+        let real_dir = meta.as_ref().is_some_and(|m| m.is_dir());
+        let absent = meta.is_none();
+        if real_dir && exchange_wanted() && exchange(&self.tmp, &self.final_dir).is_ok() {
             // The old report is now at the temporary path.
             self.done = true;
             let _ = std::fs::remove_dir_all(&self.tmp);
-        } else {
+        } else if absent && exchange_wanted() {
             std::fs::rename(&self.tmp, &self.final_dir)
                 .map_err(|e| PublishError::Io(format!("cannot write `{shown}`: {}", reason(&e))))?;
             self.done = true;
+        } else {
+            self.publish_generation(real_dir)
+                .map_err(|e| PublishError::Io(format!("cannot replace `{shown}`: {}", reason(&e))))?;
         }
         pending(&self.tmp, false);
         Ok(self.final_dir.clone())
+    }
+
+    /// Without the exchange: the temporary directory becomes the generation `.<name>.gen-<pid>`,
+    /// and a new link to it is renamed over `<root>/<name>` (one atomic step when that is a link
+    /// or absent; over a real directory, once, the directory is moved aside first). The previous
+    /// generation, or the moved-aside directory, is removed after.
+    fn publish_generation(&mut self, real_dir: bool) -> std::io::Result<()> {
+        let root = self.final_dir.parent().unwrap_or(Path::new("."));
+        let name = self.final_dir.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let pid = std::process::id();
+        let generation = format!(".{name}.gen-{pid}");
+        let link = root.join(format!(".{name}.link-{pid}"));
+        let previous = generation_of(&self.final_dir, &name).filter(|g| *g != generation);
+        if root.join(&generation).symlink_metadata().is_ok() {
+            // this process's own earlier generation (a report published twice by one process)
+            let aside = root.join(format!(".{name}.trash-{pid}"));
+            std::fs::rename(root.join(&generation), &aside)?;
+            pending(&aside, true);
+            let _ = std::fs::remove_dir_all(&aside);
+            pending(&aside, false);
+        }
+        std::fs::rename(&self.tmp, root.join(&generation))?;
+        self.done = true;
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&generation, &link)?;
+        let aside = root.join(format!(".{name}.old-{pid}"));
+        if real_dir {
+            // the one window: a report written by the exchange path is a real directory
+            std::fs::rename(&self.final_dir, &aside)?;
+        }
+        std::fs::rename(&link, &self.final_dir)?;
+        if real_dir {
+            let _ = std::fs::remove_dir_all(&aside);
+        }
+        // the previous generation, if it is a directory a run made (its marker), not a link
+        if let Some(p) = previous.map(|p| root.join(p))
+            && p.symlink_metadata().is_ok_and(|m| m.is_dir())
+            && p.join(MARKER).is_file()
+        {
+            let _ = std::fs::remove_dir_all(p);
+        }
+        Ok(())
     }
 
     /// Removes the temporary directory (nothing is published); dropping does the same.
