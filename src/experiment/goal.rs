@@ -171,6 +171,12 @@ pub fn goals(
         RankBy::Metric(m) => m,
         _ => default_accuracy,
     };
+    let (repeats, spread) = timing_goals(file, timing)?;
+    Ok(Goals { target, rank_by, accuracy, repeats, spread, energy_window: None })
+}
+
+/// `timing:`'s repeats and spread, each checked against its domain.
+fn timing_goals(file: &str, timing: Option<&Spanned<RawTiming>>) -> Result<(usize, f64), ConfigError> {
     let repeats = match timing.and_then(|t| t.value.repeats.as_ref()) {
         None => DEFAULT_REPEATS,
         Some(r) => {
@@ -203,7 +209,7 @@ pub fn goals(
             s.value
         }
     };
-    Ok(Goals { target, rank_by, accuracy, repeats, spread, energy_window: None })
+    Ok((repeats, spread))
 }
 
 /// The bounds of `target`: each > 0, the reference error only where there is a reference.

@@ -56,6 +56,16 @@ fn errors(
     None
 }
 
+/// The last sample (t = 1 s) of `formulation` with Dop853 at 1e-13 and `dense_lu` on `scene`: a
+/// reference (in 3D, `lagrangian` in joint coordinates — the articulated-body algorithm).
+fn reference_run(scene: &Scene, formulation: &str) -> Option<Sample> {
+    let f = crate::formulation::registry::find(formulation)?;
+    let dop853 = crate::integrator::registry::find("dop853")?;
+    let solver = crate::linsolve::registry::find("dense_lu")?;
+    let control = Control::Adaptive { rtol: 1e-13, atol: 1e-13 };
+    run_cell(scene, f, solver, dop853, control, 1.0, 1.0).and_then(|r| r.samples.last().cloned())
+}
+
 /// Every stepping formulation's observed order in 2D and in 3D.
 pub fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
     if !sel.own_steppers {
@@ -64,30 +74,10 @@ pub fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
     let pendulum = super::cases::scene("pendulum", &[("theta0", 1.0)]);
     let Ok(model) = model_file::from_embedded("tests/data/two_hinge_pendulum.yaml", TWO_HINGE) else { return };
     let two_hinge = model.scene;
-    // The 3D reference: joint coordinates (the articulated-body algorithm) with Dop853 at 1e-13.
-    let reference = {
-        let lagrangian = crate::formulation::registry::find("lagrangian");
-        let dop853 = crate::integrator::registry::find("dop853");
-        let solver = crate::linsolve::registry::find("dense_lu");
-        match (lagrangian, dop853, solver) {
-            (Some(f), Some(i), Some(s)) => {
-                let control = Control::Adaptive { rtol: 1e-13, atol: 1e-13 };
-                run_cell(&two_hinge, f, s, i, control, 1.0, 1.0)
-                    .and_then(|r| r.samples.last().map(|x| tip(&two_hinge, &x.q)))
-            }
-            _ => None,
-        }
-    };
-    // λ at t = 1 s of the Cartesian ODE formulation with Dop853 at 1e-13: the multipliers'
-    // reference on both mechanisms (recovered exactly from the state, see `observe`).
-    let lambda_reference = |scene: &Scene| {
-        let force = crate::formulation::registry::find("force")?;
-        let dop853 = crate::integrator::registry::find("dop853")?;
-        let solver = crate::linsolve::registry::find("dense_lu")?;
-        let control = Control::Adaptive { rtol: 1e-13, atol: 1e-13 };
-        run_cell(scene, force, solver, dop853, control, 1.0, 1.0)
-            .and_then(|r| r.samples.last().map(|x| x.lambda.clone()))
-    };
+    let reference = reference_run(&two_hinge, "lagrangian").map(|r| tip(&two_hinge, &r.q));
+    // λ at t = 1 s of the Cartesian ODE formulation: the multipliers' reference on both
+    // mechanisms (recovered exactly from the state, see `observe`).
+    let lambda_reference = |scene: &Scene| reference_run(scene, "force").map(|r| r.lambda);
     let (planar_lambda, spatial_lambda) = (lambda_reference(&pendulum), lambda_reference(&two_hinge));
     let lambda_error = |re: &Option<Vec<f64>>, x: &Sample| {
         re.as_ref().map_or(f64::NAN, |re| re.iter().zip(&x.lambda).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
