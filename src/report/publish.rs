@@ -306,17 +306,16 @@ impl Publisher {
         let root = self.final_dir.parent().unwrap_or(Path::new("."));
         let name = self.final_dir.file_name().unwrap_or_default().to_string_lossy().to_string();
         let pid = std::process::id();
-        let generation = format!(".{name}.gen-{pid}");
-        let link = root.join(format!(".{name}.link-{pid}"));
-        let previous = generation_of(&self.final_dir, &name).filter(|g| *g != generation);
-        if root.join(&generation).symlink_metadata().is_ok() {
-            // this process's own earlier generation (a report published twice by one process)
-            let aside = root.join(format!(".{name}.trash-{pid}"));
-            std::fs::rename(root.join(&generation), &aside)?;
-            pending(&aside, true);
-            let _ = std::fs::remove_dir_all(&aside);
-            pending(&aside, false);
+        let previous = generation_of(&self.final_dir, &name);
+        // a name no entry has (the current generation may carry this PID: a reused one, or this
+        // process publishing twice); under the lock nobody else creates one
+        let mut suffix = pid;
+        let mut generation = format!(".{name}.gen-{suffix}");
+        while root.join(&generation).symlink_metadata().is_ok() {
+            suffix = suffix.wrapping_add(1);
+            generation = format!(".{name}.gen-{suffix}");
         }
+        let link = root.join(format!(".{name}.link-{pid}"));
         std::fs::rename(&self.tmp, root.join(&generation))?;
         self.done = true;
         let _ = std::fs::remove_file(&link);
