@@ -1,26 +1,29 @@
 //! The budget checked before anything runs: a config whose cells would need more memory or more
 //! cells than its limits allow is refused with one line naming the limit, exit 2, nothing written,
-//! in well under two seconds — counting each formulation's and solver's own workspace.
+//! in well under two seconds — counting each formulation's and solver's own workspace; and the
+//! time budget, which holds inside a step too.
 
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{BASE, BIN, temp_dir};
+use common::{BASE, BIN, run_limited, temp_dir, write_config};
 
 #[test]
 fn a_dense_solve_larger_than_the_memory_limit_is_refused_before_running() {
     // chain n = 2000: J W Jᵀ is 2001 × 2001, dense_lu holds it in 8 · 2001² B ≈ 32 MB.
     let dir = temp_dir("dense");
-    let config = dir.join("dense.yaml");
-    std::fs::write(
-        &config,
-        BASE.replace("scene: {name: pendulum}", "scene: {name: chain, params: {n: 2000}}")
-            .replace("duration: 1", "duration: 0.02")
-            .replace("sample_interval: 0.1", "sample_interval: 0.01"),
-    )
-    .unwrap();
+    let config = write_config(
+        &dir,
+        "dense.yaml",
+        &[
+            ("scene: {name: pendulum}", "scene: {name: chain, params: {n: 2000}}"),
+            ("duration: 1", "duration: 0.02"),
+            ("sample_interval: 0.1", "sample_interval: 0.01"),
+        ],
+        "",
+    );
     let reports = dir.join("reports");
     let go = |limit: &str| {
         let start = Instant::now();
@@ -165,4 +168,28 @@ fn dry_run(config: &Path, reports: &Path, limit: &str) -> (Option<i32>, String) 
         .output()
         .unwrap();
     (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+}
+
+#[test]
+fn a_step_that_would_run_for_minutes_ends_at_the_cells_time_budget() {
+    // One step of `force` on a 2000-mass chain with Gauss–Seidel asked for 10⁸ sweeps to 1e-300:
+    // about 10 µs a sweep, some 1000 s for its first solve. The budget used to be read only
+    // between steps, so the cell ran for that long; the sweep loop now reads the cell's deadline
+    // every 32 sweeps. With `cell_seconds=1` the cell fails with `time budget` at t = 0 and the
+    // whole run (start-up, report) ends well within 20 s.
+    let dir = temp_dir("budget_in_step");
+    let config = write_config(
+        &dir,
+        "gs.yaml",
+        &[
+            ("{name: pendulum}", "{name: chain, params: {n: 2000}}"),
+            ("{name: dense_lu}", "{name: gauss_seidel, params: {tol: 1.0e-300, max_iter: 100000000}}"),
+        ],
+        "timing: {repeats: 0}\n",
+    );
+    let reports = dir.join("reports");
+    let (code, summary, elapsed) = run_limited(&config, &reports, "cell_seconds=1");
+    assert_eq!(code, Some(3), "{summary}");
+    assert!(summary.contains("time budget: 1 s of wall time exceeded"), "{summary}");
+    assert!(elapsed < Duration::from_secs(20), "the run took {elapsed:?}");
 }

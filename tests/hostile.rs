@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{BASE, BIN, temp_dir};
+use common::{BASE, BIN, run_limited, temp_dir, write_config};
 
 /// How a case is set up: the config text (None: the path is given in `args`), the arguments after
 /// `run <config>` or the whole argument list for `validate`.
@@ -446,28 +446,17 @@ fn grids_too_large_for_one_by_one_plots_complete_with_aggregated_figures() {
 fn every_run_ends_adaptive_cells_fail_at_the_step_limit_and_any_cell_at_its_time_budget() {
     // Baumgarte feedback with ω = 2³¹ rad/s makes the ODE stiff: Dopri5 needs ~ω·T steps.
     let dir = temp_dir("ends");
-    let config = dir.join("stiff.yaml");
-    std::fs::write(
-        &config,
-        BASE.replace("{name: force}", "{name: force, params: {omega: 2147483648}}")
-            .replace("integrators: [{name: rk4}]\nsteps: [0.01]", "integrators: [{name: dopri5}]\ntolerances: [1e-6]")
-            + "timing: {repeats: 0}\n",
-    )
-    .unwrap();
+    let config = write_config(
+        &dir,
+        "stiff.yaml",
+        &[
+            ("{name: force}", "{name: force, params: {omega: 2147483648}}"),
+            ("integrators: [{name: rk4}]\nsteps: [0.01]", "integrators: [{name: dopri5}]\ntolerances: [1e-6]"),
+        ],
+        "timing: {repeats: 0}\n",
+    );
     let reports = dir.join("reports");
-    let go = |limit: &str| {
-        let start = Instant::now();
-        let out = Command::new(BIN)
-            .arg("run")
-            .arg(&config)
-            .arg("--reports")
-            .arg(&reports)
-            .args(["--limit", limit])
-            .output()
-            .unwrap();
-        let summary = std::fs::read_to_string(reports.join("hostile/summary.csv")).unwrap();
-        (out.status.code(), summary, start.elapsed())
-    };
+    let go = |limit: &str| run_limited(&config, &reports, limit);
     let (code, summary, elapsed) = go("steps_per_cell=20000");
     assert_eq!(code, Some(3));
     assert!(summary.contains("failed") && summary.contains("max steps: 20000 steps taken before the end"), "{summary}");
@@ -497,39 +486,6 @@ fn a_figure_that_cannot_be_drawn_is_reported_and_the_data_are_kept() {
     for f in ["summary.csv", "runs.csv", "energy.png", "energy.svg"] {
         assert!(dir.join(f).exists(), "{f}");
     }
-}
-
-#[test]
-fn a_step_that_would_run_for_minutes_ends_at_the_cells_time_budget() {
-    // One step of `force` on a 2000-mass chain with Gauss–Seidel asked for 10⁸ sweeps to 1e-300:
-    // about 10 µs a sweep, some 1000 s for its first solve. The budget used to be read only
-    // between steps, so the cell ran for that long; the sweep loop now reads the cell's deadline
-    // every 32 sweeps. With `cell_seconds=1` the cell fails with `time budget` at t = 0 and the
-    // whole run (start-up, report) ends well within 20 s.
-    let dir = temp_dir("budget_in_step");
-    let config = dir.join("gs.yaml");
-    std::fs::write(
-        &config,
-        BASE.replace("{name: pendulum}", "{name: chain, params: {n: 2000}}")
-            .replace("{name: dense_lu}", "{name: gauss_seidel, params: {tol: 1.0e-300, max_iter: 100000000}}")
-            + "timing: {repeats: 0}\n",
-    )
-    .unwrap();
-    let reports = dir.join("reports");
-    let start = Instant::now();
-    let out = Command::new(BIN)
-        .arg("run")
-        .arg(&config)
-        .arg("--reports")
-        .arg(&reports)
-        .args(["--limit", "cell_seconds=1"])
-        .output()
-        .unwrap();
-    let elapsed = start.elapsed();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
-    let summary = std::fs::read_to_string(reports.join("hostile/summary.csv")).unwrap();
-    assert!(summary.contains("time budget: 1 s of wall time exceeded"), "{summary}");
-    assert!(elapsed < Duration::from_secs(20), "the run took {elapsed:?}");
 }
 
 /// `run`, `run --resume` and `merge` SIGKILLed at 16 pseudo-random moments (a fixed sequence,

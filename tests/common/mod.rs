@@ -55,3 +55,35 @@ pub fn shipped() -> Vec<tinkertoy::scene::model_file::Model> {
         .map(|p| tinkertoy::scene::model_file::load(&p.to_string_lossy()).unwrap_or_else(|e| panic!("{e}")))
         .collect()
 }
+
+/// Writes `BASE` with each (from, to) replaced, then `extra` appended, to `dir/file`; its path.
+pub fn write_config(dir: &std::path::Path, file: &str, replace: &[(&str, &str)], extra: &str) -> std::path::PathBuf {
+    let mut text = BASE.to_string();
+    for (from, to) in replace {
+        assert!(text.contains(from), "{from}");
+        text = text.replace(from, to);
+    }
+    let path = dir.join(file);
+    std::fs::write(&path, text + extra).unwrap();
+    path
+}
+
+/// `run CONFIG --reports REPORTS --limit LIMIT`: (exit status, the `hostile` experiment's
+/// summary.csv, wall time).
+pub fn run_limited(
+    config: &std::path::Path,
+    reports: &std::path::Path,
+    limit: &str,
+) -> (Option<i32>, String, std::time::Duration) {
+    let start = std::time::Instant::now();
+    let out = std::process::Command::new(BIN)
+        .arg("run")
+        .arg(config)
+        .arg("--reports")
+        .arg(reports)
+        .args(["--limit", limit])
+        .output()
+        .unwrap();
+    let summary = std::fs::read_to_string(reports.join("hostile/summary.csv")).unwrap_or_default();
+    (out.status.code(), summary, start.elapsed())
+}
