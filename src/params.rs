@@ -54,6 +54,13 @@ impl fmt::Display for Scalar {
     }
 }
 
+/// The refusal of a quoted scalar where a number is expected, when its text reads as one.
+pub fn quoted_number<E: de::Error>(text: &str) -> Option<E> {
+    text.trim().parse::<f64>().is_ok().then(|| {
+        E::custom(format!("`\"{}\"` is quoted, so it is text, not a number; write it without the quotes", short(text)))
+    })
+}
+
 impl<'de> Deserialize<'de> for Scalar {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -73,6 +80,9 @@ impl<'de> Deserialize<'de> for Scalar {
             }
             fn visit_u64<E: de::Error>(self, x: u64) -> Result<Scalar, E> {
                 Ok(Scalar::Num(x as f64))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Scalar, E> {
+                Err(quoted_number(s).unwrap_or_else(|| E::invalid_type(de::Unexpected::Str(s), &self)))
             }
         }
         d.deserialize_any(V)

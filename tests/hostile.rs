@@ -151,9 +151,9 @@ fn cases(dir: &Path) -> Vec<Case> {
         case("name of 250 characters", with("name: hostile", &format!("name: {}", "n".repeat(250))), &[], &["field `name`", "250", "at most 200"]),
         // Messages: non-finite numbers, library wording, long and control-character values.
         case("duration NaN", with("duration: 1", "duration: .nan"), &[], &["`duration`", "NaN", "finite"]),
-        case("step infinite", with("steps: [0.01]", "steps: [.inf]"), &[], &["`steps`", ".inf", "finite"]),
-        case("scene parameter NaN", with("scene: {name: pendulum}", "scene: {name: pendulum, params: {length: .nan}}"), &[], &["`length`", ".nan", "finite"]),
-        case("formulation parameter infinite", with("{name: force}", "{name: force, params: {omega: .inf}}"), &[], &["`omega`", ".inf", "finite"]),
+        case("step infinite", with("steps: [0.01]", "steps: [.inf]"), &[], &["`steps[0]` = inf", "0 < h <= duration"]),
+        case("scene parameter NaN", with("scene: {name: pendulum}", "scene: {name: pendulum, params: {length: .nan}}"), &[], &["`length` = NaN", "finite"]),
+        case("formulation parameter infinite", with("{name: force}", "{name: force, params: {omega: .inf}}"), &[], &["`omega` = inf", "finite number >= 0"]),
         case("sample interval -inf", with("sample_interval: 0.1", "sample_interval: -.inf"), &[], &["sample_interval", "inf"]),
         case("duplicate key", Some(format!("{BASE}duration: 2\n")), &[], &["`duration`", "given twice"]),
         case("200 kB scene name", with("scene: {name: pendulum}", &big_name), &[], &["scene.name", "unknown scene", "…"]),

@@ -315,6 +315,33 @@ fn principal_moments_no_body_can_have_are_refused() {
     assert!(tinkertoy::scene::model_file::from_text("m.yaml", &text("[0.02, 0.09, 0.11]")).is_ok());
 }
 
+#[test]
+fn a_quoted_number_is_not_a_number() {
+    // Regression: `mass: "1"` was read as the number 1 (the YAML reader parses a quoted scalar into
+    // a numeric field). Quoted, it is text: refused in model files, configs and parameter maps,
+    // one line naming the field; unquoted the same model is accepted.
+    let model = |mass: &str| {
+        format!(
+            "model: m\nlength_scale: 1\nenergy_scale: {{joules: 1, definition: \"1 J\"}}\nbodies:\n  - {{name: A, kind: particle2, mass: {mass}, position: [0, 0]}}\n"
+        )
+    };
+    assert!(tinkertoy::scene::model_file::from_text("m.yaml", &model("1")).is_ok());
+    for quoted in ["\"1\"", "'1'", "\"1e-3\""] {
+        let e = tinkertoy::scene::model_file::from_text("m.yaml", &model(quoted)).unwrap_err().to_string();
+        assert!(e.contains("field `mass`") && e.contains("is quoted, so it is text, not a number"), "{e}");
+    }
+    let config = |duration: &str, omega: &str| {
+        format!(
+            "name: q\nscene: {{name: pendulum}}\nformulations: [{{name: force, params: {{omega: {omega}}}}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: rk4}}]\nsteps: [0.01]\nduration: {duration}\nsample_interval: 0.1\n"
+        )
+    };
+    assert!(tinkertoy::experiment::config::parse("q.yaml", &config("1", "5")).is_ok());
+    for (text, field) in [(config("\"1\"", "5"), "duration"), (config("1", "\"5\""), "omega")] {
+        let e = tinkertoy::experiment::config::parse("q.yaml", &text).unwrap_err().to_string();
+        assert!(e.contains(&format!("field `{field}`")) && e.contains("is quoted"), "{e}");
+    }
+}
+
 /// A small model in the plane with contact: a square and a disk on rigid2 bodies over a line.
 const MODEL_2D: &str = "model: squares
 summary: a square and a disk on the ground

@@ -4,6 +4,8 @@
 //! the project's words. Below every layer that reads a file, so that scenes (model files) and
 //! experiments (configs) share it without one importing the other.
 
+mod strict;
+
 use serde_saphyr::Spanned;
 use std::fmt;
 
@@ -38,7 +40,10 @@ pub fn at<T>(s: &Spanned<T>) -> Option<(u32, u32)> {
 /// naming the field (the key nearest before the error's position), in the project's words (no
 /// library advice), with the value shortened.
 pub fn parse_as<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, ConfigError> {
-    serde_saphyr::from_str::<T>(text).map_err(|e| {
+    // Non-finite numbers reach the field, whose check names them with its valid range.
+    let mut options = serde_saphyr::Options::default();
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::PassThrough;
+    serde_saphyr::from_str_with_options::<strict::StrictRoot<T>>(text, options).map(|root| root.0).map_err(|e| {
         let location = e.location().map(|l| (l.line() as u32, l.column() as u32));
         let first = e.to_string().lines().next().unwrap_or("").to_string();
         // "error: line L column C: message" → "message"
@@ -76,6 +81,17 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Resul
 fn hint(message: &str) -> String {
     let got = message.split("(got ").nth(1).map(|g| g.trim_end_matches(')').to_string());
     let mut m = message.to_string();
+    // Rust's type names as a user reads them.
+    for (rust, plain) in [
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected usize", "expected a whole number >= 0"),
+        ("expected u64", "expected a whole number >= 0"),
+        ("expected u32", "expected a whole number >= 0"),
+        ("expected i64", "expected a whole number"),
+    ] {
+        m = m.replacen(rust, plain, 1);
+    }
     for (library, plain) in [
         ("expected string scalar", "expected a single value (a number or a word)"),
         ("expected scalar", "expected a single value (a number or a word)"),
