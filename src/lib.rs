@@ -64,6 +64,10 @@
 // non-finite value is treated as a failure rather than passing a check.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 #![deny(missing_docs)]
+// The fence: `pub` is the library API (reachable from the crate root, documented); everything
+// else is `pub(crate)` or narrower, so an item marked `pub` that no outside crate can reach is
+// an error.
+#![deny(unreachable_pub)]
 
 /// Declares the item files of one registry axis and its list, from one list of file names: each
 /// name is a public module whose `ENTRY` goes into the list, so adding an item is one new file

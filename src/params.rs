@@ -373,6 +373,11 @@ impl Resolved {
         }
     }
 
+    /// Whether these are parameters of type `P`.
+    pub fn holds<P: Params>(&self) -> bool {
+        self.value.is::<P>()
+    }
+
     /// The keys and values the user gave, in the order given.
     pub fn given(&self) -> &[(String, Scalar)] {
         &self.given

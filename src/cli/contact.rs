@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Loads a problem file (FCLIB HDF5, or a Siconos `.dat`), reducing a global problem to the
 /// local one; the one-line reason when it cannot.
-pub fn load(path: &Path) -> Result<(LocalProblem, String), String> {
+pub(crate) fn load(path: &Path) -> Result<(LocalProblem, String), String> {
     if path.extension().is_some_and(|e| e == "dat") {
         let file = path.display().to_string();
         let text = crate::input::read_text_within(
@@ -47,7 +47,7 @@ pub fn load(path: &Path) -> Result<(LocalProblem, String), String> {
 }
 
 /// `check` on a problem file: its kind, sizes, μ and the residual of each stored guess.
-pub fn describe(path: &Path) -> Result<String, String> {
+pub(crate) fn describe(path: &Path) -> Result<String, String> {
     let (p, kind) = load(path)?;
     let mut out = String::new();
     let (lo, hi) = p.mu.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| (a.min(m), b.max(m)));
@@ -86,7 +86,7 @@ pub fn describe(path: &Path) -> Result<String, String> {
 }
 
 /// The options of `contact`.
-pub struct ContactOptions {
+pub(crate) struct ContactOptions {
     /// Problem files.
     pub files: Vec<PathBuf>,
     /// Solver names (empty: every registered one).
@@ -108,7 +108,7 @@ pub struct ContactOptions {
 }
 
 /// What `contact` runs: the problems, how each was read, and the solvers.
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// The problems (global ones reduced to local ones).
     pub problems: Vec<LocalProblem>,
     /// How each was read (kind, sizes of the global form, title).
@@ -121,7 +121,7 @@ pub struct Prepared {
 type SolverSpec<'a> = (&'a str, Vec<(&'a str, Scalar)>);
 
 /// Checks the options and loads every problem, before anything is computed.
-pub fn prepare(o: &ContactOptions) -> Result<Prepared, String> {
+pub(crate) fn prepare(o: &ContactOptions) -> Result<Prepared, String> {
     if o.files.is_empty() {
         return Err("contact needs at least one problem file (FCLIB .hdf5 or Siconos .dat)".into());
     }
@@ -187,7 +187,7 @@ fn parse_solver(s: &str) -> Result<SolverSpec<'_>, String> {
 
 /// Runs the comparison of what [`prepare`] loaded and writes the report; the path of
 /// `report.md`.
-pub fn run(o: &ContactOptions, prepared: Prepared) -> Result<PathBuf, String> {
+pub(crate) fn run(o: &ContactOptions, prepared: Prepared) -> Result<PathBuf, String> {
     let Prepared { problems, kinds, contenders } = prepared;
     let publisher = crate::report::publish::claim(&o.reports, &o.name).map_err(|e| e.to_string())?;
     let settings =

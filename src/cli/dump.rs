@@ -12,7 +12,7 @@ use std::path::Path;
 /// Runs cell `cell` of `config` to the step nearest `time` \[s\] and writes the contact problem of
 /// that step to `out` (FCLIB local problem, the step's impulses as its first guess); the line to
 /// print, or the reason (bad input before anything is computed, or a failure on the way).
-pub fn dump(config: &Path, cell: usize, time: f64, out: &Path) -> Result<String, String> {
+pub(crate) fn dump(config: &Path, cell: usize, time: f64, out: &Path) -> Result<String, String> {
     let file = config.display().to_string();
     let exp = experiment::load_with(&file, &[]).map_err(|e| e.to_string())?;
     let cells = exp.cells();

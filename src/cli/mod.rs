@@ -20,8 +20,8 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub mod contact;
-pub mod dump;
+pub(crate) mod contact;
+pub(crate) mod dump;
 mod run;
 use run::{Options, merge, run};
 

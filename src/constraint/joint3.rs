@@ -34,13 +34,13 @@ pub(crate) struct Side {
 
 impl Side {
     /// The fixed world: identity frame at the origin, at rest.
-    pub fn world() -> Self {
+    pub(crate) fn world() -> Self {
         Side { r: Matrix3::identity(), x: Vector3::zeros(), v: Vector3::zeros(), w: Vector3::zeros(), col: None }
     }
 
     /// A rigid-3D body with position slice `q` (7), optional velocity slice `v` (6), whose six
     /// columns start at `col` of a local row.
-    pub fn body(q: &[f64], v: Option<&[f64]>, col: usize) -> Self {
+    pub(crate) fn body(q: &[f64], v: Option<&[f64]>, col: usize) -> Self {
         let r = rotation_matrix(&q[3..7]);
         let (lin, w) = match v {
             Some(v) => (vec3(&v[..3]), r * vec3(&v[3..6])),
@@ -50,22 +50,22 @@ impl Side {
     }
 
     /// World offset ρ = R u of the local point u.
-    pub fn offset(&self, u: &Vector3<f64>) -> Vector3<f64> {
+    pub(crate) fn offset(&self, u: &Vector3<f64>) -> Vector3<f64> {
         self.r * u
     }
 
     /// Velocity ṗ = v + ω × ρ of the point at world offset ρ.
-    pub fn point_velocity(&self, rho: &Vector3<f64>) -> Vector3<f64> {
+    pub(crate) fn point_velocity(&self, rho: &Vector3<f64>) -> Vector3<f64> {
         self.v + self.w.cross(rho)
     }
 
     /// Bias acceleration ω × (ω × ρ) of the point at world offset ρ (also ä of a body vector ρ).
-    pub fn bias(&self, rho: &Vector3<f64>) -> Vector3<f64> {
+    pub(crate) fn bias(&self, rho: &Vector3<f64>) -> Vector3<f64> {
         self.w.cross(&self.w.cross(rho))
     }
 
     /// Adds s · [nᵀ, (Rᵀ(ρ × n))ᵀ] to this side's columns of the row `j`.
-    pub fn point_row(&self, j: &mut [f64], n: &Vector3<f64>, rho: &Vector3<f64>, s: f64) {
+    pub(crate) fn point_row(&self, j: &mut [f64], n: &Vector3<f64>, rho: &Vector3<f64>, s: f64) {
         if let Some(c) = self.col {
             let ang = self.r.transpose() * rho.cross(n);
             for d in 0..3 {
@@ -76,7 +76,7 @@ impl Side {
     }
 
     /// Adds s · [0, (Rᵀk)ᵀ] to this side's columns of the row `j`.
-    pub fn angular_row(&self, j: &mut [f64], k: &Vector3<f64>, s: f64) {
+    pub(crate) fn angular_row(&self, j: &mut [f64], k: &Vector3<f64>, s: f64) {
         if let Some(c) = self.col {
             let ang = self.r.transpose() * k;
             for d in 0..3 {
@@ -100,7 +100,7 @@ impl Ends {
     ///
     /// # Panics
     /// If both are the world.
-    pub fn new(a: Option<usize>, b: Option<usize>) -> Self {
+    pub(crate) fn new(a: Option<usize>, b: Option<usize>) -> Self {
         let k = BodyKind::Rigid3;
         let attach = match (a, b) {
             (Some(a), Some(b)) => Attach::two(a, k, b, k),
@@ -111,7 +111,7 @@ impl Ends {
     }
 
     /// The bodies of side a and side b (`None` = the world).
-    pub fn side_bodies(&self) -> (Option<usize>, Option<usize>) {
+    pub(crate) fn side_bodies(&self) -> (Option<usize>, Option<usize>) {
         let b = self.attach.bodies();
         match (self.a_world, self.b_world) {
             (false, false) => (Some(b[0]), Some(b[1])),
@@ -121,7 +121,7 @@ impl Ends {
     }
 
     /// The pair T_a F_a M(u) = T_b F_b of a joint with frames `fa`, `fb`.
-    pub fn pair(&self, fa: &JointFrame, fb: &JointFrame, motion: super::Motion3) -> super::Pair3 {
+    pub(crate) fn pair(&self, fa: &JointFrame, fb: &JointFrame, motion: super::Motion3) -> super::Pair3 {
         let (a, b) = self.side_bodies();
         let frame = |f: &JointFrame| super::Frame3 { anchor: f.anchor, axes: f.axes };
         super::Pair3 {
@@ -132,7 +132,7 @@ impl Ends {
     }
 
     /// The two sides at local state `q` (and `v` when given).
-    pub fn sides(&self, q: &[f64], v: Option<&[f64]>) -> [Side; 2] {
+    pub(crate) fn sides(&self, q: &[f64], v: Option<&[f64]>) -> [Side; 2] {
         let a = if self.a_world { Side::world() } else { Side::body(q, v, 0) };
         let b = if self.b_world {
             Side::world()
@@ -252,24 +252,24 @@ pub(crate) struct DotRow {
 
 impl DotRow {
     /// The row for axis `i` of frame `fa` (side a) and axis `k` of frame `fb` (side b).
-    pub fn new(s: &[Side; 2], fa: &JointFrame, i: usize, fb: &JointFrame, k: usize) -> Self {
+    pub(crate) fn new(s: &[Side; 2], fa: &JointFrame, i: usize, fb: &JointFrame, k: usize) -> Self {
         DotRow { a: fa.axis(&s[0], i), b: fb.axis(&s[1], k) }
     }
 
     /// C.
-    pub fn value(&self) -> f64 {
+    pub(crate) fn value(&self) -> f64 {
         self.a.dot(&self.b)
     }
 
     /// Adds its Jacobian to `row`.
-    pub fn jacobian(&self, s: &[Side; 2], row: &mut [f64]) {
+    pub(crate) fn jacobian(&self, s: &[Side; 2], row: &mut [f64]) {
         let k = self.a.cross(&self.b);
         s[0].angular_row(row, &k, 1.0);
         s[1].angular_row(row, &k, -1.0);
     }
 
     /// J̇v.
-    pub fn jdot_v(&self, s: &[Side; 2]) -> f64 {
+    pub(crate) fn jdot_v(&self, s: &[Side; 2]) -> f64 {
         let (wa, wb) = (s[0].w, s[1].w);
         (wa.cross(&self.a).cross(&self.b) + self.a.cross(&wb.cross(&self.b))).dot(&(wa - wb))
     }

@@ -34,7 +34,7 @@ pub struct LimitSpec {
 }
 
 /// Every limit, with its default.
-pub const LIMITS: [LimitSpec; 8] = [
+pub(crate) const LIMITS: [LimitSpec; 8] = [
     LimitSpec { name: "cells", default: 20_000.0, describes: "cells in the cross product" },
     LimitSpec { name: "variants", default: 1_000.0, describes: "scene variants (combinations of swept parameters)" },
     LimitSpec {
@@ -168,7 +168,7 @@ fn short_key(k: &str) -> String {
 }
 
 /// Parses one `--limit NAME=VALUE` argument.
-pub fn parse_override(arg: &str) -> Result<(String, f64), String> {
+pub(crate) fn parse_override(arg: &str) -> Result<(String, f64), String> {
     let Some((k, v)) = arg.split_once('=') else {
         return Err(format!("`{}` is not NAME=VALUE", crate::params::short(arg)));
     };
@@ -447,7 +447,7 @@ impl Experiment {
 }
 
 /// The per-step timing buffer holds at most this many entries (then it keeps every other one).
-pub const STEP_TIMES_CAP: usize = 1 << 20;
+pub(crate) const STEP_TIMES_CAP: usize = 1 << 20;
 
 impl Experiment {
     /// The estimated memory of every cell, in cell order, and of the run with `threads` workers;

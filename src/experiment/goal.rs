@@ -108,18 +108,18 @@ pub struct RawTiming {
 }
 
 /// Default relative spread of the fastest timed runs.
-pub const DEFAULT_SPREAD: f64 = 0.1;
+pub(crate) const DEFAULT_SPREAD: f64 = 0.1;
 
 /// The most timing repeats a config may ask for.
-pub const MAX_REPEATS: usize = 100;
+pub(crate) const MAX_REPEATS: usize = 100;
 
 /// Default timing repeats.
-pub const DEFAULT_REPEATS: usize = 3;
+pub(crate) const DEFAULT_REPEATS: usize = 3;
 
 /// Validates `target`, `rank_by` and `timing`; `has_reference` says whether a reference error
 /// exists (a reference file, or an exact solution of the scene), `driven` whether the scene has
 /// drives (whose work changes the energy, so that the default ranking is by drift there).
-pub fn goals(
+pub(crate) fn goals(
     file: &str,
     target: Option<&Spanned<RawTarget>>,
     rank_by: Option<&Spanned<String>>,
@@ -253,7 +253,7 @@ fn target_bounds(file: &str, t: &Spanned<RawTarget>, has_reference: bool, scene:
 
 /// Validates `energy_window` against the run's `duration` (both in seconds): 0 < w ≤ duration / 2,
 /// so that the two windows do not overlap.
-pub fn energy_window(file: &str, w: Option<&Spanned<f64>>, duration: f64) -> Result<Option<f64>, ConfigError> {
+pub(crate) fn energy_window(file: &str, w: Option<&Spanned<f64>>, duration: f64) -> Result<Option<f64>, ConfigError> {
     let Some(w) = w else { return Ok(None) };
     if !(w.value.is_finite() && w.value > 0.0 && w.value <= duration / 2.0) {
         return err(

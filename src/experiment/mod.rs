@@ -3,21 +3,21 @@
 //! time axis.
 
 mod axes;
-pub mod budget;
+pub(crate) mod budget;
 pub mod cell;
 pub mod check;
 mod clock;
 pub mod config;
 mod contained;
-pub mod goal;
+pub(crate) mod goal;
 pub mod grid;
 pub mod measure;
 pub mod observe;
 mod pairing;
-pub mod runner;
-pub mod source;
+pub(crate) mod runner;
+pub(crate) mod source;
 pub mod store;
-pub mod suite;
+pub(crate) mod suite;
 pub mod timing;
 
 pub use budget::{CellMemory, Limits};

@@ -15,7 +15,7 @@ use serde_saphyr::Spanned;
 use std::path::{Path, PathBuf};
 
 /// The most experiments one suite may name.
-pub const MAX_MEMBERS: usize = 64;
+pub(crate) const MAX_MEMBERS: usize = 64;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -30,7 +30,7 @@ struct RawSuite {
 
 /// A loaded suite: its name, description, text and the member files in order.
 #[derive(Clone, Debug)]
-pub struct Suite {
+pub(crate) struct Suite {
     /// Names the suite's report directory.
     pub name: String,
     /// What the suite is for (Markdown).
@@ -44,7 +44,7 @@ pub struct Suite {
 }
 
 /// Whether `text` is a suite file (a top-level `suite:` key) rather than an experiment.
-pub fn is_suite(text: &str) -> bool {
+pub(crate) fn is_suite(text: &str) -> bool {
     // Parsed, not sniffed: a top-level key `suite` in block or flow style; text that is not a
     // YAML map is no suite (the config reader then says what is wrong with it).
     serde_saphyr::from_str::<std::collections::BTreeMap<String, serde::de::IgnoredAny>>(text)
@@ -53,7 +53,7 @@ pub fn is_suite(text: &str) -> bool {
 
 /// Reads and checks a suite file: its name, and that every member exists, once. The members'
 /// own contents are checked by loading them (the caller does so before running any).
-pub fn load(file: &str) -> Result<Suite, ConfigError> {
+pub(crate) fn load(file: &str) -> Result<Suite, ConfigError> {
     let text = read_config(file)?;
     let raw: RawSuite = parse_as(file, &text)?;
     let err = |location, message: String| ConfigError { file: file.to_string(), location, message };

@@ -10,13 +10,13 @@ use crate::normal_solve::NormalSolve;
 
 /// GMRES stops when ‖b − A z‖₂ ≤ this × ‖b‖₂: Newton then converges at this rate even far from
 /// the solution and quadratically close to it (the residual b is then small itself).
-pub const KRYLOV_RTOL: f64 = 1e-4;
+pub(super) const KRYLOV_RTOL: f64 = 1e-4;
 
 /// y = A x, given the solve whose Jacobian and masses the product reads.
-pub type Apply<'f> = dyn FnMut(&NormalSolve<'_>, &[f64], &mut [f64]) + 'f;
+pub(super) type Apply<'f> = dyn FnMut(&NormalSolve<'_>, &[f64], &mut [f64]) + 'f;
 
 /// Workspace of at most `k` GMRES iterations on m unknowns.
-pub struct Krylov {
+pub(super) struct Krylov {
     /// Orthonormal basis, (k + 1) vectors of length m.
     basis: Vec<Vec<f64>>,
     /// Hessenberg matrix, column j holds rows 0..=j+1 ((k + 1) × k, column-major).
@@ -35,7 +35,7 @@ pub struct Krylov {
 
 impl Krylov {
     /// The workspace of at most `k` iterations on `m` unknowns (empty for k = 0).
-    pub fn new(k: usize, m: usize) -> Self {
+    pub(super) fn new(k: usize, m: usize) -> Self {
         Krylov {
             basis: if k > 0 { vec![vec![0.0; m]; k + 1] } else { Vec::new() },
             hess: vec![0.0; (k + 1) * k],
@@ -49,7 +49,7 @@ impl Krylov {
 
     /// Its size in f64 values, for a memory estimate: (k + 3) m + (k + 1) k + 3 k + 1 (the
     /// rotations counted as two values each).
-    pub fn values(k: u64, m: u64) -> u64 {
+    pub(super) fn values(k: u64, m: u64) -> u64 {
         (k + 3) * m + (k + 1) * k + 3 * k + 1
     }
 }
@@ -80,7 +80,12 @@ impl Krylov {
 /// exit) with right preconditioning by the factorization of P in place in `ns`: A P⁻¹ y = r₀,
 /// z += P⁻¹ y. `apply(ns, x, y)` sets y = A x. Stops at a relative residual of [`KRYLOV_RTOL`] or
 /// after `k` iterations in all.
-pub fn gmres(ns: &mut NormalSolve<'_>, kr: &mut Krylov, k: usize, apply: &mut Apply<'_>) -> Result<(), SolveError> {
+pub(super) fn gmres(
+    ns: &mut NormalSolve<'_>,
+    kr: &mut Krylov,
+    k: usize,
+    apply: &mut Apply<'_>,
+) -> Result<(), SolveError> {
     kr.b.copy_from_slice(&ns.rhs);
     kr.z.copy_from_slice(&ns.lambda);
     let b_norm = norm(&kr.b);

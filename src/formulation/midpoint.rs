@@ -481,7 +481,7 @@ impl Stepper for Midpoint<'_> {
     }
 
     /// λ(tₙ₊₁) extrapolated from the last two midpoint values (see
-    /// [`EndMultipliers::after_midpoint_step`]).
+    /// `EndMultipliers::after_midpoint_step`).
     fn end_multipliers(&self) -> Option<&[f64]> {
         self.ends.get()
     }

@@ -206,7 +206,7 @@ impl Stepper for Rattle<'_> {
         &self.core
     }
 
-    /// λ(tₙ₊₁) ≈ μₙ₊₁ + (Λₙ − μₙ)/2, second order (see [`EndMultipliers::after_rattle_step`]).
+    /// λ(tₙ₊₁) ≈ μₙ₊₁ + (Λₙ − μₙ)/2, second order (see `EndMultipliers::after_rattle_step`).
     fn end_multipliers(&self) -> Option<&[f64]> {
         self.ends.get()
     }

@@ -151,7 +151,7 @@ fn breaks_line(c: char) -> bool {
 }
 
 /// A message safe to print on one terminal line: control characters, line separators and bidi
-/// formatting characters escaped ([`breaks_line`]), every value quoted in
+/// formatting characters escaped (`breaks_line`), every value quoted in
 /// backticks shortened to 80 characters, the whole to 1000.
 pub fn one_line(message: &str) -> String {
     let mut out = String::new();

@@ -12,7 +12,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqA
 use std::fmt;
 
 /// `T` read with numbers only from unquoted scalars.
-pub struct StrictRoot<T>(pub T);
+pub(super) struct StrictRoot<T>(pub T);
 
 impl<'de, T: de::Deserialize<'de>> de::Deserialize<'de> for StrictRoot<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -6,7 +6,7 @@
 #![allow(clippy::excessive_precision, clippy::unreadable_literal)]
 
 /// Nodes c₁…c₁₂.
-pub const C: [f64; 12] = [
+pub(super) const C: [f64; 12] = [
     0.0,
     0.526001519587677318785587544488e-01,
     0.789002279381515978178381316732e-01,
@@ -22,7 +22,7 @@ pub const C: [f64; 12] = [
 ];
 
 /// Runge–Kutta matrix rows a₂…a₁₂ (row i has i − 1 entries).
-pub const A: [&[f64]; 11] = [
+pub(super) const A: [&[f64]; 11] = [
     &[5.26001519587677318785587544488e-2],
     &[1.97250569845378994544595329183e-2, 5.91751709536136983633785987549e-2],
     &[2.95875854768068491816892993775e-2, 0.0, 8.87627564304205475450678981324e-2],
@@ -93,7 +93,7 @@ pub const A: [&[f64]; 11] = [
 ];
 
 /// Weights b₁…b₁₂ of the 8th-order solution.
-pub const B: [f64; 12] = [
+pub(super) const B: [f64; 12] = [
     5.42937341165687622380535766363e-2,
     0.0,
     0.0,
@@ -109,11 +109,11 @@ pub const B: [f64; 12] = [
 ];
 
 /// Weights of the 3rd-order error estimator, applied to k₁, k₉, k₁₂.
-pub const BHH: [f64; 3] =
+pub(super) const BHH: [f64; 3] =
     [0.244094488188976377952755905512e00, 0.733846688281611857341361741547e00, 0.220588235294117647058823529412e-01];
 
 /// Weights e₁…e₁₂ of the 5th-order error estimator.
-pub const E: [f64; 12] = [
+pub(super) const E: [f64; 12] = [
     0.1312004499419488073250102996e-01,
     0.0,
     0.0,
@@ -129,11 +129,11 @@ pub const E: [f64; 12] = [
 ];
 
 /// Nodes c₁₄, c₁₅, c₁₆ of the three extra stages of the dense output (Hairer I, §II.6 and dop853.f).
-pub const DENSE_C: [f64; 3] = [0.1, 0.2, 0.777777777777777777777777777778];
+pub(super) const DENSE_C: [f64; 3] = [0.1, 0.2, 0.777777777777777777777777777778];
 
 /// Rows a₁₄, a₁₅, a₁₆ of the extra stages over stages 1…15 as (stage index from 0, coefficient), nonzero
 /// entries only; stage 13 (index 12) is f(y₁), the first stage of the next step.
-pub const DENSE_A: [&[(usize, f64)]; 3] = [
+pub(super) const DENSE_A: [&[(usize, f64)]; 3] = [
     &[
         (0, 5.61675022830479523392909219681e-2),
         (6, 2.53500210216624811088794765333e-1),
@@ -168,7 +168,7 @@ pub const DENSE_A: [&[(usize, f64)]; 3] = [
 
 /// Coefficients d₄…d₇ of the dense output over stages 1…16 as (stage index from 0, coefficient), nonzero
 /// entries only: rcont₅…rcont₈ = h Σ dᵢⱼ kⱼ.
-pub const DENSE_D: [&[(usize, f64)]; 4] = [
+pub(super) const DENSE_D: [&[(usize, f64)]; 4] = [
     &[
         (0, -0.84289382761090128651353491142e+01),
         (5, 0.56671495351937776962531783590e+00),

@@ -7,7 +7,7 @@
 
 use super::registry::{Footprint, SolverEntry, SolverKind, SystemKind};
 use super::{LinearSolver, Operator, SolveError, SolveInfo};
-use crate::friction::solvers::{CONTACT_SOLVERS, ContactSolver};
+use crate::friction::solvers::{CONTACT_SOLVERS, ContactSolver, ContactSolverEntry};
 use crate::params::Resolved;
 
 /// A contact solver carried on the solver axis.
@@ -36,9 +36,13 @@ impl LinearSolver for ContactOnly {
     }
 }
 
-fn build<const I: usize>(p: &Resolved) -> Box<dyn LinearSolver> {
-    let e = &CONTACT_SOLVERS[I];
-    Box::new(ContactOnly { name: e.name, inner: (e.build)(p) })
+/// Builds the carrier of the contact solver whose parameters `p` are (each solver has its own
+/// parameter type, so the type names the solver).
+fn build(p: &Resolved) -> Box<dyn LinearSolver> {
+    match CONTACT_SOLVERS.iter().find(|e| (e.owns)(p)) {
+        Some(e) => Box::new(ContactOnly { name: e.name, inner: (e.build)(p) }),
+        None => panic!("contact-solver parameters of no registered contact solver: a bug in a registry entry"),
+    }
 }
 
 /// The bytes a contact solver keeps on a problem: W's values and indices once more (each step's
@@ -47,32 +51,26 @@ fn memory(f: &Footprint) -> u64 {
     f.sparse(16, 8 * 8)
 }
 
-const fn entry<const I: usize>() -> SolverEntry {
-    let e = &CONTACT_SOLVERS[I];
+const fn entry(e: &ContactSolverEntry) -> SolverEntry {
     SolverEntry {
         name: e.name,
         summary: e.summary,
         kind: SolverKind::Iterative,
         accepts: &[SystemKind::Contact],
         params: e.params,
-        build: build::<I>,
+        build,
         memory,
     }
 }
 
-/// Every contact solver as a solver entry, in [`CONTACT_SOLVERS`] order.
-pub const CONTACT_ENTRIES: [SolverEntry; 10] = [
-    entry::<0>(),
-    entry::<1>(),
-    entry::<2>(),
-    entry::<3>(),
-    entry::<4>(),
-    entry::<5>(),
-    entry::<6>(),
-    entry::<7>(),
-    entry::<8>(),
-    entry::<9>(),
-];
-
-// Every contact solver has its entry above.
-const _: () = assert!(CONTACT_SOLVERS.len() == CONTACT_ENTRIES.len());
+/// Every contact solver as a solver entry, in [`CONTACT_SOLVERS`] order (derived from that list:
+/// a new contact solver is one file and one name in it).
+pub const CONTACT_ENTRIES: [SolverEntry; CONTACT_SOLVERS.len()] = {
+    let mut out = [entry(&CONTACT_SOLVERS[0]); CONTACT_SOLVERS.len()];
+    let mut i = 1;
+    while i < out.len() {
+        out[i] = entry(&CONTACT_SOLVERS[i]);
+        i += 1;
+    }
+    out
+};

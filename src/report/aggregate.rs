@@ -8,15 +8,15 @@
 use super::plot::{Figure, Panel, Series, Style};
 
 /// The most series a figure draws one by one; beyond it the figure is aggregated.
-pub const MAX_SERIES: usize = 240;
+pub(super) const MAX_SERIES: usize = 240;
 /// The most panels a figure draws; beyond it the figure is aggregated.
-pub const MAX_PANELS: usize = 24;
+pub(super) const MAX_PANELS: usize = 24;
 /// Bins of the x axis in an aggregated figure.
-pub const BINS: usize = 160;
+pub(super) const BINS: usize = 160;
 
 /// What an aggregated line follows in each x bin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Keep {
+pub(super) enum Keep {
     /// The largest value (the worst cell: drift, energy error over time).
     Max,
     /// The front of smallest values: the best reached at that x or less (work-precision).
@@ -24,14 +24,14 @@ pub enum Keep {
 }
 
 /// Whether `fig` is too large to draw series by series.
-pub fn too_large(fig: &Figure) -> bool {
+pub(super) fn too_large(fig: &Figure) -> bool {
     fig.panels.len() > MAX_PANELS || fig.panels.iter().map(|p| p.series.len()).sum::<usize>() > MAX_SERIES
 }
 
 /// `fig` as one panel with a line per colour and group (formulation and stabilizer, named by
 /// `names[colour]` and `groups[group]`) through the extreme value of its series in each x bin;
 /// guides and fronts are dropped. A group other than the first is drawn dashed.
-pub fn aggregate(fig: &Figure, keep: Keep, names: &[String], groups: &[String]) -> Figure {
+pub(super) fn aggregate(fig: &Figure, keep: Keep, names: &[String], groups: &[String]) -> Figure {
     let pts =
         || fig.panels.iter().flat_map(|p| &p.series).filter(|s| matches!(s.style, Style::Line | Style::LineMarkers));
     let xs = pts().flat_map(|s| s.points.iter().map(|p| p.0)).filter(|x| x.is_finite() && (!fig.x_log || *x > 0.0));

@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// Writes `<stem>.png`, an animated PNG (APNG: every frame in full colour, played by browsers
 /// and by GitHub's Markdown) of `svgs` at `fps` frames per second, looping.
-pub fn write_apng(svgs: &[String], fps: u16, stem: &Path) -> Result<(), String> {
+pub(crate) fn write_apng(svgs: &[String], fps: u16, stem: &Path) -> Result<(), String> {
     let pixmaps: Vec<resvg::tiny_skia::Pixmap> =
         svgs.iter().map(|s| super::plot::pixmap(s).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     let (w, h) = pixmaps.first().map(|p| (p.width(), p.height())).ok_or("no frames")?;
@@ -31,12 +31,12 @@ pub fn write_apng(svgs: &[String], fps: u16, stem: &Path) -> Result<(), String> 
 }
 
 /// The most panels an animation puts side by side.
-pub const MAX_TRACKS: usize = 6;
+pub(super) const MAX_TRACKS: usize = 6;
 
 /// The recorded positions of `cells` (all recorded cells when empty, at most [`MAX_TRACKS`]) from
 /// a report directory's `states.csv` (a run with `record: [q]`), labelled from its `summary.csv`;
 /// `nq` is the model's number of position coordinates.
-pub fn tracks_from_report(dir: &Path, cells: &[usize], nq: usize) -> Result<Vec<Track>, String> {
+pub(crate) fn tracks_from_report(dir: &Path, cells: &[usize], nq: usize) -> Result<Vec<Track>, String> {
     let read = |name: &str| {
         csv::Reader::from_path(dir.join(name)).map_err(|e| {
             let reason = match e.into_kind() {

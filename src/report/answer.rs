@@ -48,7 +48,7 @@ impl Candidate {
 
 /// The cheapest cells under one cost measure.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Pick {
+pub(crate) struct Pick {
     /// The cheapest.
     pub best: usize,
     /// The next cheapest, if any.
@@ -59,7 +59,7 @@ pub struct Pick {
 
 /// The answer for one scene variant and one target.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Choice {
+pub(crate) struct Choice {
     /// Cells meeting the target, cheapest (median wall time) first.
     pub meeting: Vec<usize>,
     /// Cheapest by wall time (median of the repeats; among cells whose time range overlaps the
@@ -78,7 +78,7 @@ fn pick(sorted: &[&Candidate], tied: impl Fn(&Candidate, &Candidate) -> bool) ->
 }
 
 /// Chooses, among `cells` (one scene variant), the cheapest that meet `target`.
-pub fn choose(cells: &[Candidate], target: &Target) -> Choice {
+pub(crate) fn choose(cells: &[Candidate], target: &Target) -> Choice {
     let mut meeting: Vec<&Candidate> = cells.iter().filter(|c| c.meets(target)).collect();
     meeting.sort_by(|a, b| a.time.median.total_cmp(&b.time.median).then(a.work.cmp(&b.work)).then(a.id.cmp(&b.id)));
     // Ties by time are broken by work: among the cells whose time range overlaps the fastest
@@ -113,7 +113,7 @@ pub fn choose(cells: &[Candidate], target: &Target) -> Choice {
 
 /// The Pareto front of (id, cost, error) points: the points no other point beats or equals in
 /// both cost and error while beating it in one. Sorted by cost; non-finite points never qualify.
-pub fn pareto(points: &[(usize, f64, f64)]) -> Vec<usize> {
+pub(crate) fn pareto(points: &[(usize, f64, f64)]) -> Vec<usize> {
     let mut p: Vec<&(usize, f64, f64)> = points.iter().filter(|q| q.1.is_finite() && q.2.is_finite()).collect();
     p.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.total_cmp(&b.2)).then(a.0.cmp(&b.0)));
     let mut front = Vec::new();
@@ -130,7 +130,7 @@ pub fn pareto(points: &[(usize, f64, f64)]) -> Vec<usize> {
 /// Observed orders of a series of (h, error) points: the slope of log error against log h
 /// between the two smallest steps (the asymptotic order), and the least-squares slope over all
 /// points. None with fewer than two usable (positive, finite) points.
-pub fn observed_order(points: &[(f64, f64)]) -> Option<(f64, f64)> {
+pub(crate) fn observed_order(points: &[(f64, f64)]) -> Option<(f64, f64)> {
     let mut p: Vec<(f64, f64)> =
         points.iter().filter(|(h, e)| *h > 0.0 && *e > 0.0 && e.is_finite()).map(|(h, e)| (h.ln(), e.ln())).collect();
     if p.len() < 2 {

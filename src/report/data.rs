@@ -7,13 +7,13 @@ use crate::experiment::{Measurements, Recorded};
 use std::path::Path;
 
 /// Shortest round-trip text of a float (deterministic): plain in [1e-4, 1e15), else scientific.
-pub fn num(x: f64) -> String {
+pub(super) fn num(x: f64) -> String {
     if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) { format!("{x}") } else { format!("{x:e}") }
 }
 
 /// A text cell a spreadsheet will not run as a formula: one starting with = + - @ (or a tab or
 /// carriage return) gets a leading apostrophe (OWASP's CSV-injection advice).
-pub fn text(s: &str) -> String {
+pub(super) fn text(s: &str) -> String {
     if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_string() }
 }
 
@@ -23,7 +23,7 @@ fn opt(x: Option<f64>) -> String {
 
 /// `summary.csv`: one row per cell; with a reference file, one `ref_err_<column>` per column
 /// and `max_ref_err`; with events, `event<i>_crossings`, `event<i>_first` and `event<i>_period`.
-pub fn write_summary(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
+pub(super) fn write_summary(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     let mut extra: Vec<String> = Vec::new();
     if let Some(r) = &m.reference {
@@ -105,7 +105,7 @@ pub fn write_summary(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result
 
 /// `runs.csv`: tidy long format, one row per cell × sample; where a scene has contact, also the
 /// sample's contact count and the largest solver residual so far (empty for cells without).
-pub fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
+pub(super) fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     let contact = rows.iter().any(|r| r.result.samples.iter().any(|s| s.contacts.is_some()));
     let extra: &[&str] = if contact { &["contacts", "max_solver_residual"] } else { &[] };
@@ -163,7 +163,7 @@ pub fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
 /// pass), the timed runs made (`runs`), whether the summarised runs agree within the config's
 /// spread (`steady`), the run's stepping wall time and the median step time, each as median, min
 /// and max over the summarised runs.
-pub fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
+pub(super) fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record([
         "cell",
@@ -202,7 +202,7 @@ pub fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
 /// `cell, t, name, value` with names `q[i]`, `v[i]`, `lambda[r]`, `c[r]`, `jv[r]` (indices into
 /// the layouts of q, v and the constraint rows) and the recorded outputs by name. Written in cell
 /// order, so byte-identical whatever the thread count.
-pub fn write_states(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
+pub(super) fn write_states(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record(["cell", "t", "name", "value"])?;
     for r in rows {
@@ -233,7 +233,7 @@ pub fn write_states(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<
 }
 
 /// `events.csv`: every located crossing, `cell, event, output, t, direction`.
-pub fn write_events(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
+pub(super) fn write_events(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record(["cell", "event", "output", "t", "direction"])?;
     for r in rows {
@@ -252,7 +252,7 @@ pub fn write_events(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<
 /// `orders.csv`: the observed convergence order of every fixed-step series with two or more
 /// step sizes (variant, series, nominal order, slope between the two smallest h, least-squares
 /// slope); deterministic like the other data files.
-pub fn write_orders(orders: &[super::sections::Order], path: &Path) -> csv::Result<()> {
+pub(super) fn write_orders(orders: &[super::sections::Order], path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record(["variant", "series", "nominal_order", "observed_order", "observed_order_fit", "steps"])?;
     for o in orders {

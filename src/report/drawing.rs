@@ -13,7 +13,7 @@ use crate::scene::model_file::Model;
 use std::fmt::Write;
 use std::path::Path;
 
-pub use super::animation::{MAX_TRACKS, tracks_from_report, write_apng};
+pub(crate) use super::animation::{tracks_from_report, write_apng};
 
 /// The picture's size \[px\].
 const WIDTH: f64 = 900.0;
@@ -461,7 +461,7 @@ fn header(width: f64, height: f64) -> String {
 }
 
 /// The SVG picture of `model` at its assembled initial state.
-pub fn mechanism_svg(model: &Model) -> String {
+pub(crate) fn mechanism_svg(model: &Model) -> String {
     let scene = &model.scene;
     let g = geometry(model, &scene.q0);
     let (lo, hi) = bounds(std::iter::once(&g));
@@ -490,7 +490,7 @@ pub fn mechanism_svg(model: &Model) -> String {
 }
 
 /// One recorded cell to animate: its label and its states (t, q).
-pub struct Track {
+pub(crate) struct Track {
     /// What the panel is titled with.
     pub label: String,
     /// (t \[s\], q) in time order.
@@ -503,7 +503,7 @@ const PANEL: f64 = 480.0;
 /// The frames of an animation of `tracks` side by side, at most `frames` of them evenly spaced
 /// in time over the longest track (a track that ended earlier holds its last state, marked as
 /// ended), all panels on the same scale.
-pub fn animation_svgs(model: &Model, tracks: &[Track], frames: usize) -> Vec<String> {
+pub(crate) fn animation_svgs(model: &Model, tracks: &[Track], frames: usize) -> Vec<String> {
     let geoms: Vec<Vec<Geometry>> =
         tracks.iter().map(|t| t.states.iter().map(|(_, q)| geometry(model, q)).collect()).collect();
     let (lo, hi) = bounds(geoms.iter().flatten());
@@ -560,7 +560,7 @@ fn escape(s: &str) -> String {
 }
 
 /// Writes `<stem>.svg` and `<stem>.png` of `model`.
-pub fn draw(model: &Model, stem: &Path) -> Result<(), String> {
+pub(crate) fn draw(model: &Model, stem: &Path) -> Result<(), String> {
     let svg = mechanism_svg(model);
     std::fs::write(stem.with_extension("svg"), &svg).map_err(|e| crate::experiment::config::io_reason(&e))?;
     super::plot::rasterise(&svg, &stem.with_extension("png")).map_err(|e| e.to_string())

@@ -122,7 +122,7 @@ fn mark_noise(mut out: Vec<Panel>) -> Vec<Panel> {
 }
 
 /// ‖C‖∞ against t (log y), one series per cell that produced samples.
-pub fn drift(rows: &[Row], with_scene: bool) -> Figure {
+pub(super) fn drift(rows: &[Row], with_scene: bool) -> Figure {
     Figure {
         title: "Constraint drift ||C(q)||inf (position level)".into(),
         x_label: "time t [s]".into(),
@@ -134,7 +134,7 @@ pub fn drift(rows: &[Row], with_scene: bool) -> Figure {
 }
 
 /// Relative energy error against t (log y).
-pub fn energy(rows: &[Row], with_scene: bool, scale: &str) -> Figure {
+pub(super) fn energy(rows: &[Row], with_scene: bool, scale: &str) -> Figure {
     Figure {
         title: format!("Relative energy error |E(t) - E(0)| / E_scale, E_scale = {scale}"),
         x_label: "time t [s]".into(),
@@ -195,7 +195,7 @@ fn with_fronts<'r, 'a>(rows: &'r [Row<'a>], items: &mut Vec<(&'r Row<'a>, Series
 }
 
 /// Accuracy against wall time and against RHS evaluations (log–log), for ok cells.
-pub fn work_precision(rows: &[Row], with_scene: bool, accuracy: &str) -> (Figure, Figure) {
+pub(super) fn work_precision(rows: &[Row], with_scene: bool, accuracy: &str) -> (Figure, Figure) {
     let wall = |r: &Row| r.timing.wall.median;
     let evals = |r: &Row| r.result.summary.counters.rhs_evals as f64;
     let mut time = by_group(rows, with_scene, &|r| Some(wall(r)));
@@ -225,7 +225,7 @@ pub fn work_precision(rows: &[Row], with_scene: bool, accuracy: &str) -> (Figure
 /// Accuracy against h (log–log) for fixed-step cells, the observed order of each series in its
 /// legend, and labelled slope-1, 2 and 4 guides per variant; None when the config has fewer than
 /// two step sizes.
-pub fn convergence(rows: &[Row], with_scene: bool, accuracy: &str) -> Option<Figure> {
+pub(super) fn convergence(rows: &[Row], with_scene: bool, accuracy: &str) -> Option<Figure> {
     let fixed: Vec<Row> = rows.iter().filter(|r| r.h.is_some()).cloned().collect();
     let mut items = by_group(&fixed, with_scene, &|r| r.h);
     items.retain(|(_, s)| s.points.len() >= 2);

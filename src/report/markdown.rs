@@ -63,7 +63,7 @@ fn events_section(out: &mut String, exp: &Experiment, ran: &[&Row]) {
 }
 
 /// Renders the whole report.
-pub fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super::PlotEntry]) -> String {
+pub(super) fn render(exp: &Experiment, rows: &[Row], prov: &Provenance, plots: &[super::PlotEntry]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", exp.name);
     if !exp.description.is_empty() {

@@ -3,16 +3,16 @@
 
 mod aggregate;
 mod animation;
-pub mod answer;
+pub(crate) mod answer;
 mod data;
-pub mod drawing;
+pub(crate) mod drawing;
 mod figures;
 mod markdown;
-pub mod plot;
+pub(crate) mod plot;
 pub mod provenance;
-pub mod publish;
+pub(crate) mod publish;
 pub(crate) mod sections;
-pub mod suite;
+pub(crate) mod suite;
 
 use crate::experiment::grid::Variant;
 use crate::experiment::{Cell, Experiment, Metric, RunResult, Status, Timing};
@@ -350,7 +350,7 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
 }
 
 /// Writes the report of a finished run into `dir` (the temporary directory of a
-/// [`publish::Publisher`]): the CSV data first, then the plots, then report.md.
+/// `publish::Publisher`): the CSV data first, then the plots, then report.md.
 pub fn write_into(
     exp: &Experiment,
     cells: &[Cell],

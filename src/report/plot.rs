@@ -25,7 +25,7 @@ fn register_font() {
 
 /// Drawing style of a series.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Style {
+pub(crate) enum Style {
     /// Connected line (markers every few points, so coinciding series stay apart).
     Line,
     /// Line with a marker at every point.
@@ -38,7 +38,7 @@ pub enum Style {
 
 /// One series of (x, y) points.
 #[derive(Clone, Debug)]
-pub struct Series {
+pub(crate) struct Series {
     /// Legend text (wrapped in the legend, never cut).
     pub label: String,
     /// Palette index: the colour of the series' formulation, the same in every plot.
@@ -58,14 +58,14 @@ pub struct Series {
 
 impl Series {
     /// A series with the default look (no variant, not faint).
-    pub fn new(label: String, color: usize, points: Vec<(f64, f64)>, style: Style) -> Series {
+    pub(crate) fn new(label: String, color: usize, points: Vec<(f64, f64)>, style: Style) -> Series {
         Series { label, color, variant: 0, points, style, faint: false, group: 0 }
     }
 }
 
 /// One chart.
 #[derive(Clone, Debug)]
-pub struct Panel {
+pub(crate) struct Panel {
     /// Panel title.
     pub title: String,
     /// Its series.
@@ -74,7 +74,7 @@ pub struct Panel {
 
 /// A figure: panels sharing axis labels and scales.
 #[derive(Clone, Debug)]
-pub struct Figure {
+pub(crate) struct Figure {
     /// Figure title.
     pub title: String,
     /// x-axis label with unit.
@@ -109,7 +109,7 @@ fn color(i: usize) -> RGBColor {
 }
 
 /// Smallest value shown on a log axis; exact zeros (e.g. no drift at all) are drawn here.
-pub const LOG_FLOOR: f64 = 1e-17;
+pub(crate) const LOG_FLOOR: f64 = 1e-17;
 
 fn usable(v: f64, log: bool) -> Option<f64> {
     if !v.is_finite() {
@@ -148,7 +148,7 @@ fn range(vals: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
 
 /// Labelled ticks of a log axis over [lo, hi]: the decades, thinned to at most 8; when fewer
 /// than two fall inside, 1-2-5 multiples, then every integer multiple, so at least two labels.
-pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
     let inside = |v: &f64| *v >= lo * (1.0 - 1e-12) && *v <= hi * (1.0 + 1e-12);
     let decades: Vec<f64> = (a..=b).map(|k| 10f64.powi(k)).filter(inside).collect();
@@ -454,7 +454,7 @@ fn columns(fig: &Figure) -> usize {
 
 /// Size in pixels of a figure: 1100 wide per column; each row of panels as high as its chart or
 /// its longest legend.
-pub fn size(fig: &Figure) -> (u32, u32) {
+pub(crate) fn size(fig: &Figure) -> (u32, u32) {
     let cols = columns(fig);
     let h: u32 = fig.panels.chunks(cols).map(row_height).sum();
     (1100 * cols as u32, 40 + h.max(440))
@@ -491,7 +491,7 @@ pub(crate) fn pixmap(svg: &str) -> Result<resvg::tiny_skia::Pixmap, Box<dyn std:
 }
 
 /// Renders `fig` to `<stem>.svg` (plotters) and `<stem>.png` (that SVG rasterised by resvg).
-pub fn render(fig: &Figure, stem: &Path) -> DrawResult {
+pub(crate) fn render(fig: &Figure, stem: &Path) -> DrawResult {
     register_font();
     let (w, h) = size(fig);
     let mut svg = String::new();

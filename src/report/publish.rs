@@ -21,11 +21,11 @@ use std::sync::Mutex;
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Longest report name ([`crate::experiment::grid::MAX_NAME`]).
-pub use crate::experiment::grid::MAX_NAME;
+pub(crate) use crate::experiment::grid::MAX_NAME;
 
 /// Installs the handler that removes pending temporary directories on SIGINT, SIGTERM and SIGHUP,
 /// then exits with 128 + the signal number. Call once, early.
-pub fn install_signal_cleanup() {
+pub(crate) fn install_signal_cleanup() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
@@ -58,7 +58,7 @@ fn pending(dir: &Path, add: bool) {
 }
 
 /// A claimed report directory: locked, with its temporary directory created.
-pub struct Publisher {
+pub(crate) struct Publisher {
     final_dir: PathBuf,
     tmp: PathBuf,
     _lock: File,
@@ -88,7 +88,7 @@ fn alive(pid: u32) -> bool {
 /// Why a report directory could not be claimed or published; each renders as one line naming the
 /// path and what is wrong.
 #[derive(Debug, thiserror::Error)]
-pub enum PublishError {
+pub(crate) enum PublishError {
     /// Another process holds the report's lock.
     #[error(
         "another tinkertoy process is running `{name}` into `{root}`; wait for it to finish or pass another --reports directory"
@@ -109,7 +109,7 @@ pub enum PublishError {
 
 /// Claims `<root>/<name>` for this process (see the module documentation). The error is one line
 /// naming the path and what is wrong.
-pub fn claim(root: &Path, name: &str) -> Result<Publisher, PublishError> {
+pub(crate) fn claim(root: &Path, name: &str) -> Result<Publisher, PublishError> {
     claim_checked(root, name).map_err(|e| match e {
         PublishError::Io(m) => PublishError::Refused(m),
         e => e,
@@ -170,7 +170,7 @@ fn claim_checked(root: &Path, name: &str) -> Result<Publisher, PublishError> {
 
 /// The marker file inside every directory a run creates (its temporary directory, which becomes
 /// the published report): which host and process made it, and when that process started.
-pub const MARKER: &str = ".tinkertoy-run";
+pub(crate) const MARKER: &str = ".tinkertoy-run";
 
 /// This machine's host name (Linux: the kernel's), for the marker.
 fn host() -> String {
@@ -267,17 +267,12 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
 
 impl Publisher {
     /// The temporary directory to write the report into.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.tmp
     }
 
-    /// Where the report will be.
-    pub fn final_dir(&self) -> &Path {
-        &self.final_dir
-    }
-
     /// Swaps the written report in (see the module documentation) and returns its directory.
-    pub fn publish(mut self) -> Result<PathBuf, PublishError> {
+    pub(crate) fn publish(mut self) -> Result<PathBuf, PublishError> {
         let shown = crate::params::short(&self.final_dir.display().to_string());
         let meta = self.final_dir.symlink_metadata().ok();
         let real_dir = meta.as_ref().is_some_and(|m| m.is_dir());
@@ -338,7 +333,4 @@ impl Publisher {
         }
         Ok(())
     }
-
-    /// Removes the temporary directory (nothing is published); dropping does the same.
-    pub fn abandon(self) {}
 }

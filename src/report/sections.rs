@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 /// Text made safe for one cell of a Markdown table: `|` escaped (it would end the cell), line
 /// breaks as spaces (they would end the row), `<` and `>` as entities (raw HTML is shown as text).
-pub fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace(['\n', '\r', '\u{2028}', '\u{2029}'], " ").replace('<', "&lt;").replace('>', "&gt;")
 }
 

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 /// One member's section of the suite report (Markdown), for the member's report in the
 /// subdirectory `link` of the suite's directory.
-pub fn entry(exp: &Experiment, cells: &[Cell], results: &[RunResult], timings: &[Timing], link: &str) -> String {
+pub(crate) fn entry(exp: &Experiment, cells: &[Cell], results: &[RunResult], timings: &[Timing], link: &str) -> String {
     let rows = rows(exp, cells, results, timings);
     let mut out = String::new();
     let _ = writeln!(out, "## {}\n", exp.name);
@@ -74,7 +74,7 @@ pub fn entry(exp: &Experiment, cells: &[Cell], results: &[RunResult], timings: &
 
 /// Writes `<dir>/report.md` for a suite: its description, provenance, and the members' entries in
 /// order (through a temporary file renamed into place, so a reader never sees half a report).
-pub fn write(
+pub(crate) fn write(
     suite: &crate::experiment::suite::Suite,
     file: &str,
     entries: &[String],

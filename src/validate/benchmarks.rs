@@ -42,7 +42,7 @@ fn direct(sel: &Selection, f: &FormulationEntry) -> Option<&'static crate::linso
 
 /// Andrews' squeezer (Test Set): significant correct digits at t = 0.03 s; adaptive cells at
 /// rtol = atol = 1e-12 must reach 8, stepping cells at h = 1e-5 s are reported.
-pub fn test_set(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn test_set(sel: &Selection, out: &mut Vec<Check>) {
     let model = model_file::from_embedded("models/andrews_squeezer.yaml", ANDREWS).expect("the shipped model loads");
     let reference = &rows(ANDREWS_REFERENCE)[0][1..];
     let scd = |r: &crate::experiment::RunResult| -> f64 {
@@ -159,7 +159,7 @@ fn iftomm_problem(sel: &Selection, p: &Problem, out: &mut Vec<Check>) {
 /// sleeve's height s over 10 s at h = 2e-4 s: RK4 is stable there against its damped eigenvalue
 /// near −7500 s⁻¹, |h λ| = 1.5 < 2.78). A04 (Bricard) needs a regularised solve, which the default
 /// parameters validate runs with do not have; its experiment scores it.
-pub fn iftomm(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn iftomm(sel: &Selection, out: &mut Vec<Check>) {
     let a02 = Problem {
         case: "IFToMM A02 N-four-bar, N = 2 (B0 over 20 s)",
         file: "models/iftomm_a02_n2.yaml",

@@ -40,7 +40,7 @@ fn adaptive(i: IntegratorKind) -> bool {
 
 /// The pendulum (θ₀ = 1 rad): period error of adaptive cells, convergence order of fixed-step
 /// cells, θ(t) error of steppers.
-pub fn pendulum(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn pendulum(sel: &Selection, out: &mut Vec<Check>) {
     let (l, g, t0) = (1.0, 9.81, 1.0);
     let sc = scene("pendulum", &[("theta0", t0)]);
     let period = exact_period(l, g, t0);
@@ -114,7 +114,7 @@ pub fn pendulum(sel: &Selection, out: &mut Vec<Check>) {
 
 /// T(θ₀) / (2π√(L/g)) = 1 + θ₀²/16 + 11θ₀⁴/3072 + … (e.g. Landau & Lifshitz §11): the exact
 /// period must approach it.
-pub fn small_angle(_sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn small_angle(_sel: &Selection, out: &mut Vec<Check>) {
     let t0 = 1e-3;
     let ratio = exact_period(1.0, 9.81, t0) / (2.0 * std::f64::consts::PI * (1.0f64 / 9.81).sqrt());
     let measured = (ratio - (1.0 + t0 * t0 / 16.0)).abs();
@@ -129,7 +129,7 @@ pub fn small_angle(_sel: &Selection, out: &mut Vec<Check>) {
 }
 
 /// The bead on the unit circle is a pendulum released from θ₀ = π/2: exact θ(t).
-pub fn bead(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn bead(sel: &Selection, out: &mut Vec<Check>) {
     let sc = scene("bead", &[]);
     if !matches!(sc.reference, Some(Reference::Pendulum { .. })) {
         return;
@@ -157,7 +157,7 @@ pub fn bead(sel: &Selection, out: &mut Vec<Check>) {
 }
 
 /// Double pendulum and the index-3 Cartesian pendulum against stored references.
-pub fn stored(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn stored(sel: &Selection, out: &mut Vec<Check>) {
     let cases: [(&str, Scene, &str, f64, f64); 2] = [
         ("double pendulum (stored reference)", scene("double_pendulum", &[]), DOUBLE, 1e-8, 2.0),
         (
@@ -227,7 +227,7 @@ pub fn stored(sel: &Selection, out: &mut Vec<Check>) {
 /// world angular momentum exact invariants) for adaptive cells, and the box on the 30° ramp
 /// (Coulomb: sticks for μ > tan 30°, slides at g(sin 30° − μ cos 30°)) for stepping cells that
 /// handle contact.
-pub fn rigid3d(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn rigid3d(sel: &Selection, out: &mut Vec<Check>) {
     let sc = scene("torque_free", &[("omega", 6.0)]);
     let inertia = sc.system.bodies()[0].inertia;
     let period = crate::scene::torque_free::period(inertia, [sc.v0[3], sc.v0[4], sc.v0[5]]);

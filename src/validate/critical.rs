@@ -55,7 +55,7 @@ fn critical() -> f64 {
 }
 
 /// Each `pgs` cell's critical μ by bisection on \[0, 1\] (40 halvings), against μ*.
-pub fn critical_friction(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn critical_friction(sel: &Selection, out: &mut Vec<Check>) {
     let exact = critical();
     for (f, solver) in pgs_cells(sel) {
         let Some(spec) = cone_cell(solver, H, 2.0) else { continue };

@@ -319,7 +319,7 @@ pub(super) fn pgs_cells<'s>(
 }
 
 /// Every case of this module.
-pub fn impact_checks(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn impact_checks(sel: &Selection, out: &mut Vec<Check>) {
     for planar in [false, true] {
         bounce(sel, out, planar);
         sliding(sel, out, planar);

@@ -159,7 +159,7 @@ fn applied_constraint_force(dynamics: Dynamics, scene: &Scene) -> Result<(DVecto
 }
 
 /// ‖Nᵀ Q̂‖ ≤ 1e-10 ‖Q̂‖ at legal velocities on every scene, per formulation × solver.
-pub fn orthogonality(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn orthogonality(sel: &Selection, out: &mut Vec<Check>) {
     let (ortho, missing) = ortho_scenes();
     let kinds = crate::constraint::registry::CONSTRAINTS.len();
     out.push(Check {
@@ -245,7 +245,7 @@ fn reference_stepping(
 }
 
 /// Max ‖C‖∞ ≤ 1e-2 m over 5 s of the pendulum (θ₀ = 1 rad) at h = 1/100, per formulation × solver.
-pub fn drift(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn drift(sel: &Selection, out: &mut Vec<Check>) {
     let scene = build("pendulum", &[("theta0", 1.0)]);
     for f in &sel.formulations {
         let Some(i) = reference_stepping(sel, f) else { continue };
@@ -271,7 +271,7 @@ pub fn drift(sel: &Selection, out: &mut Vec<Check>) {
 }
 
 /// Reports (does not assert) the power of the constraint force along a pendulum run.
-pub fn feedback_power(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn feedback_power(sel: &Selection, out: &mut Vec<Check>) {
     let scene = build("pendulum", &[("theta0", 1.0)]);
     for f in &sel.formulations {
         let Some(i) = reference_stepping(sel, f) else { continue };
@@ -338,7 +338,7 @@ fn integrator(name: &str, h: f64) -> Option<Box<dyn Integrator>> {
 
 /// Energy behaviour per integrator: explicit Euler's growth factor, bounded energy of the
 /// symplectic methods, RK4's h⁴ energy error.
-pub fn energy_laws(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn energy_laws(sel: &Selection, out: &mut Vec<Check>) {
     let names: Vec<&str> = sel.integrators.iter().map(|i| i.name).collect();
     if names.contains(&"explicit_euler") {
         euler_growth(out);
@@ -485,7 +485,7 @@ fn line_scene() -> Scene {
 /// Critically damped Baumgarte feedback (k_s = ω², k_d = 2ω) with symplectic Euler: the error of
 /// a linear constraint decays iff hω < 2(√2 − 1) ≈ 0.828 (eigenvalues of the one-step map
 /// [[1 − h²ω², h(1 − 2hω)], [−hω², 1 − 2hω]]: trace and determinant conditions).
-pub fn baumgarte(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn baumgarte(sel: &Selection, out: &mut Vec<Check>) {
     let Some(f) = sel.formulations.iter().find(|f| f.name == "force") else { return };
     if !sel.integrators.iter().any(|i| i.name == "symplectic_euler") {
         return;

@@ -67,7 +67,7 @@ fn reference_run(scene: &Scene, formulation: &str) -> Option<Sample> {
 }
 
 /// Every stepping formulation's observed order in 2D and in 3D.
-pub fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
     if !sel.own_steppers {
         return;
     }
@@ -147,7 +147,7 @@ pub fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
 /// secular trend over 100 periods at h = T/64 (the least-squares trend of the per-period mean of
 /// E − E₀ over the run is at most 0.05 of the error's amplitude, as for the symplectic
 /// integrators); the others' energy change is reported.
-pub fn stepper_energy(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn stepper_energy(sel: &Selection, out: &mut Vec<Check>) {
     if !sel.own_steppers {
         return;
     }

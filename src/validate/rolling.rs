@@ -73,7 +73,7 @@ pub(super) fn cone_cell(
 }
 
 /// Every contact case with an exact answer here, for each `pgs` cell on the cone.
-pub fn exact_contact_checks(sel: &Selection, out: &mut Vec<Check>) {
+pub(super) fn exact_contact_checks(sel: &Selection, out: &mut Vec<Check>) {
     let (s, c) = ALPHA.sin_cos();
     let down = [-c, 0.0, -s];
     let (v0, w0, r) = (2.0, -10.0, 0.1);

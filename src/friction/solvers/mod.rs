@@ -7,17 +7,13 @@
 //! in Siconos' solvers, counted in the time) and the solve stops when it is at most `tol` times the
 //! normalisation, or at `max_iter` iterations, or at the time limit.
 
-pub mod admm;
 mod alart_curnier;
-pub mod apgd;
-pub mod ipm_ccp;
-pub mod lemke;
-pub mod newton_ac;
-pub mod nsgs;
-pub mod nsgs_ac;
-pub mod pjacobi;
-pub mod psor;
-pub mod sap;
+
+registry! {
+    /// Every contact solver, in `list` order.
+    pub const CONTACT_SOLVERS: &[ContactSolverEntry] =
+        [nsgs, nsgs_ac, psor, pjacobi, newton_ac, admm, apgd, sap, ipm_ccp, lemke];
+}
 
 use super::LocalProblem;
 use super::cone::{Normalisation, natural_map_norm};
@@ -57,7 +53,8 @@ pub struct Outcome {
     pub stopped: Option<String>,
 }
 
-/// A contact solver with its workspace (allocated on the first solve of a size, reused after).
+/// A contact solver. Its vectors (O(contacts) each, and the residual history) are allocated at
+/// each solve, so under `pgs` once per step; not yet a workspace reused across solves.
 pub trait ContactSolver: Send {
     /// Solves `p` from the guess in `r` (zeros for a cold start), leaving the answer in `r`.
     fn solve(&mut self, p: &LocalProblem, r: &mut [f64], stop: &Stop) -> Outcome;
@@ -77,6 +74,8 @@ pub struct ContactSolverEntry {
     pub params: ParamTable,
     /// Builds it.
     pub build: BuildFn,
+    /// Whether resolved parameters are this solver's (their type is its parameter type).
+    pub owns: fn(&Resolved) -> bool,
     /// Whether it solves the convex relaxation (no De Saxcé term) rather than the Coulomb
     /// problem: its answers are scored on the true problem all the same, and said so.
     pub relaxed: bool,
@@ -103,6 +102,7 @@ impl ContactSolverEntry {
             summary,
             params: ParamTable::of::<P>(),
             build: build_erased::<P>,
+            owns: Resolved::holds::<P>,
             relaxed: false,
             regularized: false,
             pyramid: false,
@@ -129,20 +129,6 @@ impl ContactSolverEntry {
         !self.relaxed && !self.pyramid
     }
 }
-
-/// Every contact solver, in `list` order.
-pub const CONTACT_SOLVERS: &[ContactSolverEntry] = &[
-    nsgs::ENTRY,
-    nsgs_ac::ENTRY,
-    psor::ENTRY,
-    pjacobi::ENTRY,
-    newton_ac::ENTRY,
-    admm::ENTRY,
-    apgd::ENTRY,
-    sap::ENTRY,
-    ipm_ccp::ENTRY,
-    lemke::ENTRY,
-];
 
 /// Looks up a contact solver by name.
 pub fn find(name: &str) -> Option<&'static ContactSolverEntry> {

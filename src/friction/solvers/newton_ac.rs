@@ -2,7 +2,7 @@
 //! (Alart & Curnier 1991; Christensen, Klarbring, Pang & Strömberg 1998; Acary, Brémond, Huber
 //! 2018, §5: "nonsmooth Newton methods win where W has full rank"), with a line search.
 //!
-//! Φ(r) stacks every contact's Alart–Curnier function ([`super::alart_curnier::contact`]) at
+//! Φ(r) stacks every contact's Alart–Curnier function (`alart_curnier::contact`) at
 //! u = W r + q, with ρ_α = 1/(the Gershgorin bound of W_αα). Each iteration solves
 //! H Δ = −Φ, H = I − P' + ρ P' W (P' block diagonal, so H has W's block pattern), by a sparse LU
 //! (faer; the symbolic analysis once per problem), then halves the step until the merit

@@ -1,6 +1,6 @@
 //! `nsgs_ac` — nonsmooth Gauss–Seidel with a Newton per contact: the `nsgs` sweep
 //! ([`super::nsgs`]) with each contact's problem (the others fixed) solved by a damped Newton on
-//! its Alart–Curnier function ([`super::alart_curnier::local_newton`]; Siconos' NSGS with the
+//! its Alart–Curnier function (`alart_curnier::local_newton`; Siconos' NSGS with the
 //! "AC" local solver, Acary, Brémond, Huber 2018, §4.1), which reaches the local solution in a
 //! few steps where the projected fixed point creeps (a stiff W_αα, a large μ).
 

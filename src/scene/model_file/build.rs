@@ -17,13 +17,13 @@ use std::collections::HashMap;
 
 /// The largest magnitude of any number in a model: products of two stay finite (1e200), so no
 /// force or energy overflows from the input alone.
-pub const LARGEST: f64 = 1e100;
+pub(super) const LARGEST: f64 = 1e100;
 /// The smallest mass or moment of inertia: its reciprocal (in W = M⁻¹) stays finite.
-pub const SMALLEST: f64 = 1e-100;
+pub(super) const SMALLEST: f64 = 1e-100;
 /// How far from the origin, in length scales, a position or point may lie: the rounding of a
 /// coordinate x is |x| ε, and assembly must reach 1e-9 · length_scale, so |x| ≤ 1e-9 / ε ≈ 4.5e6
 /// length scales (angles likewise, in radians).
-pub const REACH: f64 = 1e6;
+pub(super) const REACH: f64 = 1e6;
 
 /// `n` finite numbers of magnitude at most [`LARGEST`] from `v` as a 3-vector (z = 0 when n = 2),
 /// or why not.
@@ -456,7 +456,7 @@ pub(super) type Lookup<'a> = dyn Fn(&str, &str) -> Result<usize, String> + 'a;
 pub(super) type SideOf<'a> = dyn Fn(&System, &[f64], usize) -> SideSpec + 'a;
 
 /// The phrase labels and reports carry for a model without the gyroscopic term.
-pub const NO_GYROSCOPIC: &str = "no gyroscopic term";
+pub(super) const NO_GYROSCOPIC: &str = "no gyroscopic term";
 
 /// Adds the gyroscopic term −Ω × IΩ when the model has rigid-3D bodies, unless `gyroscopic: false`
 /// turns it off (then returns that simplification, to be named wherever the model is reported).
