@@ -245,43 +245,84 @@ fn info(g: &hdf5_pure::Group) -> Info {
     Info { title: text("info/title"), description: text("info/description"), math_info: text("info/math_info") }
 }
 
+/// A matrix as an FCLIB matrix group in compressed rows (`nz` = −2).
+fn matrix_group(parent: &mut hdf5_pure::GroupBuilder, name: &str, a: &Csr) {
+    let to_i32 = |v: &[usize]| -> Vec<i32> { v.iter().map(|&x| x as i32).collect() };
+    let mut w = parent.create_group(name);
+    w.create_dataset("nzmax").with_i32_data(&[a.nnz() as i32]);
+    w.create_dataset("m").with_i32_data(&[a.nrows as i32]);
+    w.create_dataset("n").with_i32_data(&[a.ncols as i32]);
+    w.create_dataset("nz").with_i32_data(&[-2]);
+    w.create_dataset("p").with_i32_data(&to_i32(&a.ptr));
+    w.create_dataset("i").with_i32_data(&to_i32(&a.idx));
+    w.create_dataset("x").with_f64_data(&a.val);
+    parent.add_group(w.finish());
+}
+
+/// The `info` group (title, description, math_info).
+fn info_group(parent: &mut hdf5_pure::GroupBuilder, info: &Info) -> Result<(), String> {
+    let mut inf = parent.create_group("info");
+    for (k, s) in [("title", &info.title), ("description", &info.description), ("math_info", &info.math_info)] {
+        inf.create_dataset(k).with_strings(&[s.as_str()]).map_err(|e| e.to_string())?;
+    }
+    parent.add_group(inf.finish());
+    Ok(())
+}
+
+/// The file's `guesses` group, when there are guesses.
+fn guesses_group(b: &mut hdf5_pure::FileBuilder, guesses: &[Vec<f64>]) {
+    if guesses.is_empty() {
+        return;
+    }
+    let mut g = b.create_group("guesses");
+    g.create_dataset("number_of_guesses").with_i32_data(&[guesses.len() as i32]);
+    for (k, r) in guesses.iter().enumerate() {
+        let mut s = g.create_group(&(k + 1).to_string());
+        s.create_dataset("r").with_f64_data(r);
+        g.add_group(s.finish());
+    }
+    b.add_group(g.finish());
+}
+
 /// Writes a local problem as an FCLIB file (W in compressed rows, `spacedim`, `vectors/q`,
 /// `vectors/mu`, `info`, and `guesses` when it has some) to bytes.
 pub fn local_to_bytes(p: &LocalProblem, info: &Info) -> Result<Vec<u8>, String> {
     let mut b = hdf5_pure::FileBuilder::new();
-    let to_i32 = |v: &[usize]| -> Vec<i32> { v.iter().map(|&x| x as i32).collect() };
-    {
-        let mut g = b.create_group("fclib_local");
-        g.create_dataset("spacedim").with_i32_data(&[p.dim as i32]);
-        let mut w = g.create_group("W");
-        w.create_dataset("nzmax").with_i32_data(&[p.w.nnz() as i32]);
-        w.create_dataset("m").with_i32_data(&[p.w.nrows as i32]);
-        w.create_dataset("n").with_i32_data(&[p.w.ncols as i32]);
-        w.create_dataset("nz").with_i32_data(&[-2]);
-        w.create_dataset("p").with_i32_data(&to_i32(&p.w.ptr));
-        w.create_dataset("i").with_i32_data(&to_i32(&p.w.idx));
-        w.create_dataset("x").with_f64_data(&p.w.val);
-        g.add_group(w.finish());
-        let mut v = g.create_group("vectors");
-        v.create_dataset("q").with_f64_data(&p.q);
-        v.create_dataset("mu").with_f64_data(&p.mu);
-        g.add_group(v.finish());
-        let mut inf = g.create_group("info");
-        for (k, s) in [("title", &info.title), ("description", &info.description), ("math_info", &info.math_info)] {
-            inf.create_dataset(k).with_strings(&[s.as_str()]).map_err(|e| e.to_string())?;
-        }
-        g.add_group(inf.finish());
-        b.add_group(g.finish());
+    let mut g = b.create_group("fclib_local");
+    g.create_dataset("spacedim").with_i32_data(&[p.dim as i32]);
+    matrix_group(&mut g, "W", &p.w);
+    let mut v = g.create_group("vectors");
+    v.create_dataset("q").with_f64_data(&p.q);
+    v.create_dataset("mu").with_f64_data(&p.mu);
+    g.add_group(v.finish());
+    info_group(&mut g, info)?;
+    b.add_group(g.finish());
+    guesses_group(&mut b, &p.guesses);
+    b.finish().map_err(|e| e.to_string())
+}
+
+/// Writes a global problem as an FCLIB file (`/fclib_global`: M and H, and G with `vectors/b`
+/// when it has bilateral constraints, in compressed rows; `vectors/f`, `w`, `mu`; `info`;
+/// `guesses`) to bytes.
+pub fn global_to_bytes(p: &GlobalProblem, info: &Info) -> Result<Vec<u8>, String> {
+    let mut b = hdf5_pure::FileBuilder::new();
+    let mut g = b.create_group("fclib_global");
+    g.create_dataset("spacedim").with_i32_data(&[p.dim as i32]);
+    matrix_group(&mut g, "M", &p.m);
+    matrix_group(&mut g, "H", &p.h);
+    if let Some((gm, _)) = &p.bilateral {
+        matrix_group(&mut g, "G", gm);
     }
-    if !p.guesses.is_empty() {
-        let mut g = b.create_group("guesses");
-        g.create_dataset("number_of_guesses").with_i32_data(&[p.guesses.len() as i32]);
-        for (k, r) in p.guesses.iter().enumerate() {
-            let mut s = g.create_group(&(k + 1).to_string());
-            s.create_dataset("r").with_f64_data(r);
-            g.add_group(s.finish());
-        }
-        b.add_group(g.finish());
+    let mut v = g.create_group("vectors");
+    v.create_dataset("f").with_f64_data(&p.f);
+    v.create_dataset("w").with_f64_data(&p.w);
+    v.create_dataset("mu").with_f64_data(&p.mu);
+    if let Some((_, bv)) = &p.bilateral {
+        v.create_dataset("b").with_f64_data(bv);
     }
+    g.add_group(v.finish());
+    info_group(&mut g, info)?;
+    b.add_group(g.finish());
+    guesses_group(&mut b, &p.guesses);
     b.finish().map_err(|e| e.to_string())
 }

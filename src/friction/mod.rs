@@ -190,7 +190,8 @@ impl LocalProblem {
     }
 }
 
-/// A global frictional contact problem: M v = H r + f, u = Hᵀ v + w.
+/// A global frictional contact problem: M v = H r + f (+ G λ with bilateral constraints
+/// Gᵀ v + b = 0), u = Hᵀ v + w.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GlobalProblem {
     /// Where it came from.
@@ -219,49 +220,31 @@ pub const MAX_MASS_BLOCK: usize = 64;
 impl GlobalProblem {
     /// The local problem with W = Hᵀ M⁻¹ H and q = Hᵀ M⁻¹ f + w, for M block-diagonal with blocks
     /// of at most [`MAX_MASS_BLOCK`] rows (each body's mass matrix), inverted block by block, so
-    /// that the cost is linear in the bodies. Problems with bilateral constraints are refused
-    /// (their reduction is a saddle-point problem, not a Delassus operator).
+    /// that the cost is linear in the bodies.
+    ///
+    /// With bilateral constraints Gᵀ v + b = 0 (FCLIB's GM3DFC: M v = H r + G λ + f), λ is
+    /// eliminated: with S = Gᵀ M⁻¹ G (p × p, Cholesky; refused when G's columns are dependent)
+    /// and C = Hᵀ M⁻¹ G, W = Hᵀ M⁻¹ H − C S⁻¹ Cᵀ and q = Hᵀ M⁻¹ f + w − C S⁻¹ (Gᵀ M⁻¹ f + b).
+    /// The correction is dense on the contact rows the bilateral constraints reach (their count
+    /// squared is bounded by [`MAX_COUPLED_ENTRIES`], checked before it is built).
     pub fn reduce(&self) -> Result<LocalProblem, String> {
-        if self.bilateral.is_some() {
-            return Err(
-                "the problem has bilateral constraints (G, b): its reduction to a local problem is not supported"
-                    .into(),
-            );
-        }
         let n = self.m.nrows;
-        let blocks = mass_blocks(&self.m)?;
-        // M⁻¹ H and M⁻¹ f, block by block.
-        let ht = self.h.transpose(); // m × n: row j of Hᵀ is column j of H
-        let mut minv_t = Vec::new(); // triplets of M⁻¹ (n × n)
-        for (start, len) in &blocks {
-            let inv = invert_block(&self.m, *start, *len)?;
-            for a in 0..*len {
-                for b in 0..*len {
-                    if inv[a * len + b] != 0.0 {
-                        minv_t.push((start + a, start + b, inv[a * len + b]));
-                    }
-                }
-            }
-        }
-        let minv = Csr::from_triplets(n, n, &minv_t);
+        let minv = self.mass_inverse()?;
         let mut minv_f = vec![0.0; n];
         minv.mul(&self.f, &mut minv_f);
         let m_rows = self.h.ncols;
+        let ht = self.h.transpose(); // m × n: row j of Hᵀ is column j of H
         let mut q = vec![0.0; m_rows];
         ht.mul(&minv_f, &mut q);
         for (qi, wi) in q.iter_mut().zip(&self.w) {
             *qi += wi;
         }
         // W = (Hᵀ M⁻¹) H, two sparse products row by row (M⁻¹ is symmetric).
-        let mut acc = vec![0.0; n.max(m_rows)];
-        let mut touched = Vec::new();
-        let a_rows = spmm_rows(&ht, &minv, &mut acc, &mut touched);
-        let a_t: Vec<(usize, usize, f64)> =
-            a_rows.iter().enumerate().flat_map(|(i, row)| row.iter().map(move |&(j, v)| (i, j, v))).collect();
-        let a = Csr::from_triplets(m_rows, n, &a_t);
-        let w_rows = spmm_rows(&a, &self.h, &mut acc, &mut touched);
-        let t: Vec<(usize, usize, f64)> =
-            w_rows.iter().enumerate().flat_map(|(i, row)| row.iter().map(move |&(j, v)| (i, j, v))).collect();
+        let a = product(&ht, &minv);
+        let mut t = product(&a, &self.h).triplets();
+        if let Some((g, b)) = &self.bilateral {
+            eliminate_bilateral(&a, &minv, g, b, &minv_f, &mut t, &mut q)?;
+        }
         let w = Csr::from_triplets(m_rows, m_rows, &t);
         let p = LocalProblem {
             name: self.name.clone(),
@@ -274,6 +257,102 @@ impl GlobalProblem {
         p.validate()?;
         Ok(p)
     }
+
+    /// M⁻¹, block by block, as a sparse matrix.
+    fn mass_inverse(&self) -> Result<Csr, String> {
+        let blocks = mass_blocks(&self.m)?;
+        let mut minv_t = Vec::new(); // triplets of M⁻¹ (n × n)
+        for (start, len) in &blocks {
+            let inv = invert_block(&self.m, *start, *len)?;
+            for a in 0..*len {
+                for b in 0..*len {
+                    if inv[a * len + b] != 0.0 {
+                        minv_t.push((start + a, start + b, inv[a * len + b]));
+                    }
+                }
+            }
+        }
+        Ok(Csr::from_triplets(self.m.nrows, self.m.nrows, &minv_t))
+    }
+}
+
+/// The most entries of the dense correction C S⁻¹ Cᵀ that [`GlobalProblem::reduce`] builds
+/// (the contact rows the bilateral constraints reach, squared): 8 · 10⁶, 64 MB.
+pub const MAX_COUPLED_ENTRIES: usize = 8_000_000;
+
+/// Eliminates the bilateral multipliers from the reduced problem: appends −C S⁻¹ Cᵀ to W's
+/// triplets `t` and subtracts C S⁻¹ (Gᵀ M⁻¹ f + b) from `q`, where `a` = Hᵀ M⁻¹.
+fn eliminate_bilateral(
+    a: &Csr,
+    minv: &Csr,
+    g: &Csr,
+    b: &[f64],
+    minv_f: &[f64],
+    t: &mut Vec<(usize, usize, f64)>,
+    q: &mut [f64],
+) -> Result<(), String> {
+    let p = g.ncols;
+    if g.nrows != minv.nrows || b.len() != p {
+        return Err(format!(
+            "G is {} x {} and b has {} entries; expected {} rows and b of {p}",
+            g.nrows,
+            p,
+            b.len(),
+            minv.nrows
+        ));
+    }
+    let c = product(a, g); // m × p, sparse rows
+    let coupled: Vec<usize> = (0..c.nrows).filter(|&i| c.ptr[i + 1] > c.ptr[i]).collect();
+    if coupled.len().saturating_mul(coupled.len()) > MAX_COUPLED_ENTRIES {
+        return Err(format!(
+            "the bilateral constraints reach {} contact rows: their dense coupling would have {} entries (at most {MAX_COUPLED_ENTRIES})",
+            coupled.len(),
+            coupled.len().saturating_mul(coupled.len())
+        ));
+    }
+    // S = Gᵀ M⁻¹ G, dense p × p, and y = S⁻¹ (Gᵀ M⁻¹ f + b).
+    let gt = g.transpose();
+    let gt_minv = product(&gt, minv);
+    let s_rows = product(&gt_minv, g);
+    let mut s = nalgebra::DMatrix::<f64>::zeros(p, p);
+    for (i, j, v) in s_rows.triplets() {
+        s[(i, j)] = v;
+    }
+    let chol = nalgebra::Cholesky::new(s)
+        .ok_or("Gᵀ M⁻¹ G is not positive definite: G's columns (the bilateral constraints) are dependent")?;
+    let mut rhs = nalgebra::DVector::<f64>::from_iterator(p, b.iter().copied());
+    for i in 0..p {
+        rhs[i] += gt.row_dot(i, minv_f);
+    }
+    let y = chol.solve(&rhs);
+    // X = S⁻¹ Cᵀ on the coupled rows (p × k), then the correction C X.
+    let mut ct = nalgebra::DMatrix::<f64>::zeros(p, coupled.len());
+    for (col, &i) in coupled.iter().enumerate() {
+        for k in c.ptr[i]..c.ptr[i + 1] {
+            ct[(c.idx[k], col)] = c.val[k];
+        }
+        q[i] -= (c.ptr[i]..c.ptr[i + 1]).map(|k| c.val[k] * y[c.idx[k]]).sum::<f64>();
+    }
+    let x = chol.solve(&ct);
+    for &i in &coupled {
+        for (cj, &j) in coupled.iter().enumerate() {
+            let v: f64 = (c.ptr[i]..c.ptr[i + 1]).map(|k| c.val[k] * x[(c.idx[k], cj)]).sum();
+            if v != 0.0 {
+                t.push((i, j, -v));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A · B for sparse A and B (rows).
+fn product(a: &Csr, b: &Csr) -> Csr {
+    let mut acc = vec![0.0; b.ncols];
+    let mut touched = Vec::new();
+    let rows = spmm_rows(a, b, &mut acc, &mut touched);
+    let t: Vec<(usize, usize, f64)> =
+        rows.iter().enumerate().flat_map(|(i, row)| row.iter().map(move |&(j, v)| (i, j, v))).collect();
+    Csr::from_triplets(a.nrows, b.ncols, &t)
 }
 
 /// The rows of A · B for sparse A (rows) and B (rows), as (column, value) lists.

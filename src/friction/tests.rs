@@ -94,6 +94,74 @@ fn global_problems_reduce_to_local_ones_that_agree_with_the_global_equations() {
     }
 }
 
+/// Box_Stacks with four bilateral constraints added (G: four columns over a few velocity
+/// coordinates, b ≠ 0): the reduced problem (λ eliminated through Gᵀ M⁻¹ G) gives the contact
+/// velocities of the mixed problem M v = H r + G λ + f, Gᵀ v + b = 0 solved independently, as
+/// one dense LU of its saddle-point matrix, to κ · n · ε (κ that matrix's condition number);
+/// written as FCLIB and read back, the problem is the same.
+#[test]
+fn bilateral_constraints_are_eliminated_as_the_mixed_problem_solves_them() {
+    let Problem::Global(mut g) = fclib::read(&data("Box_Stacks-i0122-82-5.hdf5")).unwrap().0 else { panic!("global") };
+    let plain = g.reduce().unwrap();
+    let (n, pb) = (g.m.nrows, 4);
+    let gt: Vec<(usize, usize, f64)> =
+        (0..pb).flat_map(|c| (0..3).map(move |k| ((7 * c + 11 * k + 3) % n, c, 1.0 - 0.4 * k as f64))).collect();
+    let b: Vec<f64> = (0..pb).map(|c| 0.1 * (c as f64 - 1.5)).collect();
+    g.bilateral = Some((Csr::from_triplets(n, pb, &gt), b.clone()));
+    let p = g.reduce().unwrap();
+    let m = p.q.len();
+    let r: Vec<f64> = (0..m).map(|i| ((i * 7919) % 13) as f64 / 13.0 - 0.3).collect();
+    let mut u = vec![0.0; m];
+    p.velocity(&r, &mut u);
+    // The mixed problem: [M −G; Gᵀ 0] (v, λ) = (H r + f, −b).
+    let mut k = nalgebra::DMatrix::<f64>::zeros(n + pb, n + pb);
+    for (i, j, v) in g.m.triplets() {
+        k[(i, j)] = v;
+    }
+    for &(i, c, v) in &gt {
+        k[(i, n + c)] -= v;
+        k[(n + c, i)] += v;
+    }
+    let mut rhs = nalgebra::DVector::<f64>::zeros(n + pb);
+    let mut hr = vec![0.0; n];
+    g.h.mul(&r, &mut hr);
+    for i in 0..n {
+        rhs[i] = hr[i] + g.f[i];
+    }
+    for c in 0..pb {
+        rhs[n + c] = -b[c];
+    }
+    let kappa = {
+        let sv = k.clone().singular_values();
+        sv.max() / sv.min()
+    };
+    let x = k.lu().solve(&rhs).unwrap();
+    let mut u2 = vec![0.0; m];
+    g.h.transpose().mul(&x.as_slice()[..n], &mut u2);
+    for (a, w) in u2.iter_mut().zip(&g.w) {
+        *a += w;
+    }
+    let scale = u2.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let diff = u.iter().zip(&u2).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
+    let tol = kappa * (n + pb) as f64 * f64::EPSILON * scale;
+    assert!(diff <= tol, "reduced vs mixed: {diff:e} > {tol:e} (kappa {kappa:e})");
+    // The constraints matter: without them the velocities differ by far more.
+    let mut u0 = vec![0.0; m];
+    plain.velocity(&r, &mut u0);
+    let moved = u0.iter().zip(&u2).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
+    assert!(moved > 1e3 * tol, "{moved:e}");
+    // Written as FCLIB (G and b included) and read back: the same problem.
+    let info = Info { title: "mixed".into(), description: "bilateral".into(), math_info: String::new() };
+    let bytes = fclib::global_to_bytes(&g, &info).unwrap();
+    assert_eq!(fclib::from_bytes(&g.name, bytes).unwrap().0, Problem::Global(g.clone()));
+    // Dependent constraints (a column repeated) are refused with the reason.
+    let mut dup = gt.clone();
+    dup.extend(gt.iter().filter(|t| t.1 == 0).map(|&(i, _, v)| (i, pb, v)));
+    g.bilateral = Some((Csr::from_triplets(n, pb + 1, &dup), vec![0.0; pb + 1]));
+    let e = g.reduce().unwrap_err();
+    assert!(e.contains("dependent"), "{e}");
+}
+
 #[test]
 fn a_local_problem_written_as_fclib_reads_back_exactly() {
     let p = local("local_problem_test.hdf5");
