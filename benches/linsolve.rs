@@ -134,7 +134,7 @@ fn contact_iteration<const SOLVER: usize>(bencher: Bencher, contacts: usize) {
         guesses: Vec::new(),
     };
     let entry = &CONTACT_SOLVERS[SOLVER];
-    let stop = Stop { tol: 0.0, max_iter: 10, seconds: f64::INFINITY, norm: Normalisation::Q };
+    let stop = Stop { tol: 0.0, max_iter: 10, seconds: f64::INFINITY, norm: Normalisation::Q, history: false };
     bencher.counter(ItemsCount::new(10 * contacts)).bench_local(|| {
         let mut solver = (entry.build)(&entry.params.defaults());
         let mut r = vec![0.0; m];

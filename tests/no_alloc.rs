@@ -182,6 +182,42 @@ fn pgs_contact_steps_and_3d_steps_allocate_nothing_once_warm() {
     }
 }
 
+/// `pgs` with every contact solver on the solver axis (read from the registry) on the resting
+/// box stack: once warm, five more steps allocate nothing — each solver keeps its vectors, and
+/// the residual check its velocity vector, across solves (no history is recorded inside a step).
+/// The exceptions are named, with their reason, and must still allocate (so that the list
+/// shrinks when one is fixed): the solvers that factorise a matrix per iteration or per solve
+/// (`newton_ac`, `admm`, `sap`: a sparse LU or Cholesky from faer, whose symbolic and numeric
+/// factors are built anew; `lemke`: its dense tableau; `ipm_ccp`: Clarabel's KKT system).
+#[test]
+fn pgs_with_every_contact_solver_steps_without_allocating() {
+    const FACTORISING: [&str; 5] = ["newton_ac", "admm", "sap", "lemke", "ipm_ccp"];
+    let scene = tinkertoy::scene::registry::find("box_stack").unwrap().build_default(&[]).unwrap();
+    let f = formulations::find("pgs").unwrap();
+    let registry = tinkertoy::registry::Registry::builtin();
+    let (mut free, mut factorising) = (Vec::new(), Vec::new());
+    for s in registry.solvers().iter().filter(|s| s.contact_only() && f.pairs_with(s)) {
+        let Dynamics::Stepper(mut st) =
+            (f.build)(&f.params.defaults(), &scene, (s.build)(&s.params.defaults())).unwrap()
+        else {
+            panic!()
+        };
+        let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+        for _ in 0..10 {
+            st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+        }
+        let n = allocations_during(|| {
+            for _ in 0..5 {
+                st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+            }
+        });
+        if FACTORISING.contains(&s.name) { &mut factorising } else { &mut free }.push((s.name, n));
+    }
+    assert!(free.len() >= 5 && factorising.len() == FACTORISING.len(), "{free:?} {factorising:?}");
+    assert!(free.iter().all(|&(_, n)| n == 0), "allocations in 5 warm steps: {free:?}");
+    assert!(factorising.iter().all(|&(_, n)| n > 0), "no longer allocates, take it off the list: {factorising:?}");
+}
+
 /// Every registered formulation with every direct solver it pairs with (its own solver if it
 /// brings one), on every registered scene (at test size) it applies to, advanced by its own
 /// stepping or by RK4: once warm (10 steps), five more steps allocate nothing. A pairing whose

@@ -384,6 +384,7 @@ impl<'a> Pgs<'a> {
             max_iter: self.opts.iterations,
             seconds: f64::INFINITY,
             norm: Normalisation::Q,
+            history: false,
         };
         let mut work = std::mem::take(&mut self.work);
         work.r.clear();
@@ -404,7 +405,7 @@ impl<'a> Pgs<'a> {
                 return Err(SolveError::Breakdown { solver: "pgs", iterations: o.iterations, reason: "non-finite contact impulse" });
             }
             if let (false, 0, Some(reason)) = (o.converged, o.iterations, o.stopped) {
-                return Err(SolveError::Refused { solver: "pgs", reason });
+                return Err(SolveError::Refused { solver: "pgs", reason: reason.into_owned() });
             }
             self.counters.record(SolveInfo { iterations: o.iterations, residual: o.residual });
         }

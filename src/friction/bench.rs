@@ -83,7 +83,7 @@ pub fn compare(problems: &[LocalProblem], contenders: &[Contender], tols: &[f64]
     let mut runs = Vec::new();
     for (pi, p) in problems.iter().enumerate() {
         for &tol in tols {
-            let stop = Stop { tol, max_iter: s.max_iter, seconds: s.seconds, norm: s.norm };
+            let stop = Stop { tol, max_iter: s.max_iter, seconds: s.seconds, norm: s.norm, history: true };
             let first = runs.len();
             for (si, c) in contenders.iter().enumerate() {
                 let mut solver = (c.entry.build)(&c.params);

@@ -18,7 +18,7 @@ fn local(name: &str) -> LocalProblem {
 }
 
 fn stop(tol: f64) -> Stop {
-    Stop { tol, max_iter: 200_000, seconds: 60.0, norm: Normalisation::Q }
+    Stop { tol, max_iter: 200_000, seconds: 60.0, norm: Normalisation::Q, history: true }
 }
 
 #[test]

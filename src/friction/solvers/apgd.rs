@@ -31,7 +31,7 @@ impl Params for ApgdParams {}
 
 impl From<ApgdParams> for Box<dyn ContactSolver> {
     fn from(p: ApgdParams) -> Self {
-        Box::new(Apgd { restart: p.restart })
+        Box::new(Apgd { restart: p.restart, v: Default::default(), mon: Monitor::default() })
     }
 }
 
@@ -44,6 +44,10 @@ pub const ENTRY: ContactSolverEntry = ContactSolverEntry::of::<ApgdParams>(
 
 struct Apgd {
     restart: bool,
+    /// W y, W x, x, r + 1, y and the gradient g (kept across solves).
+    v: [Vec<f64>; 6],
+    /// The residual check, kept across solves.
+    mon: Monitor,
 }
 
 /// ½ xᵀ W x + qᵀ x with W x given.
@@ -61,39 +65,45 @@ impl ContactSolver for Apgd {
     fn solve(&mut self, p: &LocalProblem, r: &mut [f64], stop: &Stop) -> Outcome {
         let m = r.len();
         let divisor = stop.norm.divisor(&p.q);
-        let mut mon = Monitor::new(p, stop);
+        let Apgd { restart, v, mon } = self;
+        for x in v.iter_mut() {
+            x.clear();
+            x.resize(m, 0.0);
+        }
+        let [wy, wx, x, ones, y, g] = v;
+        mon.restart(p, stop);
         project_all(p, r);
         if let Some(o) = mon.check(p, r, 0) {
             return o;
         }
         // L from a secant through r and r + 1 (the paper's initial estimate).
-        let (mut wy, mut wx, mut x) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
-        let ones: Vec<f64> = r.iter().map(|v| v + 1.0).collect();
-        p.w.mul(&ones, &mut wx);
-        p.w.mul(r, &mut wy);
-        let num = wx.iter().zip(&wy).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
+        for (o, ri) in ones.iter_mut().zip(r.iter()) {
+            *o = ri + 1.0;
+        }
+        p.w.mul(ones, wx);
+        p.w.mul(r, wy);
+        let num = wx.iter().zip(wy.iter()).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
         let mut l = (num / (m as f64).sqrt()).max(f64::MIN_POSITIVE);
-        let mut y = r.to_vec();
+        y.copy_from_slice(r);
         let mut theta = 1.0f64;
-        let mut g = vec![0.0; m];
         for it in 1.. {
-            p.w.mul(&y, &mut wy);
+            p.w.mul(y, wy);
             for i in 0..m {
                 g[i] = wy[i] + p.q[i];
             }
-            let fy = objective(&y, &wy, &p.q);
+            let fy = objective(y, wy, &p.q);
             let mut backtracks = 0;
             loop {
                 for i in 0..m {
                     x[i] = y[i] - g[i] / l;
                 }
-                project_all(p, &mut x);
-                p.w.mul(&x, &mut wx);
-                let d2: f64 = x.iter().zip(&y).map(|(a, b)| (a - b) * (a - b)).sum();
-                let lin: f64 = g.iter().zip(x.iter().zip(&y)).map(|(gi, (a, b))| gi * (a - b)).sum();
+                project_all(p, x);
+                p.w.mul(x, wx);
+                let d2: f64 = x.iter().zip(y.iter()).map(|(a, b)| (a - b) * (a - b)).sum();
+                let lin: f64 = g.iter().zip(x.iter().zip(y.iter())).map(|(gi, (a, b))| gi * (a - b)).sum();
                 // The sufficient-decrease test, up to the rounding of the two objective values:
                 // without the slack, x ≈ y fails it by rounding alone and L grows without bound.
-                let fx = objective(&x, &wx, &p.q);
+                let fx = objective(x, wx, &p.q);
                 let slack = 16.0 * f64::EPSILON * (fx.abs() + fy.abs());
                 if fx <= fy + lin + 0.5 * l * d2 + slack || backtracks >= 60 {
                     break;
@@ -108,11 +118,11 @@ impl ContactSolver for Apgd {
                 y[i] = x[i] + beta * (x[i] - r[i]);
             }
             theta = theta_next;
-            if self.restart && uphill > 0.0 {
-                y.copy_from_slice(&x);
+            if *restart && uphill > 0.0 {
+                y.copy_from_slice(x);
                 theta = 1.0;
             }
-            r.copy_from_slice(&x);
+            r.copy_from_slice(x);
             l *= 0.9;
             if let Some(o) = mon.check(p, r, it) {
                 return o;
@@ -121,9 +131,12 @@ impl ContactSolver for Apgd {
             if ccp <= 1e-2 * stop.tol {
                 return mon.finish(
                     it,
-                    Some(format!(
-                        "reached the convex relaxation's solution (its residual {ccp:.1e}); the Coulomb residual stays above tol"
-                    )),
+                    Some(
+                        format!(
+                            "reached the convex relaxation's solution (its residual {ccp:.1e}); the Coulomb residual stays above tol"
+                        )
+                        .into(),
+                    ),
                 );
             }
         }

@@ -157,7 +157,7 @@ impl ContactSolver for Ipm {
             }
             Err(reason) => {
                 let _ = mon.check(p, r, 0);
-                mon.finish(0, Some(reason))
+                mon.finish(0, Some(reason.into()))
             }
         }
     }

@@ -192,10 +192,10 @@ impl ContactSolver for Lemke {
             let _ = mon.check(p, r, 0);
             return mon.finish(
                 0,
-                Some(format!(
-                    "lemke is a reference for at most {MAX_CONTACTS} contacts; this problem has {}",
-                    p.contacts()
-                )),
+                Some(
+                    format!("lemke is a reference for at most {MAX_CONTACTS} contacts; this problem has {}", p.contacts())
+                        .into(),
+                ),
             );
         }
         let (m, qt, e) = lcp(p);
@@ -217,7 +217,7 @@ impl ContactSolver for Lemke {
             }
             Err(reason) => {
                 let _ = mon.check(p, r, 0);
-                mon.finish(0, Some(reason))
+                mon.finish(0, Some(reason.into()))
             }
         }
     }

@@ -18,6 +18,7 @@ registry! {
 use super::LocalProblem;
 use super::cone::{Normalisation, natural_map_norm};
 use crate::params::{ParamTable, Params, Resolved};
+use std::borrow::Cow;
 use std::time::Instant;
 
 /// When a solve stops.
@@ -31,6 +32,9 @@ pub struct Stop {
     pub seconds: f64,
     /// What the residual is divided by.
     pub norm: Normalisation,
+    /// Whether the residual after every iteration is kept ([`Outcome::history`]); off inside a
+    /// time step, where nothing reads it.
+    pub history: bool,
 }
 
 /// How a solve ended.
@@ -46,11 +50,12 @@ pub struct Outcome {
     pub converged: bool,
     /// Wall time of the solve \[s\].
     pub seconds: f64,
-    /// (iteration, seconds since the start, normalised residual) after every iteration.
+    /// (iteration, seconds since the start, normalised residual) after every iteration, when
+    /// [`Stop::history`] asks for it (empty otherwise).
     pub history: Vec<(usize, f64, f64)>,
     /// Why it stopped without converging (iteration cap, time limit, a non-finite iterate, or
     /// the solver's own reason).
-    pub stopped: Option<String>,
+    pub stopped: Option<Cow<'static, str>>,
 }
 
 /// A contact solver. Its vectors (O(contacts) each, and the residual history) are allocated at
@@ -136,7 +141,8 @@ pub fn find(name: &str) -> Option<&'static ContactSolverEntry> {
 }
 
 /// The residual check every solver runs after each iteration: u = W r + q, the natural map, the
-/// history, and the stopping rule.
+/// history, and the stopping rule. A solver keeps one across solves ([`Monitor::restart`]), so
+/// its vectors keep their capacity.
 pub(crate) struct Monitor {
     start: Instant,
     divisor: f64,
@@ -147,17 +153,36 @@ pub(crate) struct Monitor {
     last: (f64, f64),
 }
 
-impl Monitor {
-    /// Starts the clock for a solve of `p`.
-    pub(crate) fn new(p: &LocalProblem, stop: &Stop) -> Monitor {
+impl Default for Monitor {
+    fn default() -> Self {
         Monitor {
             start: Instant::now(),
-            divisor: stop.norm.divisor(&p.q),
-            stop: *stop,
-            u: vec![0.0; p.q.len()],
+            divisor: 1.0,
+            stop: Stop { tol: 0.0, max_iter: 0, seconds: 0.0, norm: Normalisation::Q, history: false },
+            u: Vec::new(),
             history: Vec::new(),
             last: (f64::NAN, f64::NAN),
         }
+    }
+}
+
+impl Monitor {
+    /// A new monitor started for a solve of `p`.
+    pub(crate) fn new(p: &LocalProblem, stop: &Stop) -> Monitor {
+        let mut m = Monitor::default();
+        m.restart(p, stop);
+        m
+    }
+
+    /// Starts the clock for a solve of `p` (allocating only when `p` is larger than any before).
+    pub(crate) fn restart(&mut self, p: &LocalProblem, stop: &Stop) {
+        self.start = Instant::now();
+        self.divisor = stop.norm.divisor(&p.q);
+        self.stop = *stop;
+        self.u.clear();
+        self.u.resize(p.q.len(), 0.0);
+        self.history.clear();
+        self.last = (f64::NAN, f64::NAN);
     }
 
     /// The residual of `r` after `it` iterations; Some(outcome) when the solve must stop.
@@ -166,7 +191,7 @@ impl Monitor {
         let abs = natural_map_norm(p.dim, &p.mu, r, &self.u);
         let rel = abs / self.divisor;
         let t = self.start.elapsed().as_secs_f64();
-        if it > 0 {
+        if it > 0 && self.stop.history {
             self.history.push((it, t, rel));
         }
         self.last = (rel, abs);
@@ -187,7 +212,7 @@ impl Monitor {
     }
 
     /// The outcome after `it` iterations with the last residual.
-    pub(crate) fn finish(&mut self, it: usize, stopped: Option<String>) -> Outcome {
+    pub(crate) fn finish(&mut self, it: usize, stopped: Option<Cow<'static, str>>) -> Outcome {
         let (residual, absolute) = self.last;
         Outcome {
             iterations: it,
@@ -195,7 +220,7 @@ impl Monitor {
             absolute,
             converged: residual <= self.stop.tol,
             seconds: self.start.elapsed().as_secs_f64(),
-            history: std::mem::take(&mut self.history),
+            history: if self.stop.history { std::mem::take(&mut self.history) } else { Vec::new() },
             stopped,
         }
     }
@@ -206,12 +231,13 @@ impl Monitor {
 /// Frobenius norm would be √3 times too large and the fixed point three times slower): the step
 /// 1/bound of the per-contact projected fixed point.
 pub(crate) fn block_norms(p: &LocalProblem) -> Vec<f64> {
-    (0..p.contacts())
-        .map(|a| {
-            let b = p.diagonal_block(a);
-            b.iter().map(|row| row.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max)
-        })
-        .collect()
+    (0..p.contacts()).map(|a| block_norm(p, a)).collect()
+}
+
+/// [`block_norms`] of contact `a`.
+pub(crate) fn block_norm(p: &LocalProblem, a: usize) -> f64 {
+    let b = p.diagonal_block(a);
+    b.iter().map(|row| row.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max)
 }
 
 /// The local problem of contact α with the others fixed: r_α = P_K(r_α − ρ (W_αα r_α + b + s)),

@@ -143,7 +143,7 @@ impl ContactSolver for NewtonAc {
             if let Some(mut o) = mon.check(p, r, it) {
                 if fallbacks > 0 && !o.converged {
                     let note = format!("{fallbacks} of {it} iterations fell back to a projected step");
-                    o.stopped = Some(o.stopped.map_or(note.clone(), |s| format!("{s}; {note}")));
+                    o.stopped = Some(o.stopped.map_or(note.clone(), |s| format!("{s}; {note}")).into());
                 }
                 return o;
             }

@@ -3,7 +3,7 @@
 //! problem with the others fixed, solved by the projected fixed point on the cone
 //! (`local_fixed_point` in `solvers`), the De Saxcé term included.
 
-use super::{ContactSolver, ContactSolverEntry, Monitor, Outcome, Stop, block_norms, local_fixed_point};
+use super::{ContactSolver, ContactSolverEntry, Monitor, Outcome, Stop, block_norm, local_fixed_point};
 use crate::friction::LocalProblem;
 use crate::params::Params;
 use schemars::JsonSchema;
@@ -18,7 +18,7 @@ impl Params for NsgsParams {}
 
 impl From<NsgsParams> for Box<dyn ContactSolver> {
     fn from(_: NsgsParams) -> Self {
-        Box::new(Sweeps { omega: 1.0, rho: Vec::new(), newton: false })
+        Box::new(Sweeps::new(1.0, false))
     }
 }
 
@@ -37,14 +37,29 @@ pub(crate) struct Sweeps {
     /// Each contact by a Newton on its Alart–Curnier function (`nsgs_ac`) instead of the projected
     /// fixed point.
     pub(crate) newton: bool,
+    /// The diagonal blocks W_αα (computed per problem, kept across solves).
+    pub(crate) blocks: Vec<[[f64; 3]; 3]>,
+    /// The residual check, kept across solves.
+    pub(crate) mon: Monitor,
+}
+
+impl Sweeps {
+    /// Sweeps with relaxation `omega`, by Newton per contact when `newton`.
+    pub(crate) fn new(omega: f64, newton: bool) -> Sweeps {
+        Sweeps { omega, rho: Vec::new(), newton, blocks: Vec::new(), mon: Monitor::default() }
+    }
 }
 
 impl ContactSolver for Sweeps {
     fn solve(&mut self, p: &LocalProblem, r: &mut [f64], stop: &Stop) -> Outcome {
         let d = p.dim;
-        self.rho = block_norms(p).into_iter().map(|n| if n > 0.0 { 1.0 / n } else { 0.0 }).collect();
-        let blocks: Vec<[[f64; 3]; 3]> = (0..p.contacts()).map(|a| p.diagonal_block(a)).collect();
-        let mut mon = Monitor::new(p, stop);
+        let Sweeps { omega, rho, newton, blocks, mon } = self;
+        let (omega, newton) = (*omega, *newton);
+        rho.clear();
+        rho.extend((0..p.contacts()).map(|a| block_norm(p, a)).map(|n| if n > 0.0 { 1.0 / n } else { 0.0 }));
+        blocks.clear();
+        blocks.extend((0..p.contacts()).map(|a| p.diagonal_block(a)));
+        mon.restart(p, stop);
         if let Some(o) = mon.check(p, r, 0) {
             return o;
         }
@@ -58,15 +73,15 @@ impl ContactSolver for Sweeps {
                     b[i] = p.q[s + i] + p.w.row_dot(s + i, r) - (0..d).map(|j| block[i][j] * r[s + j]).sum::<f64>();
                 }
                 old[..d].copy_from_slice(&r[s..s + d]);
-                if self.rho[a] > 0.0 && self.newton {
-                    super::alart_curnier::local_newton(d, p.mu[a], block, &b[..d], self.rho[a], &mut r[s..s + d]);
-                } else if self.rho[a] > 0.0 {
-                    local_fixed_point(d, p.mu[a], block, &b[..d], self.rho[a], &mut r[s..s + d]);
+                if rho[a] > 0.0 && newton {
+                    super::alart_curnier::local_newton(d, p.mu[a], block, &b[..d], rho[a], &mut r[s..s + d]);
+                } else if rho[a] > 0.0 {
+                    local_fixed_point(d, p.mu[a], block, &b[..d], rho[a], &mut r[s..s + d]);
                 }
-                if self.omega != 1.0 {
+                if omega != 1.0 {
                     // Over-relaxation extrapolates past the cone: project back onto it.
                     for i in 0..d {
-                        r[s + i] = self.omega * r[s + i] + (1.0 - self.omega) * old[i];
+                        r[s + i] = omega * r[s + i] + (1.0 - omega) * old[i];
                     }
                     crate::friction::cone::project(p.mu[a], &mut r[s..s + d]);
                 }

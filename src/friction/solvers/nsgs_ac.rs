@@ -19,7 +19,7 @@ impl Params for NsgsAcParams {}
 
 impl From<NsgsAcParams> for Box<dyn ContactSolver> {
     fn from(_: NsgsAcParams) -> Self {
-        Box::new(Sweeps { omega: 1.0, rho: Vec::new(), newton: true })
+        Box::new(Sweeps::new(1.0, true))
     }
 }
 

@@ -30,7 +30,7 @@ impl Params for PjacobiParams {}
 
 impl From<PjacobiParams> for Box<dyn ContactSolver> {
     fn from(p: PjacobiParams) -> Self {
-        Box::new(Pjacobi { theta: p.theta })
+        Box::new(Pjacobi { theta: p.theta, rho: Vec::new(), mon: Monitor::default() })
     }
 }
 
@@ -42,20 +42,24 @@ pub const ENTRY: ContactSolverEntry = ContactSolverEntry::of::<PjacobiParams>(
 
 struct Pjacobi {
     theta: f64,
+    /// The step per contact (computed per problem, kept across solves).
+    rho: Vec<f64>,
+    /// The residual check, kept across solves.
+    mon: Monitor,
 }
 
 impl ContactSolver for Pjacobi {
     fn solve(&mut self, p: &LocalProblem, r: &mut [f64], stop: &Stop) -> Outcome {
         let d = p.dim;
-        let rho: Vec<f64> = (0..p.contacts())
-            .map(|a| {
+        let Pjacobi { theta, rho, mon } = self;
+        rho.clear();
+        rho.extend((0..p.contacts()).map(|a| {
                 let g = (a * d..(a + 1) * d)
                     .map(|i| (p.w.ptr[i]..p.w.ptr[i + 1]).map(|k| p.w.val[k].abs()).sum::<f64>())
                     .fold(0.0, f64::max);
-                if g > 0.0 { self.theta / g } else { 0.0 }
-            })
-            .collect();
-        let mut mon = Monitor::new(p, stop);
+                if g > 0.0 { *theta / g } else { 0.0 }
+            }));
+        mon.restart(p, stop);
         for it in 0.. {
             // The check computes u = W r + q, which the next iteration uses.
             if let Some(o) = mon.check(p, r, it) {

@@ -28,7 +28,7 @@ impl Params for PsorParams {}
 
 impl From<PsorParams> for Box<dyn ContactSolver> {
     fn from(p: PsorParams) -> Self {
-        Box::new(Sweeps { omega: p.omega, rho: Vec::new(), newton: false })
+        Box::new(Sweeps::new(p.omega, false))
     }
 }
 

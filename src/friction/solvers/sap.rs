@@ -351,7 +351,7 @@ impl ContactSolver for Sap {
                 let why = format!(
                     "reached the regularised problem's solution ({rule}); the Coulomb residual stays above tol by what the regularisation and the relaxation move"
                 );
-                return mon.finish(it, Some(why));
+                return mon.finish(it, Some(why.into()));
             }
             if step.is_none() {
                 return mon.finish(it, Some("the Newton step could not be solved".into()));
