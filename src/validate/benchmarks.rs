@@ -2,7 +2,8 @@
 //! Solvers by significant correct digits of the positions at the end time (Andrews' squeezer at
 //! t = 0.03 s: −log₁₀ of the largest relative error of the seven angles against the published
 //! solution), the IFToMM library by the accuracy of the reference point over the run and the CPU
-//! time (A02, the N-four-bar with N = 2, 20 s: the largest distance of B0 from its reference,
+//! time (A01, the simple pendulum, 2000 s: the largest distance of P1 from the exact solution;
+//! A02, the N-four-bar with N = 2, 20 s: the largest distance of B0 from its reference,
 //! 1e-3 m being the high-precision criterion; A05, the stiff flyball governor, 10 s: the sleeve's
 //! height). The models are compiled in, so `validate` runs
 //! from any directory. The benchmarks score formulations and integrators; the cells use one
@@ -16,6 +17,8 @@ use crate::scene::model_file;
 
 const ANDREWS: &str = include_str!("../../models/andrews_squeezer.yaml");
 const ANDREWS_REFERENCE: &str = include_str!("../../models/andrews_squeezer.reference.csv");
+const A01: &str = include_str!("../../models/iftomm_a01_pendulum.yaml");
+const A01_REFERENCE: &str = include_str!("../../experiments/data/iftomm_a01_pendulum.csv");
 const A02: &str = include_str!("../../models/iftomm_a02_n2.yaml");
 const A02_REFERENCE: &str = include_str!("../../experiments/data/iftomm_a02_n2.csv");
 const A05: &str = include_str!("../../models/iftomm_a05_flyball.yaml");
@@ -155,11 +158,21 @@ fn iftomm_problem(sel: &Selection, p: &Problem, out: &mut Vec<Check>) {
     }
 }
 
-/// IFToMM A02 (N = 2, B0 over 20 s at h = 1e-3 s) and A05 (the stiff flyball governor, the
+/// IFToMM A01 (the simple pendulum, P1 over the benchmark's 2000 s at h = 5e-3 s, against the
+/// exact solution), A02 (N = 2, B0 over 20 s at h = 1e-3 s) and A05 (the stiff flyball governor, the
 /// sleeve's height s over 10 s at h = 2e-4 s: RK4 is stable there against its damped eigenvalue
 /// near −7500 s⁻¹, |h λ| = 1.5 < 2.78). A04 (Bricard) needs a regularised solve, which the default
 /// parameters validate runs with do not have; its experiment scores it.
 pub(super) fn iftomm(sel: &Selection, out: &mut Vec<Check>) {
+    let a01 = Problem {
+        case: "IFToMM A01 simple pendulum (P1 over 2000 s)",
+        file: "models/iftomm_a01_pendulum.yaml",
+        model: A01,
+        reference: A01_REFERENCE,
+        columns: 2,
+        duration: 2000.0,
+        h: 5e-3,
+    };
     let a02 = Problem {
         case: "IFToMM A02 N-four-bar, N = 2 (B0 over 20 s)",
         file: "models/iftomm_a02_n2.yaml",
@@ -178,6 +191,7 @@ pub(super) fn iftomm(sel: &Selection, out: &mut Vec<Check>) {
         duration: 10.0,
         h: 2e-4,
     };
+    iftomm_problem(sel, &a01, out);
     iftomm_problem(sel, &a02, out);
     iftomm_problem(sel, &a05, out);
 }
