@@ -88,6 +88,14 @@ fn showcase_as_three_shards_merges_into_the_single_run_byte_for_byte() {
         let b = std::fs::read(merged.join("showcase").join(f)).unwrap();
         assert!(a == b, "{f} differs between the single run and the merged shards");
     }
+    // Regression: `--cells` over the merged report replaced it by a one-cell report, exit 0 (the
+    // cells live in the shards' stores, not in this directory's). Refused; the report is kept.
+    let merged_summary = std::fs::read(merged.join("showcase/summary.csv")).unwrap();
+    let out = tinkertoy(&["run", s(&showcase()), "--reports", s(&merged), "--cells", "3"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("would be replaced by a report of 1 of the experiment's 36 cells"), "{stderr}");
+    assert_eq!(std::fs::read(merged.join("showcase/summary.csv")).unwrap(), merged_summary);
     let a = std::fs::read_to_string(single.join("showcase/report.md")).unwrap();
     let b = std::fs::read_to_string(merged.join("showcase/report.md")).unwrap();
     assert!(b.contains("merged from 3 shards") && b.contains("merged by tinkertoy") && b.contains("(the same build)"));
@@ -245,7 +253,8 @@ fn an_edited_model_file_is_never_published_with_the_old_numbers() {
     let reports = dir.join("reports");
     let heavier = original.replacen("mass: 1,", "mass: 3,", 1);
     assert_ne!(heavier, original);
-    // --resume and --cells after the edit recompute every cell on the edited model.
+    // --resume after the edit recomputes every cell on the edited model; --cells, whose other
+    // cell is no longer usable, is refused rather than replacing the report by a partial one.
     for extra in [&["--resume"][..], &["--cells", "0"][..]] {
         std::fs::write(&model, &original).unwrap();
         assert!(tinkertoy(&["run", s(&config), "--reports", s(&reports)]).status.success());
@@ -253,9 +262,15 @@ fn an_edited_model_file_is_never_published_with_the_old_numbers() {
         std::fs::write(&model, &heavier).unwrap();
         let out = tinkertoy(&[&["run", s(&config), "--reports", s(&reports)][..], extra].concat());
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{stderr}");
         assert!(!stderr.contains("reused"), "{extra:?}: {stderr}");
-        assert_ne!(std::fs::read(reports.join("edited/summary.csv")).unwrap(), before, "{extra:?}");
+        if extra[0] == "--cells" {
+            assert_eq!(out.status.code(), Some(2), "{stderr}");
+            assert!(stderr.contains("not in this run's store"), "{stderr}");
+            assert_eq!(std::fs::read(reports.join("edited/summary.csv")).unwrap(), before);
+        } else {
+            assert!(out.status.success(), "{stderr}");
+            assert_ne!(std::fs::read(reports.join("edited/summary.csv")).unwrap(), before, "{extra:?}");
+        }
     }
     // Shards computed on the original model do not merge once it has changed.
     std::fs::write(&model, &original).unwrap();

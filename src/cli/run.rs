@@ -296,6 +296,7 @@ fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Com
         .zip(selected)
         .map(|(c, &sel)| if !sel || opts.resume { store.load(exp, c) } else { None })
         .collect();
+    refuse_partial_replacement(reports, &claim_name, selected, &stored)?;
     let to_run: Vec<experiment::Cell> = cells
         .iter()
         .zip(selected)
@@ -327,6 +328,29 @@ fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Com
         kept.push(c.clone());
     }
     Ok(Computed { kept, results, reused, publisher })
+}
+
+/// `--cells` publishes the selected cells and the stored others; a cell neither selected nor
+/// stored is left out. Over a report already published under this name (e.g. one merged from
+/// shards, whose cells live in the shards' stores, not this one), that would replace the whole
+/// report by a partial one: refused before computing, naming what would be lost.
+fn refuse_partial_replacement(
+    reports: &std::path::Path,
+    name: &str,
+    selected: &[bool],
+    stored: &[Option<experiment::RunResult>],
+) -> Result<(), Stop> {
+    let left_out = selected.iter().zip(stored).filter(|(s, r)| !**s && r.is_none()).count();
+    let published = reports.join(name).join("report.md");
+    if left_out == 0 || std::fs::symlink_metadata(&published).is_err() {
+        return Ok(());
+    }
+    let kept = selected.len() - left_out;
+    Err(Stop::BadInput(format!(
+        "--cells: the published report {} would be replaced by a report of {kept} of the experiment's {} cells: the other {left_out} are not in this run's store, or were computed from other inputs (a report merged from shards keeps its cells in the shards' stores); run without --cells, or rerun the cells in their shard (--shard I/N --cells ...) and merge again",
+        crate::params::short(&reports.join(name).display().to_string()),
+        selected.len()
+    )))
 }
 
 /// A progress bar of `len` steps with `template`, labelled `message`.
