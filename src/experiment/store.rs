@@ -285,6 +285,21 @@ pub struct Merged {
     pub build: String,
 }
 
+/// Sorted indices as Slurm's array syntax: runs of consecutive numbers as `a-b`, e.g. `1-3,7`.
+fn index_ranges(sorted: &[usize]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut k = 0;
+    while k < sorted.len() {
+        let start = sorted[k];
+        while k + 1 < sorted.len() && sorted[k + 1] == sorted[k] + 1 {
+            k += 1;
+        }
+        out.push(if sorted[k] == start { start.to_string() } else { format!("{start}-{}", sorted[k]) });
+        k += 1;
+    }
+    out.join(",")
+}
+
 /// Reads the shard directories and checks that they are one sweep: one config and build, every
 /// shard once, every cell in exactly one shard. The error is one line naming the directory at fault.
 pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
@@ -314,16 +329,22 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
         }
     }
     let n = first.count;
+    let mut missing = Vec::new();
     for i in 1..=n {
         let with: Vec<&str> = shards.iter().filter(|(_, s)| s.index == i).map(|(d, _)| d.as_str()).collect();
         match with.len() {
-            0 => {
-                let given: Vec<String> = dirs.iter().map(|d| format!("`{}`", d.display())).collect();
-                return Err(format!("shard {i}/{n} is missing (given: {})", given.join(", ")));
-            }
+            0 => missing.push(i),
             1 => {}
             _ => return Err(format!("shard {i}/{n} is given twice: `{}` and `{}`", with[0], with[1])),
         }
+    }
+    if !missing.is_empty() {
+        let ranges = index_ranges(&missing);
+        return Err(format!(
+            "{} of {n} shards missing: {ranges} ({} shard directories given); rerun them, e.g. sbatch --array={ranges} scripts/slurm_sweep.sh CONFIG {n}",
+            missing.len(),
+            dirs.len(),
+        ));
     }
     let exp = super::grid::from_text(&first.config_file, &first.config_text).map_err(|e| e.to_string())?;
     if exp.identity() != first.config_hash {
