@@ -459,4 +459,6 @@ fn invert_block(m: &Csr, start: usize, len: usize) -> Result<Vec<f64>, String> {
 }
 
 #[cfg(test)]
+mod fclib_tests;
+#[cfg(test)]
 mod tests;
