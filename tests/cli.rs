@@ -577,10 +577,17 @@ fn cleanup_removes_only_what_dead_runs_of_this_host_left() {
     let foreign = reports.join(".other.tmp-4000004");
     std::fs::create_dir_all(&foreign).unwrap();
     std::fs::write(foreign.join(".tinkertoy-run"), "tinkertoy run\nhost elsewhere\npid 4000004\nstart 1\n").unwrap();
+    // A run of this experiment killed between creating its temporary directory and finishing
+    // its marker: the directory empty, or holding a marker without its fields.
+    let (empty, partial) = (reports.join(".valid_small.tmp-4000005"), reports.join(".valid_small.tmp-4000006"));
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::create_dir_all(&partial).unwrap();
+    std::fs::write(partial.join(".tinkertoy-run"), "tinkertoy run\nho").unwrap();
     assert_eq!(run(&configs().join("valid_small.yaml"), &reports, &[]).0, 0);
     for d in [".data.old-4000000", ".x.tmp-4000001", ".valid_small.tmp-4000002"] {
         assert!(reports.join(d).join("precious").exists(), "{d} was removed");
     }
+    assert!(!empty.exists() && !partial.exists(), "a killed run's unmarked temporary directory stays");
     assert!(!dead.exists(), "a dead run's leftover stays");
     assert!(foreign.exists(), "another host's directory was removed");
 }

@@ -229,8 +229,24 @@ fn remove_stale(root: &Path, name: &str) {
             let _ = std::fs::remove_file(e.path());
         } else if kind.is_dir() && made_by_a_dead_run(&e.path(), stem == name) {
             let _ = std::fs::remove_dir_all(e.path());
+        } else if kind.is_dir() && stem == name && pid != std::process::id() {
+            unmarked_leftover(&e.path());
         }
     }
+}
+
+/// A run of the experiment whose lock we hold, killed between creating its temporary directory
+/// and finishing its marker, leaves the directory empty or holding only a marker without its
+/// fields: removed, and only then (`remove_dir` fails on anything else, so nothing with data in
+/// it is ever deleted by its name).
+fn unmarked_leftover(dir: &Path) {
+    let marker = dir.join(MARKER);
+    let partial = std::fs::symlink_metadata(&marker).is_ok_and(|m| m.is_file() && m.len() < 4096)
+        && std::fs::read_to_string(&marker).is_ok_and(|t| !t.contains("\nstart "));
+    if partial {
+        let _ = std::fs::remove_file(&marker);
+    }
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// The generation directory's file name `<root>/<name>` links to, if it is such a link: a
