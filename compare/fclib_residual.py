@@ -2,7 +2,8 @@
 """Independent check of tinkertoy's FCLIB reading and natural-map residual (numpy + h5py).
 
 Reads each FCLIB file with h5py, builds W and q (for a global problem W = H^T M^-1 H and
-q = H^T M^-1 f + w, with dense numpy algebra), and computes the natural-map residual
+q = H^T M^-1 f + w, with dense numpy algebra; with bilateral constraints G, b by solving the
+saddle-point system [M -G; G^T 0] instead), and computes the natural-map residual
 ||r - P_K(r - (W r + q + s(W r + q)))|| / ||q|| of Acary, Brémond & Huber (2018) from the
 formula, for every stored guess and, given a `contact` report's answers.csv, for every answer.
 Prints one line per residual with tinkertoy's value (from `tinkertoy check` or the report's
@@ -53,9 +54,20 @@ def load(path):
             m, h = matrix(g["M"]), matrix(g["H"])
             f_, w_ = np.asarray(g["vectors"]["f"], float), np.asarray(g["vectors"]["w"], float)
             mu = np.asarray(g["vectors"]["mu"], float)
-            minv_h = np.linalg.solve(m, h)
-            w = h.T @ minv_h
-            q = h.T @ np.linalg.solve(m, f_) + w_
+            if "G" in g:
+                # GM3DFC: M v = H r + G lam + f, G^T v + b = 0. Solve the saddle-point system
+                # [M -G; G^T 0] for the columns of H and for (f, -b): v = A r + c, u = H^T v + w.
+                gm, b = matrix(g["G"]), np.asarray(g["vectors"]["b"], float)
+                n, p = gm.shape
+                kkt = np.block([[m, -gm], [gm.T, np.zeros((p, p))]])
+                cols = np.linalg.solve(kkt, np.vstack([h, np.zeros((p, h.shape[1]))]))[:n]
+                rest = np.linalg.solve(kkt, np.concatenate([f_, -b]))[:n]
+                w = h.T @ cols
+                q = h.T @ rest + w_
+            else:
+                minv_h = np.linalg.solve(m, h)
+                w = h.T @ minv_h
+                q = h.T @ np.linalg.solve(m, f_) + w_
     return dim, w, q, mu, guesses
 
 

@@ -35,13 +35,15 @@ pub(crate) fn load(path: &Path) -> Result<(LocalProblem, String), String> {
         Problem::Local(p) => Ok((p, format!("local (FCLIB){title}"))),
         Problem::Global(g) => {
             let (n, nnz_m, nnz_h) = (g.m.nrows, g.m.nnz(), g.h.nnz());
-            let p = g.reduce().map_err(|e| format!("{}: {e}", path.display()))?;
-            Ok((
-                p,
-                format!(
-                    "global (FCLIB; n = {n}, nnz(M) = {nnz_m}, nnz(H) = {nnz_h}; reduced to W = H^T M^-1 H){title}"
+            let reduction = match &g.bilateral {
+                Some((gm, _)) => format!(
+                    "{} bilateral constraints G^T v + b = 0 eliminated: W = H^T M^-1 H - C S^-1 C^T, S = G^T M^-1 G",
+                    gm.ncols
                 ),
-            ))
+                None => "reduced to W = H^T M^-1 H".to_string(),
+            };
+            let p = g.reduce().map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok((p, format!("global (FCLIB; n = {n}, nnz(M) = {nnz_m}, nnz(H) = {nnz_h}; {reduction}){title}")))
         }
     }
 }

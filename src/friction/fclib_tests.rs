@@ -140,6 +140,10 @@ fn bilateral_constraints_are_eliminated_as_the_mixed_problem_solves_them() {
     // Written as FCLIB (G and b included) and read back: the same problem.
     let info = Info { title: "mixed".into(), description: "bilateral".into(), math_info: String::new() };
     let bytes = fclib::global_to_bytes(&g, &info).unwrap();
+    // For the independent check (compare/fclib_residual.py reads it with h5py and numpy).
+    if let Some(path) = std::env::var_os("TINKERTOY_WRITE_MIXED_FCLIB") {
+        std::fs::write(path, &bytes).unwrap();
+    }
     assert_eq!(fclib::from_bytes(&g.name, bytes).unwrap().0, Problem::Global(g.clone()));
     // Dependent constraints (a column repeated) are refused with the reason.
     let mut dup = gt.clone();
