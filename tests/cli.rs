@@ -1,5 +1,5 @@
 //! The command line as a user meets it: malformed configs, reproducible data files, the seed-002
-//! report, and reports that are replaced atomically.
+//! report, listings, checks, reports that render, and the documentation's examples.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,29 +113,6 @@ fn data_files_are_byte_identical_with_one_and_two_threads() {
         assert!(!x.is_empty());
         assert!(x == y, "{f} differs between 1 and 2 threads");
     }
-}
-
-#[test]
-fn a_failed_run_leaves_the_previous_report_intact() {
-    let reports = temp_dir("keep");
-    let good = configs().join("valid_small.yaml");
-    assert_eq!(run(&good, &reports, &[]).0, 0);
-    let report = reports.join("valid_small/report.md");
-    let before = std::fs::read(&report).unwrap();
-    // Same experiment name, broken config.
-    let broken = reports.join("broken.yaml");
-    let text = std::fs::read_to_string(&good).unwrap().replace("duration: 1", "duration: -1");
-    std::fs::write(&broken, text).unwrap();
-    assert_eq!(run(&broken, &reports, &[]).0, 2);
-    assert_eq!(std::fs::read(&report).unwrap(), before);
-    let leftovers: Vec<_> = std::fs::read_dir(&reports)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            e.file_name().to_string_lossy().contains(".tmp-") || e.file_name().to_string_lossy().contains(".old-")
-        })
-        .collect();
-    assert!(leftovers.is_empty(), "temporary directories left behind");
 }
 
 fn column(text: &str, name: &str) -> Vec<String> {
@@ -462,27 +439,6 @@ fn every_table_of_a_report_renders_as_markdown() {
 }
 
 #[test]
-fn fifos_and_devices_are_refused_by_type_before_reading() {
-    // Regression: a config, model or reference path that is a FIFO blocked forever (opening it
-    // waits for a writer), and `/dev/zero` as a reference was read without bound.
-    let dir = temp_dir("fifo");
-    std::fs::create_dir_all(&dir).unwrap();
-    let fifo = dir.join("pipe.yaml");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let model_cfg = dir.join("model.yaml");
-    std::fs::write(&model_cfg, format!("name: m\nscene: {{model: {}}}\nformulations: [{{name: force}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: rk4}}]\nsteps: [0.01]\nduration: 1\nsample_interval: 0.1\n", fifo.display())).unwrap();
-    let ref_cfg = dir.join("reference.yaml");
-    std::fs::write(&ref_cfg, "name: r\nscene: {name: pendulum}\nformulations: [{name: force}]\nsolvers: [{name: dense_lu}]\nintegrators: [{name: rk4}]\nsteps: [0.01]\nduration: 1\nsample_interval: 0.1\nreference: {file: /dev/zero}\n").unwrap();
-    for (config, needle) in [(&fifo, "FIFO"), (&model_cfg, "FIFO"), (&ref_cfg, "device")] {
-        let start = std::time::Instant::now();
-        let (code, stderr) = run(config, &dir.join("reports"), &[]);
-        assert_eq!(code, 2, "{stderr}");
-        assert!(stderr.contains(needle) && stderr.lines().count() == 1, "{stderr}");
-        assert!(start.elapsed() < std::time::Duration::from_secs(1), "took {:?}", start.elapsed());
-    }
-}
-
-#[test]
 fn an_answer_says_when_its_pick_is_isolated_in_its_series() {
     // Regression: the N = 2 four-bar's answer named a cell that met the target at one tolerance
     // only (its neighbours left the branch) without saying so. Here force without feedback and
@@ -503,49 +459,6 @@ fn an_answer_says_when_its_pick_is_isolated_in_its_series() {
 }
 
 #[test]
-fn links_planted_where_tinkertoy_writes_are_never_written_through() {
-    // Regression: a symlink at the lock (dangling), at the cell store, or at a stored cell's
-    // temporary file made the run write through it, outside the reports directory.
-    use std::os::unix::fs::symlink;
-    let dir = temp_dir("links");
-    let outside = dir.join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
-    let config = configs().join("valid_small.yaml");
-    let snapshot = |p: &Path| -> Vec<String> {
-        let mut v: Vec<String> =
-            std::fs::read_dir(p).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
-        v.sort();
-        v
-    };
-    // 1. A dangling link at the lock: refused, nothing created at its target.
-    let reports = dir.join("r1");
-    std::fs::create_dir_all(&reports).unwrap();
-    symlink(outside.join("lock-target"), reports.join(".valid_small.lock")).unwrap();
-    let (code, stderr) = run(&config, &reports, &[]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(!outside.join("lock-target").exists());
-    // 2. A link at the cell store: refused before computing.
-    let reports = dir.join("r2");
-    std::fs::create_dir_all(&reports).unwrap();
-    symlink(&outside, reports.join(".valid_small.cells")).unwrap();
-    let (code, stderr) = run(&config, &reports, &[]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("link"), "{stderr}");
-    assert!(snapshot(&outside).is_empty(), "{:?}", snapshot(&outside));
-    // 3. A link at a stored cell's temporary name (planted after a first run, before --resume):
-    //    removed as a link, the target untouched.
-    let reports = dir.join("r3");
-    assert_eq!(run(&config, &reports, &[]).0, 0);
-    let victim = outside.join("victim");
-    std::fs::write(&victim, "keep").unwrap();
-    let tmp = reports.join(".valid_small.cells/0.bin.tmp");
-    let _ = std::fs::remove_file(&tmp);
-    symlink(&victim, &tmp).unwrap();
-    assert_eq!(run(&config, &reports, &[]).0, 0);
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
-}
-
-#[test]
 fn a_reference_file_with_a_column_named_twice_is_refused() {
     // Regression: a duplicated column was accepted (compared with one copy or the other).
     let dir = temp_dir("dupcol");
@@ -556,40 +469,6 @@ fn a_reference_file_with_a_column_named_twice_is_refused() {
     let (code, stderr) = run(&config, &dir.join("reports"), &[]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("repeats the name `theta`"), "{stderr}");
-}
-
-#[test]
-fn cleanup_removes_only_what_dead_runs_of_this_host_left() {
-    // Regression: `run` deleted user directories whose names merely looked like its leftovers
-    // (`.data.old-4000000`, `.x.tmp-4000001`). Now only directories holding this host's run marker
-    // whose process is gone are removed.
-    let reports = temp_dir("cleanup");
-    for d in [".data.old-4000000", ".x.tmp-4000001", ".valid_small.tmp-4000002"] {
-        std::fs::create_dir_all(reports.join(d)).unwrap();
-        std::fs::write(reports.join(d).join("precious"), "user data").unwrap();
-    }
-    // A leftover of a dead run of this host: its marker names a PID that is not running.
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap().trim().to_string();
-    let dead = reports.join(".other.tmp-4000003");
-    std::fs::create_dir_all(&dead).unwrap();
-    std::fs::write(dead.join(".tinkertoy-run"), format!("tinkertoy run\nhost {host}\npid 4000003\nstart 1\n")).unwrap();
-    // Another host's live-looking leftover is not ours to judge.
-    let foreign = reports.join(".other.tmp-4000004");
-    std::fs::create_dir_all(&foreign).unwrap();
-    std::fs::write(foreign.join(".tinkertoy-run"), "tinkertoy run\nhost elsewhere\npid 4000004\nstart 1\n").unwrap();
-    // A run of this experiment killed between creating its temporary directory and finishing
-    // its marker: the directory empty, or holding a marker without its fields.
-    let (empty, partial) = (reports.join(".valid_small.tmp-4000005"), reports.join(".valid_small.tmp-4000006"));
-    std::fs::create_dir_all(&empty).unwrap();
-    std::fs::create_dir_all(&partial).unwrap();
-    std::fs::write(partial.join(".tinkertoy-run"), "tinkertoy run\nho").unwrap();
-    assert_eq!(run(&configs().join("valid_small.yaml"), &reports, &[]).0, 0);
-    for d in [".data.old-4000000", ".x.tmp-4000001", ".valid_small.tmp-4000002"] {
-        assert!(reports.join(d).join("precious").exists(), "{d} was removed");
-    }
-    assert!(!empty.exists() && !partial.exists(), "a killed run's unmarked temporary directory stays");
-    assert!(!dead.exists(), "a dead run's leftover stays");
-    assert!(foreign.exists(), "another host's directory was removed");
 }
 
 /// The example outside crate (`examples/own_method.rs`, built by `cargo test` with the tests):
@@ -685,87 +564,5 @@ fn the_readme_config_example_runs() {
     assert_eq!(code, 0, "{err}");
     let summary = std::fs::read_to_string(dir.join("my_pendulum/summary.csv")).unwrap();
     assert_eq!(column(&summary, "status").iter().filter(|s| *s == "ok").count(), 8, "{summary}");
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// `contact` on two small Siconos problems: a report with every solver at both tolerances, the
-/// answers and the profile plots; `check` on a problem file prints its sizes; bad input (an
-/// unknown solver, a truncated HDF5 file) is one line, exit 2, before anything is written.
-#[test]
-fn contact_scores_solvers_on_problem_files_and_refuses_bad_ones_in_one_line() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/contact");
-    let dir = temp_dir("contact");
-    let out = Command::new(BIN)
-        .args(["contact", "--repeats", "1", "--reports"])
-        .arg(&dir)
-        .arg(data.join("FrictionContact3D_1c.dat"))
-        .arg(data.join("Rover4396.dat"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let summary = std::fs::read_to_string(dir.join("contact/summary.csv")).unwrap();
-    // 2 problems x every solver x 2 tolerances.
-    let solvers = tinkertoy::friction::solvers::CONTACT_SOLVERS;
-    assert_eq!(column(&summary, "solver").len(), 2 * solvers.len() * 2, "{summary}");
-    let solved: Vec<(String, String)> =
-        column(&summary, "solver").into_iter().zip(column(&summary, "solved")).collect();
-    for (s, ok) in &solved {
-        // apgd, sap and ipm_ccp solve the convex relaxation, lemke the 3D pyramid; both
-        // problems slide, so they must not claim them.
-        let coulomb = solvers.iter().find(|e| e.name == s).expect("a registered solver").coulomb();
-        assert_eq!(ok, if coulomb { "true" } else { "false" }, "{summary}");
-    }
-    for f in [
-        "report.md",
-        "answers.csv",
-        "history.csv",
-        "profile_1e-4.png",
-        "profile_1e-8.png",
-        "history.png",
-        "history_time.png",
-    ] {
-        assert!(dir.join("contact").join(f).exists(), "{f}");
-    }
-    let out = Command::new(BIN).arg("check").arg(data.join("Box_Stacks-i0122-82-5.hdf5")).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("82 contacts in 3D") && text.contains("global (FCLIB"), "{text}");
-    // A step of a shipped contact experiment, dumped and read back by `check`.
-    let dumped = dir.join("box_stack_step.hdf5");
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/box_stack.yaml");
-    let st = Command::new(BIN)
-        .arg("dump")
-        .arg(&config)
-        .args(["--cell", "0", "--time", "0.5", "--out"])
-        .arg(&dumped)
-        .status();
-    assert!(st.unwrap().success());
-    let out = Command::new(BIN).arg("check").arg(&dumped).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("local (FCLIB), \"box_stack cell 0 at t = 0.5 s\"") && text.contains("guess 1:"), "{text}");
-
-    std::fs::create_dir_all(&dir).unwrap();
-    let bytes = std::fs::read(data.join("Capsules-i125-1213.hdf5")).unwrap();
-    let truncated = dir.join("truncated.hdf5");
-    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
-    for args in [
-        vec![
-            "contact".into(),
-            "--solvers".into(),
-            "nsgs,warp_drive".into(),
-            data.join("Rover4396.dat").display().to_string(),
-        ],
-        vec!["contact".into(), truncated.display().to_string()],
-        vec!["check".into(), truncated.display().to_string()],
-    ] {
-        let out = Command::new(BIN).args(&args).arg("--reports").arg(dir.join("bad")).output();
-        let out = match args[0].as_str() {
-            "check" => Command::new(BIN).args(&args).output().unwrap(),
-            _ => out.unwrap(),
-        };
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(!dir.join("bad").exists());
-    }
     let _ = std::fs::remove_dir_all(&dir);
 }

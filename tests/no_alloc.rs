@@ -152,6 +152,19 @@ fn xpbd_newton_steps_allocate_nothing() {
     }
 }
 
+/// Allocations in five steps of h = 1/60 s after ten warm-up steps from the scene's start.
+fn warm_step_allocations(st: &mut dyn tinkertoy::formulation::Stepper, scene: &tinkertoy::scene::Scene) -> u64 {
+    let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+    for _ in 0..10 {
+        st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+    }
+    allocations_during(|| {
+        for _ in 0..5 {
+            st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
+        }
+    })
+}
+
 #[test]
 fn pgs_contact_steps_and_3d_steps_allocate_nothing_once_warm() {
     // Contact rows are rebuilt every step into vectors that keep their capacity: once the contact
@@ -169,15 +182,7 @@ fn pgs_contact_steps_and_3d_steps_allocate_nothing_once_warm() {
         else {
             panic!()
         };
-        let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
-        for _ in 0..10 {
-            st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
-        }
-        let n = allocations_during(|| {
-            for _ in 0..5 {
-                st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
-            }
-        });
+        let n = warm_step_allocations(st.as_mut(), &scene);
         assert_eq!(n, 0, "{scene_name}: {name} + {solver}: {n} allocations in 5 steps");
     }
 }
@@ -202,15 +207,7 @@ fn pgs_with_every_contact_solver_steps_without_allocating() {
         else {
             panic!()
         };
-        let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
-        for _ in 0..10 {
-            st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
-        }
-        let n = allocations_during(|| {
-            for _ in 0..5 {
-                st.step(1.0 / 60.0, &mut q, &mut v).unwrap();
-            }
-        });
+        let n = warm_step_allocations(st.as_mut(), &scene);
         if FACTORISING.contains(&s.name) { &mut factorising } else { &mut free }.push((s.name, n));
     }
     assert!(free.len() >= 5 && factorising.len() == FACTORISING.len(), "{free:?} {factorising:?}");

@@ -1,5 +1,6 @@
 //! Every registered linear solver agrees with `dense_lu` on J W Jᵀ systems from random scenes and
-//! configurations (property test over the solver and scene registries).
+//! configurations (property test over the solver and scene registries); the contact solvers are
+//! scored on problem files by the `contact` command.
 //!
 //! Tolerances:
 //! - direct solvers: backward-stable factorizations give a forward error ≲ κ(A)·ε·c(m); the
@@ -9,6 +10,8 @@
 
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
+use std::path::Path;
+use std::process::Command;
 use tinkertoy::linsolve::registry::{SOLVERS, SolverKind};
 use tinkertoy::linsolve::{Operator, Reg, SolveError};
 use tinkertoy::params::Scalar;
@@ -197,4 +200,101 @@ fn every_solver_solves_the_chain() {
         let bound = if solver.kind == SolverKind::Direct { 1e-10 } else { kappa * TOL * 1.01 + 1e-10 };
         assert!(err <= bound, "{}: relative error {err:e} > {bound:e}", solver.name);
     }
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_tinkertoy");
+
+/// The values of column `name` of a CSV text.
+fn column(text: &str, name: &str) -> Vec<String> {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let i = r.headers().unwrap().iter().position(|h| h == name).unwrap();
+    r.records().map(|rec| rec.unwrap()[i].to_string()).collect()
+}
+
+fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tinkertoy-solvers-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// `contact` on two small Siconos problems: a report with every solver at both tolerances, the
+/// answers and the profile plots; `check` on a problem file prints its sizes; bad input (an
+/// unknown solver, a truncated HDF5 file) is one line, exit 2, before anything is written.
+#[test]
+fn contact_scores_solvers_on_problem_files_and_refuses_bad_ones_in_one_line() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/contact");
+    let dir = temp_dir("contact");
+    let out = Command::new(BIN)
+        .args(["contact", "--repeats", "1", "--reports"])
+        .arg(&dir)
+        .arg(data.join("FrictionContact3D_1c.dat"))
+        .arg(data.join("Rover4396.dat"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary = std::fs::read_to_string(dir.join("contact/summary.csv")).unwrap();
+    // 2 problems x every solver x 2 tolerances.
+    let solvers = tinkertoy::friction::solvers::CONTACT_SOLVERS;
+    assert_eq!(column(&summary, "solver").len(), 2 * solvers.len() * 2, "{summary}");
+    let solved: Vec<(String, String)> =
+        column(&summary, "solver").into_iter().zip(column(&summary, "solved")).collect();
+    for (s, ok) in &solved {
+        // apgd, sap and ipm_ccp solve the convex relaxation, lemke the 3D pyramid; both
+        // problems slide, so they must not claim them.
+        let coulomb = solvers.iter().find(|e| e.name == s).expect("a registered solver").coulomb();
+        assert_eq!(ok, if coulomb { "true" } else { "false" }, "{summary}");
+    }
+    for f in [
+        "report.md",
+        "answers.csv",
+        "history.csv",
+        "profile_1e-4.png",
+        "profile_1e-8.png",
+        "history.png",
+        "history_time.png",
+    ] {
+        assert!(dir.join("contact").join(f).exists(), "{f}");
+    }
+    let out = Command::new(BIN).arg("check").arg(data.join("Box_Stacks-i0122-82-5.hdf5")).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("82 contacts in 3D") && text.contains("global (FCLIB"), "{text}");
+    // A step of a shipped contact experiment, dumped and read back by `check`.
+    let dumped = dir.join("box_stack_step.hdf5");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/box_stack.yaml");
+    let st = Command::new(BIN)
+        .arg("dump")
+        .arg(&config)
+        .args(["--cell", "0", "--time", "0.5", "--out"])
+        .arg(&dumped)
+        .status();
+    assert!(st.unwrap().success());
+    let out = Command::new(BIN).arg("check").arg(&dumped).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("local (FCLIB), \"box_stack cell 0 at t = 0.5 s\"") && text.contains("guess 1:"), "{text}");
+
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes = std::fs::read(data.join("Capsules-i125-1213.hdf5")).unwrap();
+    let truncated = dir.join("truncated.hdf5");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    for args in [
+        vec![
+            "contact".into(),
+            "--solvers".into(),
+            "nsgs,warp_drive".into(),
+            data.join("Rover4396.dat").display().to_string(),
+        ],
+        vec!["contact".into(), truncated.display().to_string()],
+        vec!["check".into(), truncated.display().to_string()],
+    ] {
+        let out = Command::new(BIN).args(&args).arg("--reports").arg(dir.join("bad")).output();
+        let out = match args[0].as_str() {
+            "check" => Command::new(BIN).args(&args).output().unwrap(),
+            _ => out.unwrap(),
+        };
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!dir.join("bad").exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

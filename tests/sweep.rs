@@ -1,5 +1,7 @@
-//! Sweeps beyond one run: shards merged into the report of a single run, a killed run resumed,
-//! `--cells` reruns, and `merge` refusing shards that do not make one sweep.
+//! Sweeps beyond one run and the integrity of what runs store and publish: shards merged into the
+//! report of a single run, a killed run resumed, `--cells` reruns, `merge` refusing shards that do
+//! not make one sweep, a failed run keeping the previous report, special files and planted links
+//! refused, and cleanup touching only what dead runs of this host left.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -30,6 +32,16 @@ fn tinkertoy(args: &[&str]) -> Output {
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
+}
+
+/// `run CONFIG --reports REPORTS EXTRA…`: its exit code and stderr.
+fn run(config: &Path, reports: &Path, extra: &[&str]) -> (i32, String) {
+    let out = Command::new(BIN).arg("run").arg(config).arg("--reports").arg(reports).args(extra).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).to_string())
+}
+
+fn configs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/configs")
 }
 
 /// The report without what depends on wall time (lines with time ranges, the cheapest-by-time
@@ -341,4 +353,125 @@ fn a_flipped_bit_in_a_stored_cell_or_a_shard_is_never_used() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("damaged"), "{stderr}");
+}
+
+#[test]
+fn a_failed_run_leaves_the_previous_report_intact() {
+    let reports = temp_dir("keep");
+    let good = configs().join("valid_small.yaml");
+    assert_eq!(run(&good, &reports, &[]).0, 0);
+    let report = reports.join("valid_small/report.md");
+    let before = std::fs::read(&report).unwrap();
+    // Same experiment name, broken config.
+    let broken = reports.join("broken.yaml");
+    let text = std::fs::read_to_string(&good).unwrap().replace("duration: 1", "duration: -1");
+    std::fs::write(&broken, text).unwrap();
+    assert_eq!(run(&broken, &reports, &[]).0, 2);
+    assert_eq!(std::fs::read(&report).unwrap(), before);
+    let leftovers: Vec<_> = std::fs::read_dir(&reports)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name().to_string_lossy().contains(".tmp-") || e.file_name().to_string_lossy().contains(".old-")
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "temporary directories left behind");
+}
+
+#[test]
+fn fifos_and_devices_are_refused_by_type_before_reading() {
+    // Regression: a config, model or reference path that is a FIFO blocked forever (opening it
+    // waits for a writer), and `/dev/zero` as a reference was read without bound.
+    let dir = temp_dir("fifo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("pipe.yaml");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let model_cfg = dir.join("model.yaml");
+    std::fs::write(&model_cfg, format!("name: m\nscene: {{model: {}}}\nformulations: [{{name: force}}]\nsolvers: [{{name: dense_lu}}]\nintegrators: [{{name: rk4}}]\nsteps: [0.01]\nduration: 1\nsample_interval: 0.1\n", fifo.display())).unwrap();
+    let ref_cfg = dir.join("reference.yaml");
+    std::fs::write(&ref_cfg, "name: r\nscene: {name: pendulum}\nformulations: [{name: force}]\nsolvers: [{name: dense_lu}]\nintegrators: [{name: rk4}]\nsteps: [0.01]\nduration: 1\nsample_interval: 0.1\nreference: {file: /dev/zero}\n").unwrap();
+    for (config, needle) in [(&fifo, "FIFO"), (&model_cfg, "FIFO"), (&ref_cfg, "device")] {
+        let start = std::time::Instant::now();
+        let (code, stderr) = run(config, &dir.join("reports"), &[]);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(needle) && stderr.lines().count() == 1, "{stderr}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(1), "took {:?}", start.elapsed());
+    }
+}
+
+#[test]
+fn links_planted_where_tinkertoy_writes_are_never_written_through() {
+    // Regression: a symlink at the lock (dangling), at the cell store, or at a stored cell's
+    // temporary file made the run write through it, outside the reports directory.
+    use std::os::unix::fs::symlink;
+    let dir = temp_dir("links");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let config = configs().join("valid_small.yaml");
+    let snapshot = |p: &Path| -> Vec<String> {
+        let mut v: Vec<String> =
+            std::fs::read_dir(p).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+        v.sort();
+        v
+    };
+    // 1. A dangling link at the lock: refused, nothing created at its target.
+    let reports = dir.join("r1");
+    std::fs::create_dir_all(&reports).unwrap();
+    symlink(outside.join("lock-target"), reports.join(".valid_small.lock")).unwrap();
+    let (code, stderr) = run(&config, &reports, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!outside.join("lock-target").exists());
+    // 2. A link at the cell store: refused before computing.
+    let reports = dir.join("r2");
+    std::fs::create_dir_all(&reports).unwrap();
+    symlink(&outside, reports.join(".valid_small.cells")).unwrap();
+    let (code, stderr) = run(&config, &reports, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("link"), "{stderr}");
+    assert!(snapshot(&outside).is_empty(), "{:?}", snapshot(&outside));
+    // 3. A link at a stored cell's temporary name (planted after a first run, before --resume):
+    //    removed as a link, the target untouched.
+    let reports = dir.join("r3");
+    assert_eq!(run(&config, &reports, &[]).0, 0);
+    let victim = outside.join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let tmp = reports.join(".valid_small.cells/0.bin.tmp");
+    let _ = std::fs::remove_file(&tmp);
+    symlink(&victim, &tmp).unwrap();
+    assert_eq!(run(&config, &reports, &[]).0, 0);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+}
+
+#[test]
+fn cleanup_removes_only_what_dead_runs_of_this_host_left() {
+    // Regression: `run` deleted user directories whose names merely looked like its leftovers
+    // (`.data.old-4000000`, `.x.tmp-4000001`). Now only directories holding this host's run marker
+    // whose process is gone are removed.
+    let reports = temp_dir("cleanup");
+    for d in [".data.old-4000000", ".x.tmp-4000001", ".valid_small.tmp-4000002"] {
+        std::fs::create_dir_all(reports.join(d)).unwrap();
+        std::fs::write(reports.join(d).join("precious"), "user data").unwrap();
+    }
+    // A leftover of a dead run of this host: its marker names a PID that is not running.
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap().trim().to_string();
+    let dead = reports.join(".other.tmp-4000003");
+    std::fs::create_dir_all(&dead).unwrap();
+    std::fs::write(dead.join(".tinkertoy-run"), format!("tinkertoy run\nhost {host}\npid 4000003\nstart 1\n")).unwrap();
+    // Another host's live-looking leftover is not ours to judge.
+    let foreign = reports.join(".other.tmp-4000004");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join(".tinkertoy-run"), "tinkertoy run\nhost elsewhere\npid 4000004\nstart 1\n").unwrap();
+    // A run of this experiment killed between creating its temporary directory and finishing
+    // its marker: the directory empty, or holding a marker without its fields.
+    let (empty, partial) = (reports.join(".valid_small.tmp-4000005"), reports.join(".valid_small.tmp-4000006"));
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::create_dir_all(&partial).unwrap();
+    std::fs::write(partial.join(".tinkertoy-run"), "tinkertoy run\nho").unwrap();
+    assert_eq!(run(&configs().join("valid_small.yaml"), &reports, &[]).0, 0);
+    for d in [".data.old-4000000", ".x.tmp-4000001", ".valid_small.tmp-4000002"] {
+        assert!(reports.join(d).join("precious").exists(), "{d} was removed");
+    }
+    assert!(!empty.exists() && !partial.exists(), "a killed run's unmarked temporary directory stays");
+    assert!(!dead.exists(), "a dead run's leftover stays");
+    assert!(foreign.exists(), "another host's directory was removed");
 }

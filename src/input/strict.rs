@@ -117,6 +117,28 @@ macro_rules! forward_scalars {
     )*};
 }
 
+/// The visits both visitors pass on alike: unit and none as they are, an option's or a newtype's
+/// content through a [`Strict`] deserializer.
+macro_rules! forward_nested {
+    () => {
+        fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+            self.0.visit_unit()
+        }
+
+        fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+            self.0.visit_none()
+        }
+
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
+            self.0.visit_some(Strict(d))
+        }
+
+        fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
+            self.0.visit_newtype_struct(Strict(d))
+        }
+    };
+}
+
 impl<'de, V: Visitor<'de>> Visitor<'de> for Number<V> {
     type Value = V::Value;
 
@@ -140,21 +162,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Number<V> {
         Err(not_a_number(&s))
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
-        self.0.visit_unit()
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
-        self.0.visit_none()
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
-        self.0.visit_some(Strict(d))
-    }
-
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
-        self.0.visit_newtype_struct(Strict(d))
-    }
+    forward_nested!();
 
     fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<V::Value, A::Error> {
         Err(de::Error::custom("expected a single value (a number), not a list"))
@@ -177,21 +185,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<V> {
         visit_f32: f32 visit_f64: f64 visit_char: char visit_str: &str visit_borrowed_str: &'de str
         visit_string: String visit_bytes: &[u8] visit_borrowed_bytes: &'de [u8] visit_byte_buf: Vec<u8>);
 
-    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
-        self.0.visit_unit()
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
-        self.0.visit_none()
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
-        self.0.visit_some(Strict(d))
-    }
-
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
-        self.0.visit_newtype_struct(Strict(d))
-    }
+    forward_nested!();
 
     fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<V::Value, A::Error> {
         self.0.visit_seq(Seq(a))
