@@ -1,15 +1,64 @@
 //! The commands around mechanisms that `main` dispatches: `list`, and `check`, `draw` and
-//! `animate` on model files. Each returns the text to print, or the one-line reason the input is
-//! refused (printed by `main` with exit status 2).
+//! `animate` on model files. Each returns the text to print, or why it stopped as a
+//! [`CommandError`], whose kind gives the exit status.
 
 use crate::constraint::registry::CONSTRAINTS;
 use crate::formulation::registry::{FormulationEntry, FormulationKind};
+use crate::input::{ConfigError, FileError};
 use crate::integrator::registry::IntegratorKind;
 use crate::params;
 use crate::registry::{Axis, Registry};
 use crate::scene::model_file;
 use crate::scene::registry::SceneEntry;
 use std::path::{Path, PathBuf};
+
+/// Why a command stopped. Rendered once, as one line, by the command line; the kind gives the
+/// exit status ([`CommandError::exit_status`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CommandError {
+    /// A config, model or suite refused, located in its file (bad input: exit 2).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A contact problem file that cannot be used (bad input: exit 2).
+    #[error(transparent)]
+    Problem(#[from] crate::friction::fclib::ProblemFileError),
+    /// Stored results or shards that cannot be used, or a `--cells` selection that selects no
+    /// valid cell (bad input: exit 2).
+    #[error(transparent)]
+    Store(#[from] crate::experiment::store::StoreError),
+    /// A command-line option out of its range, named with its value and the valid choices (bad
+    /// input: exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// A file read before anything is computed that cannot be used (bad input: exit 2).
+    #[error(transparent)]
+    Read(FileError),
+    /// A file that could not be written after computing (exit 1).
+    #[error("cannot write {0}")]
+    Write(FileError),
+    /// The computation failed on the way (a cell's step; exit 1).
+    #[error("{0}")]
+    Failed(String),
+    /// Another process holds the report (exit 4).
+    #[error("{0}")]
+    Busy(String),
+}
+
+impl CommandError {
+    /// The process's exit status for this error: 2 bad input, 1 a failure after computing
+    /// started, 4 busy.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CommandError::Config(_)
+            | CommandError::Problem(_)
+            | CommandError::Store(_)
+            | CommandError::Usage(_)
+            | CommandError::Read(_) => 2,
+            CommandError::Write(_) | CommandError::Failed(_) => 1,
+            CommandError::Busy(_) => 4,
+        }
+    }
+}
 
 /// The text of `tinkertoy list`: every constraint, and every scene, formulation, linear solver,
 /// stabilizer and integrator of `reg` (items from outside the crate marked so) with its
@@ -161,8 +210,8 @@ fn model_line(out: &mut String, path: &str, m: Result<model_file::Model, crate::
 
 /// `check <model.yaml>`: the scene's description (size, consistency, rank, joint coordinates),
 /// what assembly did and the branch invariants.
-pub fn check_model(file: &str) -> Result<String, String> {
-    let m = model_file::load(file).map_err(|e| e.to_string())?;
+pub fn check_model(file: &str) -> Result<String, CommandError> {
+    let m = model_file::load(file)?;
     let mut out = crate::experiment::check::describe(&m.scene.name, &m.scene);
     out.push_str(&format!("  {}\n", m.assembly));
     for s in &m.simplifications {
@@ -181,19 +230,22 @@ pub fn check_model(file: &str) -> Result<String, String> {
 }
 
 /// Creates `out` or says why it cannot.
-fn out_dir(out: &Path) -> Result<(), String> {
+fn out_dir(out: &Path) -> Result<(), CommandError> {
     std::fs::create_dir_all(out).map_err(|e| {
-        format!("--out `{}`: cannot create the directory: {}", out.display(), crate::experiment::config::io_reason(&e))
+        CommandError::Usage(format!(
+            "--out `{}`: cannot create the directory: {}",
+            out.display(),
+            crate::input::io_reason(&e)
+        ))
     })
 }
 
 /// `draw <model.yaml>`: writes `<out>/<model>.svg` and `.png`; returns the line to report.
-pub fn draw(model: &Path, out: &Path) -> Result<String, String> {
-    let m = model_file::load(&model.display().to_string()).map_err(|e| e.to_string())?;
+pub fn draw(model: &Path, out: &Path) -> Result<String, CommandError> {
+    let m = model_file::load(&model.display().to_string())?;
     out_dir(out)?;
     let stem = out.join(&m.scene.name);
-    crate::report::drawing::draw(&m, &stem)
-        .map_err(|e| format!("cannot write the picture under `{}`: {e}", out.display()))?;
+    crate::report::drawing::draw(&m, &stem).map_err(CommandError::Write)?;
     Ok(format!("{}: wrote {}.svg and {}.png", m.scene.name, stem.display(), stem.display()))
 }
 
@@ -206,13 +258,13 @@ pub fn animate(
     frames: usize,
     fps: u16,
     out: &Path,
-) -> Result<String, String> {
-    let m = model_file::load(&model.display().to_string()).map_err(|e| e.to_string())?;
-    let tracks = crate::report::drawing::tracks_from_report(report, cells, m.scene.q0.len())?;
+) -> Result<String, CommandError> {
+    let m = model_file::load(&model.display().to_string())?;
+    let tracks =
+        crate::report::drawing::tracks_from_report(report, cells, m.scene.q0.len()).map_err(CommandError::Read)?;
     out_dir(out)?;
     let svgs = crate::report::drawing::animation_svgs(&m, &tracks, frames);
     let stem: PathBuf = out.join(format!("{}_animation", m.scene.name));
-    crate::report::drawing::write_apng(&svgs, fps, &stem)
-        .map_err(|e| format!("cannot write the animation under `{}`: {e}", out.display()))?;
+    crate::report::drawing::write_apng(&svgs, fps, &stem).map_err(CommandError::Write)?;
     Ok(format!("{}: wrote {}.png ({} frames, {} cells)", m.scene.name, stem.display(), svgs.len(), tracks.len()))
 }

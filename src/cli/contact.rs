@@ -1,19 +1,22 @@
 //! `contact`: every selected contact solver on a set of frictional contact problems (FCLIB HDF5
 //! files or Siconos `.dat` files), scored as the field scores them, into `<reports>/<name>/`.
 
+use crate::commands::CommandError;
 use crate::friction::bench::{self, Contender, Run, Settings};
 use crate::friction::cone::Normalisation;
-use crate::friction::fclib::{self, Problem};
+use crate::friction::fclib::{self, Problem, ProblemFileError};
 use crate::friction::solvers::CONTACT_SOLVERS;
 use crate::friction::{LocalProblem, dat};
+use crate::input::FileError;
 use crate::params::{Scalar, fmt_num};
 use crate::report::plot::{Figure, Panel, Series, Style, render};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Loads a problem file (FCLIB HDF5, or a Siconos `.dat`), reducing a global problem to the
-/// local one; the one-line reason when it cannot.
-pub(crate) fn load(path: &Path) -> Result<(LocalProblem, String), String> {
+/// local one; why not when it cannot.
+pub(crate) fn load(path: &Path) -> Result<(LocalProblem, String), CommandError> {
+    let at_file = |reason| ProblemFileError { file: path.display().to_string(), reason };
     if path.extension().is_some_and(|e| e == "dat") {
         let file = path.display().to_string();
         let text = crate::input::read_text_within(
@@ -21,15 +24,14 @@ pub(crate) fn load(path: &Path) -> Result<(LocalProblem, String), String> {
             "the problem",
             "a Siconos .dat problem is at most a few MB",
             crate::friction::dat::MAX_BYTES,
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         let name = path.file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
-        let p = dat::from_text(&name, &text).map_err(|e| format!("{file}: {e}"))?;
+        let p = dat::from_text(&name, &text).map_err(at_file)?;
         let sparse = text.split_whitespace().nth(2) == Some("1");
         let layout = if sparse { "sparse-block W" } else { "dense W" };
         return Ok((p, format!("local (Siconos .dat, {layout})")));
     }
-    let (problem, info) = fclib::read(path).map_err(|e| e.to_string())?;
+    let (problem, info) = fclib::read(path)?;
     let title = if info.title.is_empty() { String::new() } else { format!(", \"{}\"", info.title) };
     match problem {
         Problem::Local(p) => Ok((p, format!("local (FCLIB){title}"))),
@@ -42,14 +44,14 @@ pub(crate) fn load(path: &Path) -> Result<(LocalProblem, String), String> {
                 ),
                 None => "reduced to W = H^T M^-1 H".to_string(),
             };
-            let p = g.reduce().map_err(|e| format!("{}: {e}", path.display()))?;
+            let p = g.reduce().map_err(at_file)?;
             Ok((p, format!("global (FCLIB; n = {n}, nnz(M) = {nnz_m}, nnz(H) = {nnz_h}; {reduction}){title}")))
         }
     }
 }
 
 /// `check` on a problem file: its kind, sizes, μ and the residual of each stored guess.
-pub(crate) fn describe(path: &Path) -> Result<String, String> {
+pub(crate) fn describe(path: &Path) -> Result<String, CommandError> {
     let (p, kind) = load(path)?;
     let mut out = String::new();
     let (lo, hi) = p.mu.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| (a.min(m), b.max(m)));
@@ -123,37 +125,38 @@ pub(crate) struct Prepared {
 type SolverSpec<'a> = (&'a str, Vec<(&'a str, Scalar)>);
 
 /// Checks the options and loads every problem, before anything is computed.
-pub(crate) fn prepare(o: &ContactOptions) -> Result<Prepared, String> {
+pub(crate) fn prepare(o: &ContactOptions) -> Result<Prepared, CommandError> {
+    let usage = CommandError::Usage;
     if o.files.is_empty() {
-        return Err("contact needs at least one problem file (FCLIB .hdf5 or Siconos .dat)".into());
+        return Err(usage("contact needs at least one problem file (FCLIB .hdf5 or Siconos .dat)".into()));
     }
     if let Some(t) = o.tols.iter().find(|t| !(t.is_finite() && **t > 0.0 && **t < 1.0)) {
-        return Err(format!("--tol {} is invalid; expected numbers in (0, 1), e.g. 1e-4,1e-8", fmt_num(*t)));
+        return Err(usage(format!("--tol {} is invalid; expected numbers in (0, 1), e.g. 1e-4,1e-8", fmt_num(*t))));
     }
     if !(o.seconds.is_finite() && o.seconds > 0.0 && o.seconds <= 3600.0) {
-        return Err(format!("--time-limit {} is invalid; expected seconds in (0, 3600]", fmt_num(o.seconds)));
+        return Err(usage(format!("--time-limit {} is invalid; expected seconds in (0, 3600]", fmt_num(o.seconds))));
     }
     if !(1..=100_000_000).contains(&o.max_iter) {
-        return Err(format!("--max-iter {} is invalid; expected an integer in [1, 100000000]", o.max_iter));
+        return Err(usage(format!("--max-iter {} is invalid; expected an integer in [1, 100000000]", o.max_iter)));
     }
     if o.repeats > 100 {
-        return Err(format!("--repeats {} is invalid; expected an integer in [0, 100]", o.repeats));
+        return Err(usage(format!("--repeats {} is invalid; expected an integer in [0, 100]", o.repeats)));
     }
     if o.tols.is_empty() || o.tols.len() > 16 {
-        return Err(format!("--tol lists {} tolerances; expected 1 to 16", o.tols.len()));
+        return Err(usage(format!("--tol lists {} tolerances; expected 1 to 16", o.tols.len())));
     }
     let names: Vec<&str> = CONTACT_SOLVERS.iter().map(|e| e.name).collect();
     let mut contenders = Vec::new();
     for s in if o.solvers.is_empty() { names.iter().map(|s| s.to_string()).collect() } else { o.solvers.clone() } {
         let (name, given) = parse_solver(&s)?;
         let entry = crate::friction::solvers::find(name).ok_or_else(|| {
-            format!(
+            usage(format!(
                 "--solvers: unknown contact solver `{}`; expected one of: {}",
                 crate::params::short(name),
                 names.join(", ")
-            )
+            ))
         })?;
-        let params = entry.params.with(name, &given).map_err(|e| format!("--solvers: {e}"))?;
+        let params = entry.params.with(name, &given).map_err(|e| usage(format!("--solvers: {e}")))?;
         contenders.push(Contender { entry, params, label: s.clone() });
     }
     let mut problems = Vec::new();
@@ -167,19 +170,21 @@ pub(crate) fn prepare(o: &ContactOptions) -> Result<Prepared, String> {
 }
 
 /// `name` or `name:key=value:key=value`.
-fn parse_solver(s: &str) -> Result<SolverSpec<'_>, String> {
+fn parse_solver(s: &str) -> Result<SolverSpec<'_>, CommandError> {
+    let usage = CommandError::Usage;
     let mut parts = s.split(':');
     let name = parts.next().unwrap_or("");
     let mut given = Vec::new();
     for kv in parts {
         let (k, v) = kv.split_once('=').ok_or_else(|| {
-            format!("--solvers: `{}` is not key=value (e.g. psor:omega=1.5)", crate::params::short(kv))
+            usage(format!("--solvers: `{}` is not key=value (e.g. psor:omega=1.5)", crate::params::short(kv)))
         })?;
         let value = match v {
             "true" => Scalar::Bool(true),
             "false" => Scalar::Bool(false),
             _ => {
-                Scalar::Num(v.parse().map_err(|_| format!("--solvers: `{}` is not a number", crate::params::short(v)))?)
+                let bad = || usage(format!("--solvers: `{}` is not a number", crate::params::short(v)));
+                Scalar::Num(v.parse().map_err(|_| bad())?)
             }
         };
         given.push((k, value));
@@ -189,32 +194,37 @@ fn parse_solver(s: &str) -> Result<SolverSpec<'_>, String> {
 
 /// Runs the comparison of what [`prepare`] loaded and writes the report; the path of
 /// `report.md`.
-pub(crate) fn run(o: &ContactOptions, prepared: Prepared) -> Result<PathBuf, String> {
+pub(crate) fn run(o: &ContactOptions, prepared: Prepared) -> Result<PathBuf, CommandError> {
     let Prepared { problems, kinds, contenders } = prepared;
-    let publisher = crate::report::publish::claim(&o.reports, &o.name).map_err(|e| e.to_string())?;
+    let publisher = crate::report::publish::claim(&o.reports, &o.name).map_err(CommandError::from)?;
     let settings =
         Settings { max_iter: o.max_iter, seconds: o.seconds, repeats: o.repeats, norm: Normalisation::Q, warm: o.warm };
     let load_start = crate::report::provenance::load_average();
     let runs = bench::compare(&problems, &contenders, &o.tols, &settings);
     let dir = publisher.dir().to_path_buf();
-    let io = |e: std::io::Error| crate::input::io_reason(&e);
-    std::fs::write(dir.join("summary.csv"), summary_csv(&problems, &contenders, &runs)).map_err(io)?;
-    std::fs::write(dir.join("history.csv"), history_csv(&problems, &contenders, &runs)).map_err(io)?;
-    std::fs::write(dir.join("answers.csv"), answers_csv(&problems, &contenders, &runs)).map_err(io)?;
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| CommandError::Write(FileError::io(&path, &e)))
+    };
+    write("summary.csv", summary_csv(&problems, &contenders, &runs))?;
+    write("history.csv", history_csv(&problems, &contenders, &runs))?;
+    write("answers.csv", answers_csv(&problems, &contenders, &runs))?;
     let mut figures = Vec::new();
     for &tol in &o.tols {
         let stem = format!("profile_{}", fmt_num(tol));
         let fig = profile_figure(&problems, &contenders, &runs, tol);
-        figures.push((stem.clone(), render(&fig, &dir.join(&stem)).map_err(|e| e.to_string())));
+        let drawn = render(&fig, &dir.join(&stem)).map_err(|e| FileError::new(dir.join(&stem), e.to_string()));
+        figures.push((stem.clone(), drawn));
     }
     let tight = o.tols.iter().copied().fold(f64::INFINITY, f64::min);
     for (stem, against_time) in [("history", false), ("history_time", true)] {
         let fig = history_figure(&problems, &contenders, &runs, tight, against_time);
-        figures.push((stem.into(), render(&fig, &dir.join(stem)).map_err(|e| e.to_string())));
+        let drawn = render(&fig, &dir.join(stem)).map_err(|e| FileError::new(dir.join(stem), e.to_string()));
+        figures.push((stem.into(), drawn));
     }
     let md = report_md(o, &problems, &kinds, &contenders, &runs, &settings, &figures, load_start);
-    std::fs::write(dir.join("report.md"), md).map_err(io)?;
-    let out = publisher.publish().map_err(|e| e.to_string())?;
+    write("report.md", md)?;
+    let out = publisher.publish().map_err(CommandError::from)?;
     Ok(out.join("report.md"))
 }
 
@@ -345,7 +355,7 @@ fn report_md(
     c: &[Contender],
     runs: &[Run],
     s: &Settings,
-    figures: &[(String, Result<(), String>)],
+    figures: &[(String, Result<(), FileError>)],
     load_start: Option<[f64; 3]>,
 ) -> String {
     use crate::report::sections::cell;
@@ -386,7 +396,7 @@ fn report_md(
     for (stem, res) in figures {
         match res {
             Ok(()) => md.push_str(&format!("![{stem}]({stem}.png)\n\n")),
-            Err(e) => md.push_str(&format!("{stem} could not be drawn: {}\n\n", cell(e))),
+            Err(e) => md.push_str(&format!("{stem} could not be drawn: {}\n\n", cell(&e.reason))),
         }
     }
     let prov = crate::report::provenance::Provenance::collect("", 1);

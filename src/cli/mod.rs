@@ -11,7 +11,7 @@
 //! }
 //! ```
 
-use crate::commands;
+use crate::commands::{self, CommandError};
 use crate::experiment;
 use crate::registry::Registry;
 use crate::report;
@@ -191,24 +191,36 @@ enum Command {
     },
 }
 
-/// Exit status 0 with `line` on stderr, or 2 with the reason.
-fn reported(result: Result<String, String>) -> ExitCode {
+/// Exit status 0 with `line` on stderr, or the error's status with its line.
+fn reported(result: Result<String, CommandError>) -> ExitCode {
     match result {
         Ok(line) => {
             eprintln!("{line}");
             ExitCode::SUCCESS
         }
-        Err(e) => bad_input(&e),
+        Err(e) => stopped(&e),
+    }
+}
+
+/// One line on stderr (the error rendered once), and the exit status its kind gives.
+fn stopped(e: &CommandError) -> ExitCode {
+    eprintln!("error: {}", experiment::config::one_line(&e.to_string()));
+    ExitCode::from(e.exit_status())
+}
+
+impl From<report::publish::PublishError> for CommandError {
+    /// A busy report is its own kind; any other refusal of the reports directory is bad input.
+    fn from(e: report::publish::PublishError) -> Self {
+        match e {
+            report::publish::PublishError::Busy { .. } => CommandError::Busy(e.to_string()),
+            e => CommandError::Usage(e.to_string()),
+        }
     }
 }
 
 /// Exit status of `run` when the report was written but cells failed: every applicable cell
 /// failed or diverged, or (with `--strict`) any did.
 const EXIT_CELLS_FAILED: u8 = 3;
-
-/// Exit status of `run` when another process is running the same experiment into the same
-/// reports directory.
-const EXIT_BUSY: u8 = 4;
 
 /// One line on stderr, exit status 2: bad input, found before anything was computed.
 fn bad_input(message: &str) -> ExitCode {
@@ -221,15 +233,15 @@ fn pick<E>(
     want: &Option<String>,
     all: &'static [E],
     name: fn(&E) -> &'static str,
-) -> Result<Vec<&'static E>, String> {
+) -> Result<Vec<&'static E>, CommandError> {
     match want {
         None => Ok(all.iter().collect()),
         Some(w) => match all.iter().find(|e| name(e) == w) {
             Some(e) => Ok(vec![e]),
-            None => Err(format!(
+            None => Err(CommandError::Usage(format!(
                 "--{field} `{w}` is unknown; expected one of: {}",
                 all.iter().map(name).collect::<Vec<_>>().join(", ")
-            )),
+            ))),
         },
     }
 }
@@ -241,7 +253,7 @@ fn validate_cmd(
     reports: PathBuf,
 ) -> ExitCode {
     let reg = crate::registry::active();
-    let sel = (|| -> Result<validate::Selection<'static>, String> {
+    let sel = (|| -> Result<validate::Selection<'static>, CommandError> {
         Ok(validate::Selection {
             formulations: pick("formulation", &formulation, reg.formulations(), |e| e.name)?,
             solvers: pick("solver", &solver, reg.solvers(), |e| e.name)?,
@@ -251,7 +263,7 @@ fn validate_cmd(
     })();
     let sel = match sel {
         Ok(s) => s,
-        Err(e) => return bad_input(&e),
+        Err(e) => return stopped(&e),
     };
     if !sel.selects_any() {
         let given: Vec<String> = [("formulation", &formulation), ("solver", &solver), ("integrator", &integrator)]
@@ -266,7 +278,7 @@ fn validate_cmd(
     report::publish::install_signal_cleanup();
     let publisher = match report::publish::claim(&reports, "validate") {
         Ok(p) => p,
-        Err(e) => return run::Stop::from(e).exit(),
+        Err(e) => return stopped(&CommandError::from(e)),
     };
     let checks = validate::run_all(&sel);
     let text = validate::scorecard_text(&checks);
@@ -337,7 +349,7 @@ fn check(config: &std::path::Path) -> ExitCode {
                 print!("{text}");
                 ExitCode::SUCCESS
             }
-            Err(e) => bad_input(&e),
+            Err(e) => stopped(&e),
         };
     }
     if commands::is_model_file(&file) {
@@ -346,7 +358,7 @@ fn check(config: &std::path::Path) -> ExitCode {
                 print!("{text}");
                 ExitCode::SUCCESS
             }
-            Err(e) => bad_input(&e),
+            Err(e) => stopped(&e),
         };
     }
     // A suite: each member in turn, every one loaded before anything is printed.
@@ -381,7 +393,7 @@ fn check(config: &std::path::Path) -> ExitCode {
 fn contact_cmd(o: contact::ContactOptions) -> ExitCode {
     let prepared = match contact::prepare(&o) {
         Ok(p) => p,
-        Err(e) => return bad_input(&e),
+        Err(e) => return stopped(&e),
     };
     report::publish::install_signal_cleanup();
     match contact::run(&o, prepared) {
@@ -389,9 +401,6 @@ fn contact_cmd(o: contact::ContactOptions) -> ExitCode {
             eprintln!("contact: {} problems -> {}", o.files.len(), path.display());
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
+        Err(e) => stopped(&e),
     }
 }

@@ -1,6 +1,7 @@
 //! `run` and `merge`: one experiment or a suite, sharded or whole, into its published report.
 
-use super::{EXIT_BUSY, EXIT_CELLS_FAILED, bad_input};
+use super::{EXIT_CELLS_FAILED, bad_input, stopped};
+use crate::commands::CommandError;
 use crate::experiment;
 use crate::params;
 use crate::report::{self, provenance::Provenance};
@@ -19,8 +20,13 @@ pub(crate) struct Options {
 }
 
 /// `I/N` with 1 <= I <= N <= 10000.
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("--shard `{}` is invalid; expected I/N with 1 <= I <= N (e.g. 2/8)", params::short(text));
+fn parse_shard(text: &str) -> Result<(usize, usize), CommandError> {
+    let bad = || {
+        CommandError::Usage(format!(
+            "--shard `{}` is invalid; expected I/N with 1 <= I <= N (e.g. 2/8)",
+            params::short(text)
+        ))
+    };
     let (i, n) = text.split_once('/').ok_or_else(bad)?;
     let (i, n) = (i.trim().parse::<usize>().map_err(|_| bad())?, n.trim().parse::<usize>().map_err(|_| bad())?);
     if i == 0 || i > n || n > 10_000 { Err(bad()) } else { Ok((i, n)) }
@@ -107,43 +113,6 @@ fn run_suite(file: &str, threads: Option<usize>, reports: PathBuf, opts: Options
     }
 }
 
-/// Why `run` stops before publishing, each with its exit status.
-pub(super) enum Stop {
-    /// Bad input: one line, exit 2, before any computing.
-    BadInput(String),
-    /// Another process holds the report's lock: exit 4.
-    Busy(String),
-    /// The machine refused (threads, files): exit 1.
-    Failed(String),
-}
-
-impl From<report::publish::PublishError> for Stop {
-    /// A busy report is its own exit status; any other refusal is bad input.
-    fn from(e: report::publish::PublishError) -> Self {
-        match e {
-            report::publish::PublishError::Busy { .. } => Stop::Busy(e.to_string()),
-            e => Stop::BadInput(e.to_string()),
-        }
-    }
-}
-
-impl Stop {
-    /// Reports the stop on stderr; its exit status.
-    pub(super) fn exit(self) -> ExitCode {
-        match self {
-            Stop::BadInput(m) => bad_input(&m),
-            Stop::Busy(m) => {
-                eprintln!("error: {}", experiment::config::one_line(&m));
-                ExitCode::from(EXIT_BUSY)
-            }
-            Stop::Failed(m) => {
-                eprintln!("error: {}", experiment::config::one_line(&m));
-                ExitCode::from(1)
-            }
-        }
-    }
-}
-
 /// A checked run: the experiment, its cells (this shard's), which of them are selected, and
 /// their memory estimates.
 struct Plan {
@@ -170,7 +139,7 @@ fn run_one(
     report::publish::install_signal_cleanup();
     let plan = match plan(&config, threads, &opts) {
         Ok(plan) => plan,
-        Err(stop) => return stop.exit(),
+        Err(e) => return stopped(&e),
     };
     if opts.dry_run {
         print_dry_run(&plan);
@@ -179,7 +148,7 @@ fn run_one(
     let load_start = report::provenance::load_average();
     let computed = match compute(&plan, &reports, &opts) {
         Ok(c) => c,
-        Err(stop) => return stop.exit(),
+        Err(e) => return stopped(&e),
     };
     let Plan { exp, shard, threads, .. } = &plan;
     let (timings, core) = time_cells(exp, &computed.kept, &computed.results);
@@ -209,19 +178,20 @@ fn run_one(
 
 /// Loads and checks the experiment with the options: limits, threads, shard, cell selection and
 /// memory, all before any computing.
-fn plan(config: &std::path::Path, threads: Option<usize>, opts: &Options) -> Result<Plan, Stop> {
+fn plan(config: &std::path::Path, threads: Option<usize>, opts: &Options) -> Result<Plan, CommandError> {
     let file = config.display().to_string();
     let mut overrides = Vec::new();
     for l in &opts.limits {
-        overrides.push(experiment::budget::parse_override(l).map_err(|e| Stop::BadInput(format!("--limit: {e}")))?);
+        overrides
+            .push(experiment::budget::parse_override(l).map_err(|e| CommandError::Usage(format!("--limit: {e}")))?);
     }
     if threads == Some(0) {
-        return Err(Stop::BadInput("--threads 0 is invalid; expected at least 1".into()));
+        return Err(CommandError::Usage("--threads 0 is invalid; expected at least 1".into()));
     }
-    let exp = experiment::load_with(&file, &overrides).map_err(|e| Stop::BadInput(e.to_string()))?;
+    let exp = experiment::load_with(&file, &overrides).map_err(|e| CommandError::Usage(e.to_string()))?;
     let max_threads = exp.limits.get(experiment::budget::Limit::Threads);
     if let Some(t) = threads.filter(|&t| t as f64 > max_threads) {
-        return Err(Stop::BadInput(format!(
+        return Err(CommandError::Usage(format!(
             "--threads {t} exceeds `limits.threads` = {max_threads}; the results do not depend on the thread count"
         )));
     }
@@ -229,9 +199,9 @@ fn plan(config: &std::path::Path, threads: Option<usize>, opts: &Options) -> Res
         .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
         .clamp(1, max_threads as usize);
     let all = exp.cells();
-    let shard = opts.shard.as_deref().map(parse_shard).transpose().map_err(Stop::BadInput)?;
+    let shard = opts.shard.as_deref().map(parse_shard).transpose()?;
     if let Some((_, n)) = shard.filter(|&(_, n)| n > all.len()) {
-        return Err(Stop::BadInput(format!(
+        return Err(CommandError::Usage(format!(
             "--shard: {n} shards for {} cells; use at most one shard per cell",
             all.len()
         )));
@@ -241,10 +211,10 @@ fn plan(config: &std::path::Path, threads: Option<usize>, opts: &Options) -> Res
         None => all.clone(),
     };
     let selected = match opts.cells.as_deref() {
-        Some(s) => experiment::store::select(&exp, &cells, all.len(), s).map_err(Stop::BadInput)?,
+        Some(s) => experiment::store::select(&exp, &cells, all.len(), s)?,
         None => vec![true; cells.len()],
     };
-    let memory = exp.check_memory(&cells, threads).map_err(|e| Stop::BadInput(e.to_string()))?;
+    let memory = exp.check_memory(&cells, threads).map_err(|e| CommandError::Usage(e.to_string()))?;
     Ok(Plan { exp, all, cells, selected, shard, threads, memory })
 }
 
@@ -280,7 +250,7 @@ struct Computed {
 
 /// Claims the report directory (every output error before computing), then runs the selected
 /// cells not already stored, each stored as it completes (for `--resume` and `--cells`).
-fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Computed, Stop> {
+fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Computed, CommandError> {
     let Plan { exp, cells, selected, shard, threads, .. } = plan;
     let claim_name = match shard {
         Some((i, n)) => format!("{}.shard-{i}-of-{n}", exp.name),
@@ -288,7 +258,7 @@ fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Com
     };
     let publisher = report::publish::claim(reports, &claim_name)?;
     let reuse = opts.resume || opts.cells.is_some();
-    let store = experiment::store::Store::open(reports, &claim_name, &exp.identity(), reuse).map_err(Stop::BadInput)?;
+    let store = experiment::store::Store::open(reports, &claim_name, &exp.identity(), reuse)?;
     // Selected cells run unless --resume finds them finished; the others (only with --cells) are
     // reused when stored and otherwise left out.
     let mut stored: Vec<Option<experiment::RunResult>> = cells
@@ -307,7 +277,7 @@ fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Com
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(*threads)
         .build()
-        .map_err(|e| Stop::Failed(format!("cannot start {threads} worker threads: {e}")))?;
+        .map_err(|e| CommandError::Failed(format!("cannot start {threads} worker threads: {e}")))?;
     let bar = progress(to_run.len(), "{msg} [{bar:40}] {pos}/{len} cells, {elapsed}", exp.name.clone());
     let fresh = pool.install(|| {
         exp.run_cells(&to_run, &|c, r| {
@@ -339,14 +309,14 @@ fn refuse_partial_replacement(
     name: &str,
     selected: &[bool],
     stored: &[Option<experiment::RunResult>],
-) -> Result<(), Stop> {
+) -> Result<(), CommandError> {
     let left_out = selected.iter().zip(stored).filter(|(s, r)| !**s && r.is_none()).count();
     let published = reports.join(name).join("report.md");
     if left_out == 0 || std::fs::symlink_metadata(&published).is_err() {
         return Ok(());
     }
     let kept = selected.len() - left_out;
-    Err(Stop::BadInput(format!(
+    Err(CommandError::Usage(format!(
         "--cells: the published report {} would be replaced by a report of {kept} of the experiment's {} cells: the other {left_out} are not in this run's store, or were computed from other inputs (a report merged from shards keeps its cells in the shards' stores); run without --cells, or rerun the cells in their shard (--shard I/N --cells ...) and merge again",
         crate::params::short(&reports.join(name).display().to_string()),
         selected.len()
@@ -483,11 +453,11 @@ pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool) -> ExitC
     report::publish::install_signal_cleanup();
     let m = match experiment::store::merge_shards(&dirs) {
         Ok(m) => m,
-        Err(e) => return bad_input(&e),
+        Err(e) => return stopped(&e.into()),
     };
     let publisher = match report::publish::claim(&reports, &m.exp.name) {
         Ok(p) => p,
-        Err(e) => return Stop::from(e).exit(),
+        Err(e) => return stopped(&CommandError::from(e)),
     };
     let mut prov = Provenance::collect(&m.exp.text, m.threads);
     prov.timing_core = m.timing_core;

@@ -9,7 +9,7 @@
 //! (`joint3::ball_stiffness`).
 
 use crate::model::BodyKind;
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, ball_stiffness};
 use super::{Attach, Constraint};
@@ -79,7 +79,7 @@ impl Constraint for Ball {
 
 /// The registry entry of `ball`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: rigid-3D `a` and `b` (or the world) joined at `at` or `local_a`/`local_b`.
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("ball", &["at", "local_a", "local_b"])?;
     let a = s.body_a("ball", &[BodyKind::Rigid3])?;
     let b = s.body_b("ball", &[BodyKind::Rigid3])?;

@@ -5,7 +5,7 @@
 //!   J     = (p − c)ᵀ                   (1 × 2)
 //!   J̇ v  = v · v                       (since J̇ = vᵀ)
 
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry};
 use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
@@ -57,11 +57,11 @@ impl Constraint for Circle {
 /// The registry entry of `circle`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: planar particle `a` on the circle of `center` and `radius` (default: its
 /// declared distance from the centre).
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("circle", &["center", "radius"])?;
     s.world_b("circle")?;
     let a = s.body_a("circle", &[BodyKind::Particle2])?;
-    let c = s.center.ok_or("`circle` needs field `center` (a world point)")?;
+    let c = s.center.ok_or_else(|| SpecError::Missing { kind: "circle".into(), needs: "field `center` (a world point)".into() })?;
     let r = s.positive("circle", "radius", s.radius, super::spec::distance(a.world([0.0; 3]), c))?;
     Ok(Box::new(Circle::new(a.body, [c[0], c[1]], r)))
 }

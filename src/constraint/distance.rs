@@ -7,7 +7,7 @@
 //! The rod of Witkin 1997 §4 and of seed 002, written as a length rather than ½(ℓ² − L²) so that
 //! drift reads in metres. Undefined at ℓ = 0 (coincident particles).
 
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry, dim_of};
 use super::pair::{Frame2, Motion2, Pair2, Side};
 use super::{Attach, Constraint};
@@ -195,7 +195,7 @@ impl Constraint for Distance {
 /// The registry entry of `distance`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: a rod between particles `a` and `b`, or between `a` and the world point
 /// `local_b` (or `at`); `length` defaults to the distance at the declared poses.
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("distance", &["at", "local_b", "length"])?;
     let a = s.body_a("distance", &[BodyKind::Particle2, BodyKind::Particle3])?;
     let dim = a.kind.dim();
@@ -203,7 +203,10 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
     match s.body_b("distance", &[a.kind])? {
         Some(b) => {
             if s.at.is_some() || s.local_b.is_some() {
-                return Err("`distance` between two particles takes no point; give `length` or let the poses give it".into());
+                return Err(SpecError::Geometry {
+                    kind: "distance".into(),
+                    reason: "between two particles it takes no point; give `length` or let the poses give it".into(),
+                });
             }
             let len = s.positive("distance", "length", s.length, super::spec::distance(pa, b.world([0.0; 3])))?;
             Ok(Box::new(Distance::between(a.body, b.body, dim, len)))

@@ -4,7 +4,7 @@
 //!   J   = I₃
 //!   J̇v = 0
 
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry};
 use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
@@ -57,7 +57,7 @@ impl Constraint for Ground {
 
 /// The registry entry of `ground`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: rigid-2D `a` welded to the world at its declared pose.
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("ground", &[])?;
     s.world_b("ground")?;
     let a = s.body_a("ground", &[BodyKind::Rigid2])?;

@@ -7,7 +7,7 @@
 //!   C₃    = e₁ᵃ · e₂ᵇ,  C₄ = e₁ᵃ · e₃ᵇ                 \[1\]   (axis ⟂ to b's e₂, e₃)
 //!   dot rows: Ċ = (a × b)·(ω_a − ω_b), J̇v = ((ω_a × a) × b + a × (ω_b × b))·(ω_a − ω_b)
 
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{
     DotRow, Ends, JointFrame, ball_jacobian, ball_jdot_v, ball_rows, frame_with_axis, rotation_stiffness,
@@ -94,7 +94,7 @@ impl Constraint for Hinge {
 
 /// The registry entry of `hinge`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: rigid-3D `a` and `b` (or the world) hinged about `axis` through `at`.
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     let (a, b, at, axis) = s.on_axis("hinge")?;
     Ok(Box::new(Hinge::at(Some(a), b, at, axis)))
 }

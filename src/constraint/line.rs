@@ -5,7 +5,7 @@
 //!   J_k  = n_kᵀ
 //!   J̇v  = 0                (the normals are fixed)
 
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry, dim_of};
 use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
@@ -107,7 +107,7 @@ impl Constraint for Line {
 /// The registry entry of `line`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: particle `a` on the world line through `at` (default: its declared
 /// position) along `axis`.
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("line", &["at", "axis"])?;
     s.world_b("line")?;
     let a = s.body_a("line", &[BodyKind::Particle2, BodyKind::Particle3])?;

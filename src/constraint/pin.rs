@@ -4,7 +4,7 @@
 //!   J   = I          (dim × dim)
 //!   J̇v = 0
 
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry, dim_of};
 use super::pair::{Frame2, Motion2, Pair2};
 use super::{Attach, Constraint};
@@ -70,7 +70,7 @@ impl Constraint for Pin {
 
 /// The registry entry of `pin`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: particle `a` held at `at` (default: its declared position).
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("pin", &["at"])?;
     s.world_b("pin")?;
     let a = s.body_a("pin", &[BodyKind::Particle2, BodyKind::Particle3])?;

@@ -14,7 +14,7 @@
 //! n̈ = α_a perp(n) − ω_a² n). For the world form a has q = v = 0 and its columns are dropped.
 //! Seed 003 uses this joint to hold the slider of the slider-crank.
 
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry};
 use super::pair::{Frame2, Motion2, Pair2, Side};
 use super::{Attach, Constraint};
@@ -135,7 +135,7 @@ impl Constraint for Prismatic {
 /// A `joints:` entry: rigid-2D `b` slides along `axis` (world, at the declared poses) through
 /// `at` on `a`, keeping its angle relative to `a`; with one body (`b` the world) that body slides
 /// on the world line through `at` (or the world point `local_b`), keeping its angle.
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("prismatic", &["at", "local_a", "local_b", "axis"])?;
     let axis = s.axis("prismatic")?;
     let a = s.body_a("prismatic", &[BodyKind::Rigid2])?;

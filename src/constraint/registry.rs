@@ -8,7 +8,7 @@
 //! being edited.
 
 pub use super::CONSTRAINTS;
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::{Constraint, JointFrame};
 use nalgebra::{UnitQuaternion, Vector3};
 
@@ -25,7 +25,7 @@ pub struct ConstraintEntry {
     pub params: &'static str,
     /// Builds the constraint a model file's `joints:` entry describes, or says which field is
     /// missing, does not apply, or describes no joint of this type.
-    pub from_spec: fn(&JointSpec) -> Result<Box<dyn Constraint>, String>,
+    pub from_spec: fn(&JointSpec) -> Result<Box<dyn Constraint>, SpecError>,
     /// Builds a random instance on bodies 0 (and 1) from [`SAMPLE_INPUTS`] uniforms in \[−1, 1\];
     /// each variant (2D/3D, body–body/body–world) is reachable.
     pub sample: fn(&[f64; SAMPLE_INPUTS]) -> Box<dyn Constraint>,

@@ -12,7 +12,7 @@
 //!   K_g = (λ·ρ_a) e_θa e_θaᵀ − (λ·ρ_b) e_θb e_θbᵀ
 //! (two rank-one terms; one for the body–world form).
 
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry};
 use super::pair::{Frame2, Motion2, Pair2, Side};
 use super::{Attach, Constraint};
@@ -135,7 +135,7 @@ impl Constraint for Revolute {
 
 /// The registry entry of `revolute`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: rigid-2D `a` and `b` (or the world) joined at `at` or at `local_a`/`local_b`.
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("revolute", &["at", "local_a", "local_b"])?;
     let a = s.body_a("revolute", &[BodyKind::Rigid2])?;
     let la = s.anchor_a("revolute")?;

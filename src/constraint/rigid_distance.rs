@@ -13,7 +13,7 @@
 //! d is the ball joint's C).
 
 use crate::model::BodyKind;
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, ball_stiffness};
 use super::{Attach, Constraint};
@@ -101,7 +101,7 @@ impl Constraint for RigidDistance {
 /// The registry entry of `rigid_distance`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: a rod between anchors `local_a` and `local_b` of rigid-3D `a` and `b` (or a
 /// world point); `length` defaults to their distance at the declared poses.
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("rigid_distance", &["local_a", "local_b", "length"])?;
     let a = s.body_a("rigid_distance", &[BodyKind::Rigid3])?;
     let b = s.body_b("rigid_distance", &[BodyKind::Rigid3])?;

@@ -15,7 +15,7 @@
 //! (Ĥ(u, β) = `joint3::rot_hessian`), plus the dot rows' blocks; the 12 × 12 (6 × 6 with the world)
 //! symmetric K_g is factored by its eigenpairs.
 
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{Ends, JointFrame, Side, dot_hessian, frame_with_axis, orientation_rows, rot_hessian, skew};
 use nalgebra::{Matrix3, SMatrix};
@@ -175,7 +175,7 @@ impl Constraint for Slider {
 /// The registry entry of `slider`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: rigid-3D `b` (or the world) slides on `a` along `axis` through `at`, no
 /// relative rotation.
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     let (a, b, at, axis) = s.on_axis("slider")?;
     Ok(Box::new(Slider::at(Some(a), b, at, axis)))
 }

@@ -106,6 +106,85 @@ pub struct JointSpec {
     pub radius: Option<f64>,
 }
 
+/// Why a joint spec describes no joint of its type: a field missing, present where it does not
+/// apply, of the wrong body kind, or a value out of range. Rendered as one line naming the joint
+/// type and the field; a model file locates it at the joint's entry.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SpecError {
+    /// A field the joint type does not take.
+    #[error("field `{field}` does not apply to `{kind}`; it takes: a, b, {takes}")]
+    DoesNotApply {
+        /// Joint type.
+        kind: String,
+        /// The field given.
+        field: &'static str,
+        /// The fields it takes, comma-separated.
+        takes: String,
+    },
+    /// Side `a` is the world where the joint needs a body.
+    #[error("`{kind}` needs a body as `a`, not the world")]
+    NeedsBody {
+        /// Joint type.
+        kind: String,
+    },
+    /// A side is a body of a kind the joint does not join.
+    #[error("field `{field}` of `{kind}` is a {found} body; `{kind}` joins {joins}")]
+    BodyKind {
+        /// Joint type.
+        kind: String,
+        /// `a` or `b`.
+        field: &'static str,
+        /// The side's body kind.
+        found: &'static str,
+        /// The kinds it joins, `or`-separated.
+        joins: String,
+    },
+    /// Side `b` is a body where the joint holds one body to the world.
+    #[error("`{kind}` holds one body to the world; field `b` must be `world` or left out")]
+    NotWorld {
+        /// Joint type.
+        kind: String,
+    },
+    /// A field the joint needs is missing.
+    #[error("`{kind}` needs {needs}")]
+    Missing {
+        /// Joint type.
+        kind: String,
+        /// What is needed: the field, or the alternatives, with what each means.
+        needs: String,
+    },
+    /// Two fields that say the same thing, given together.
+    #[error("`{kind}`: give `{first}` or `{second}`, not both")]
+    Both {
+        /// Joint type.
+        kind: String,
+        /// One field.
+        first: &'static str,
+        /// The other.
+        second: &'static str,
+    },
+    /// A field's value is out of its range.
+    #[error("field `{field}` of `{kind}` {problem}; expected {expected}")]
+    Invalid {
+        /// Joint type.
+        kind: String,
+        /// The field.
+        field: String,
+        /// What is wrong with the value (e.g. `= -1`, `is the zero vector`).
+        problem: String,
+        /// The valid values.
+        expected: &'static str,
+    },
+    /// The declared poses give a value the joint cannot take, or the fields describe no joint.
+    #[error("`{kind}`: {reason}")]
+    Geometry {
+        /// Joint type.
+        kind: String,
+        /// What the poses or fields give, and what to give instead.
+        reason: String,
+    },
+}
+
 /// The geometric field names a spec can carry (what `joints:` entries may hold besides `type`, `a`, `b`).
 pub const FIELDS: &[&str] = &["at", "local_a", "local_b", "axis", "center", "length", "radius"];
 
@@ -125,22 +204,22 @@ impl JointSpec {
     }
 
     /// Fails naming the first field present that `kind` does not take.
-    pub fn only(&self, kind: &str, takes: &[&str]) -> Result<(), String> {
+    pub fn only(&self, kind: &str, takes: &[&str]) -> Result<(), SpecError> {
         match self.given().into_iter().find(|f| !takes.contains(f)) {
-            Some(f) => Err(format!("field `{f}` does not apply to `{kind}`; it takes: a, b, {}", takes.join(", "))),
+            Some(field) => Err(SpecError::DoesNotApply { kind: kind.into(), field, takes: takes.join(", ") }),
             None => Ok(()),
         }
     }
 
     /// Side `a`, which must be a body of one of `kinds`.
-    pub fn body_a(&self, kind: &str, kinds: &[BodyKind]) -> Result<&SideSpec, String> {
-        let a = self.a.as_ref().ok_or_else(|| format!("`{kind}` needs a body as `a`, not the world"))?;
+    pub fn body_a(&self, kind: &str, kinds: &[BodyKind]) -> Result<&SideSpec, SpecError> {
+        let a = self.a.as_ref().ok_or_else(|| SpecError::NeedsBody { kind: kind.into() })?;
         check_kind(kind, "a", a, kinds)?;
         Ok(a)
     }
 
     /// Side `b` when it is a body (checked against `kinds`); None for the world.
-    pub fn body_b(&self, kind: &str, kinds: &[BodyKind]) -> Result<Option<&SideSpec>, String> {
+    pub fn body_b(&self, kind: &str, kinds: &[BodyKind]) -> Result<Option<&SideSpec>, SpecError> {
         match &self.b {
             Some(b) => check_kind(kind, "b", b, kinds).map(|_| Some(b)),
             None => Ok(None),
@@ -148,20 +227,20 @@ impl JointSpec {
     }
 
     /// Fails unless `b` is the world (joints that hold one body).
-    pub fn world_b(&self, kind: &str) -> Result<(), String> {
+    pub fn world_b(&self, kind: &str) -> Result<(), SpecError> {
         match self.b {
-            Some(_) => Err(format!("`{kind}` holds one body to the world; field `b` must be `world` or left out")),
+            Some(_) => Err(SpecError::NotWorld { kind: kind.into() }),
             None => Ok(()),
         }
     }
 
     /// The anchor of side `a` in its frame: `local_a`, or `at` read at the declared pose.
-    pub fn anchor_a(&self, kind: &str) -> Result<[f64; 3], String> {
+    pub fn anchor_a(&self, kind: &str) -> Result<[f64; 3], SpecError> {
         anchor(kind, self.a.as_ref(), self.local_a, self.at, "local_a")
     }
 
     /// The anchor of side `b` in its frame (a world point for the world): `local_b`, or `at`.
-    pub fn anchor_b(&self, kind: &str) -> Result<[f64; 3], String> {
+    pub fn anchor_b(&self, kind: &str) -> Result<[f64; 3], SpecError> {
         anchor(kind, self.b.as_ref(), self.local_b, self.at, "local_b")
     }
 
@@ -171,10 +250,15 @@ impl JointSpec {
     }
 
     /// The axis, which must be given and nonzero.
-    pub fn axis(&self, kind: &str) -> Result<[f64; 3], String> {
-        let a = self.axis.ok_or_else(|| format!("`{kind}` needs field `axis` (a world direction)"))?;
+    pub fn axis(&self, kind: &str) -> Result<[f64; 3], SpecError> {
+        let a = self.axis.ok_or_else(|| missing(kind, "field `axis` (a world direction)"))?;
         if a.iter().map(|x| x * x).sum::<f64>() == 0.0 {
-            return Err(format!("field `axis` of `{kind}` is the zero vector; expected a nonzero direction"));
+            return Err(SpecError::Invalid {
+                kind: kind.into(),
+                field: "axis".into(),
+                problem: "is the zero vector".into(),
+                expected: "a nonzero direction",
+            });
         }
         Ok(a)
     }
@@ -182,37 +266,47 @@ impl JointSpec {
     /// The sides, point and axis of a spatial joint placed by `at` and `axis` (hinge, slider):
     /// rigid-3D `a`, rigid-3D `b` or the world, both poses as the joints' `at` constructors take
     /// them; fails naming a missing field or one that does not apply.
-    pub fn on_axis(&self, kind: &str) -> Result<OnAxis, String> {
+    pub fn on_axis(&self, kind: &str) -> Result<OnAxis, SpecError> {
         self.only(kind, &["at", "axis"])?;
         let a = self.body_a(kind, &[BodyKind::Rigid3])?;
         let b = self.body_b(kind, &[BodyKind::Rigid3])?;
-        let at = self.at.ok_or_else(|| format!("`{kind}` needs field `at` (a world point on the axis)"))?;
+        let at = self.at.ok_or_else(|| missing(kind, "field `at` (a world point on the axis)"))?;
         Ok((a.pose3(), b.map(SideSpec::pose3), at, self.axis(kind)?))
     }
 
     /// A length field, or `default` (a distance at the declared poses); positive and at most
     /// 1e100 m either way (the model's bound on every number).
-    pub fn positive(&self, kind: &str, field: &str, given: Option<f64>, default: f64) -> Result<f64, String> {
+    pub fn positive(&self, kind: &str, field: &str, given: Option<f64>, default: f64) -> Result<f64, SpecError> {
         let v = given.unwrap_or(default);
         if v > 0.0 && v <= 1e100 {
             Ok(v)
         } else if given.is_some() {
-            Err(format!(
-                "field `{field}` of `{kind}` = {}; expected a positive length of at most 1e100 m",
-                crate::params::fmt_num(v)
-            ))
+            Err(SpecError::Invalid {
+                kind: kind.into(),
+                field: field.into(),
+                problem: format!("= {}", crate::params::fmt_num(v)),
+                expected: "a positive length of at most 1e100 m",
+            })
         } else {
-            Err(format!("`{kind}`: the declared poses give {field} {v}; give field `{field}` (a positive length)"))
+            Err(SpecError::Geometry {
+                kind: kind.into(),
+                reason: format!("the declared poses give {field} {v}; give field `{field}` (a positive length)"),
+            })
         }
     }
 }
 
-fn check_kind(kind: &str, field: &str, side: &SideSpec, kinds: &[BodyKind]) -> Result<(), String> {
+/// The error of a missing field: `kind` needs `needs`.
+fn missing(kind: &str, needs: &str) -> SpecError {
+    SpecError::Missing { kind: kind.into(), needs: needs.into() }
+}
+
+fn check_kind(kind: &str, field: &'static str, side: &SideSpec, kinds: &[BodyKind]) -> Result<(), SpecError> {
     if kinds.contains(&side.kind) {
         return Ok(());
     }
     let names: Vec<&str> = kinds.iter().map(|k| k.label()).collect();
-    Err(format!("field `{field}` of `{kind}` is a {} body; `{kind}` joins {}", side.kind.label(), names.join(" or ")))
+    Err(SpecError::BodyKind { kind: kind.into(), field, found: side.kind.label(), joins: names.join(" or ") })
 }
 
 fn anchor(
@@ -220,25 +314,28 @@ fn anchor(
     side: Option<&SideSpec>,
     local: Option<[f64; 3]>,
     at: Option<[f64; 3]>,
-    field: &str,
-) -> Result<[f64; 3], String> {
+    field: &'static str,
+) -> Result<[f64; 3], SpecError> {
     match (local, at) {
-        (Some(_), Some(_)) => Err(format!("`{kind}`: give `at` or `{field}`, not both")),
+        (Some(_), Some(_)) => Err(SpecError::Both { kind: kind.into(), first: "at", second: field }),
         (Some(l), None) => {
             if let Some(s) = side
                 && matches!(s.kind, BodyKind::Particle2 | BodyKind::Particle3)
                 && l.iter().any(|x| *x != 0.0)
             {
-                return Err(format!(
-                    "field `{field}` of `{kind}` is off a particle, which has no extent; expected [0, 0]"
-                ));
+                return Err(SpecError::Invalid {
+                    kind: kind.into(),
+                    field: field.into(),
+                    problem: "is off a particle, which has no extent".into(),
+                    expected: "[0, 0]",
+                });
             }
             Ok(l)
         }
         (None, Some(p)) => Ok(side.map_or(p, |s| s.local(p))),
         (None, None) => match side {
             Some(s) if matches!(s.kind, BodyKind::Particle2 | BodyKind::Particle3) => Ok([0.0; 3]),
-            _ => Err(format!("`{kind}` needs field `at` (a world point) or `{field}` (a point in the body frame)")),
+            _ => Err(missing(kind, &format!("field `at` (a world point) or `{field}` (a point in the body frame)"))),
         },
     }
 }

@@ -6,7 +6,7 @@
 //!   C₃..₅ = e₂ᵃ·e₃ᵇ, e₃ᵃ·e₁ᵇ, e₁ᵃ·e₂ᵇ                      \[1\]   (≈ relative rotation vector)
 
 use crate::model::BodyKind;
-use super::spec::JointSpec;
+use super::spec::{JointSpec, SpecError};
 use super::registry::{ConstraintEntry, sides3, frames3};
 use super::joint3::{
     Ends, JointFrame, Side, ball_jacobian, ball_jdot_v, ball_rows, orientation_rows, rotation_stiffness,
@@ -91,7 +91,7 @@ impl Constraint for Weld {
 /// The registry entry of `weld`, with a sampler of random instances for the conformance tests.
 /// A `joints:` entry: rigid-3D `a` and `b` (or the world) fixed together as declared, the joint
 /// frame at `at` (default: `a`'s centre of mass).
-fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, String> {
+fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("weld", &["at"])?;
     let a = s.body_a("weld", &[BodyKind::Rigid3])?;
     let b = s.body_b("weld", &[BodyKind::Rigid3])?;

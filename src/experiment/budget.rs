@@ -131,16 +131,12 @@ impl Limits {
         self.get(Limit::CellSeconds)
     }
 
-    fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
+    fn set(&mut self, name: &str, value: f64) -> Result<(), LimitError> {
         let Some(i) = LIMITS.iter().position(|l| l.name == name) else {
-            return Err(format!(
-                "unknown limit `{}`; expected one of: {}",
-                crate::params::short(name),
-                LIMITS.iter().map(|l| l.name).collect::<Vec<_>>().join(", ")
-            ));
+            return Err(LimitError::Unknown(name.into()));
         };
         if !(value.is_finite() && value >= 1.0) {
-            return Err(format!("limit `{name}` = {} is invalid; expected a finite number >= 1", fmt_num(value)));
+            return Err(LimitError::Invalid { name: LIMITS[i].name, value });
         }
         self.values[i] = value;
         Ok(())
@@ -167,12 +163,38 @@ fn short_key(k: &str) -> String {
     crate::params::short(k)
 }
 
+/// A limit that cannot be set as given.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub(crate) enum LimitError {
+    /// No limit of that name.
+    #[error(
+        "unknown limit `{}`; expected one of: {}",
+        crate::params::short(.0),
+        LIMITS.iter().map(|l| l.name).collect::<Vec<_>>().join(", ")
+    )]
+    Unknown(String),
+    /// A value below 1 or not finite.
+    #[error("limit `{name}` = {} is invalid; expected a finite number >= 1", fmt_num(*value))]
+    Invalid {
+        /// The limit.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// An override that is not `NAME=VALUE`.
+    #[error("`{}` is not NAME=VALUE", crate::params::short(.0))]
+    NotNameValue(String),
+    /// A value that is not a number.
+    #[error("`{}` is not a number", crate::params::short(.0))]
+    NotNumber(String),
+}
+
 /// Parses one `--limit NAME=VALUE` argument.
-pub(crate) fn parse_override(arg: &str) -> Result<(String, f64), String> {
+pub(crate) fn parse_override(arg: &str) -> Result<(String, f64), LimitError> {
     let Some((k, v)) = arg.split_once('=') else {
-        return Err(format!("`{}` is not NAME=VALUE", crate::params::short(arg)));
+        return Err(LimitError::NotNameValue(arg.into()));
     };
-    let value = v.trim().parse::<f64>().map_err(|_| format!("`{}` is not a number", crate::params::short(v)))?;
+    let value = v.trim().parse::<f64>().map_err(|_| LimitError::NotNumber(v.into()))?;
     let mut probe = Limits::default();
     probe.set(k.trim(), value)?;
     Ok((k.trim().to_string(), value))

@@ -8,6 +8,7 @@ use crate::integrator::Control;
 use crate::integrator::registry::IntegratorEntry;
 use crate::linsolve::registry::SolverEntry;
 use crate::params::{Resolved, Scalar};
+use crate::registry::Axis;
 use crate::scene::{Output, Scene};
 use crate::stabilization::registry::StabilizerEntry;
 use std::sync::Arc;
@@ -56,6 +57,25 @@ pub struct CellSpec<'f> {
     pub time_budget: f64,
 }
 
+/// Why a cell cannot be built from names and parameters ([`CellSpec::named`] and its builders).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CellError {
+    /// No item of that name is registered on the axis.
+    #[error("unknown {} `{name}`", axis.name())]
+    Unknown {
+        /// The axis.
+        axis: Axis,
+        /// The name asked for.
+        name: String,
+    },
+    /// A parameter unknown or out of its domain.
+    #[error(transparent)]
+    Param(#[from] crate::params::ParamError),
+    /// An output the scene does not have.
+    #[error(transparent)]
+    Output(#[from] crate::scene::UnknownOutput),
+}
+
 impl CellSpec<'static> {
     /// A cell from registry names and parameter overrides, for tests, benchmarks and scripts:
     /// sampled once at the end, drift bound 1e3, no recorded state, no stabilizer (change them
@@ -70,20 +90,21 @@ impl CellSpec<'static> {
         integrator: Option<&str>,
         control: Control,
         duration: f64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, CellError> {
         let reg = crate::registry::active();
-        let f = reg.formulation(formulation).ok_or(format!("unknown formulation `{formulation}`"))?;
-        let s = reg.solver(solver).ok_or(format!("unknown solver `{solver}`"))?;
+        let unknown = |axis, name: &str| CellError::Unknown { axis, name: name.into() };
+        let f = reg.formulation(formulation).ok_or_else(|| unknown(Axis::Formulation, formulation))?;
+        let s = reg.solver(solver).ok_or_else(|| unknown(Axis::Solver, solver))?;
         let i = match integrator {
-            Some(name) => Some(reg.integrator(name).ok_or(format!("unknown integrator `{name}`"))?),
+            Some(name) => Some(reg.integrator(name).ok_or_else(|| unknown(Axis::Integrator, name))?),
             None => None,
         };
         let none = crate::stabilization::registry::find("none").expect("`none` is registered");
         Ok(CellSpec {
             formulation: f,
-            formulation_params: f.params.with(formulation, formulation_params).map_err(|e| e.to_string())?,
+            formulation_params: f.params.with(formulation, formulation_params)?,
             solver: s,
-            solver_params: s.params.with(solver, solver_params).map_err(|e| e.to_string())?,
+            solver_params: s.params.with(solver, solver_params)?,
             integrator: i,
             control,
             step_fraction: None,
@@ -120,7 +141,7 @@ impl<'f> CellSpec<'f> {
 
     /// The same cell evaluating the scene's outputs `names` at every sample (see
     /// [`Scene::output`]).
-    pub fn observing(self, scene: &Scene, names: &[&str]) -> Result<Self, String> {
+    pub fn observing(self, scene: &Scene, names: &[&str]) -> Result<Self, CellError> {
         let outputs = names.iter().map(|n| scene.output(n)).collect::<Result<_, _>>()?;
         Ok(CellSpec { outputs, ..self })
     }
@@ -138,9 +159,11 @@ impl<'f> CellSpec<'f> {
     }
 
     /// The same cell with the registered stabilizer `name` and parameter overrides.
-    pub fn stabilized(self, name: &str, params: &[(&str, Scalar)]) -> Result<Self, String> {
-        let st = crate::registry::active().stabilizer(name).ok_or(format!("unknown stabilizer `{name}`"))?;
-        let stabilizer_params = st.params.with(name, params).map_err(|e| e.to_string())?;
+    pub fn stabilized(self, name: &str, params: &[(&str, Scalar)]) -> Result<Self, CellError> {
+        let st = crate::registry::active()
+            .stabilizer(name)
+            .ok_or_else(|| CellError::Unknown { axis: Axis::Stabilizer, name: name.into() })?;
+        let stabilizer_params = st.params.with(name, params)?;
         Ok(CellSpec { stabilizer: st, stabilizer_params, ..self })
     }
 }

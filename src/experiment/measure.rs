@@ -149,7 +149,11 @@ fn recorded(file: &str, raw: &RawConfig, variants: &[Variant], m: &mut Measureme
                 continue;
             }
             if variants.iter().any(|v| v.scene.output(&item.value).is_err()) {
-                let e = variants.iter().find_map(|v| v.scene.output(&item.value).err()).unwrap_or_default();
+                let e = variants
+                    .iter()
+                    .find_map(|v| v.scene.output(&item.value).err())
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
                 let names = Recorded::ALL.map(|(_, n)| n).join(", ");
                 return err(
                     file,

@@ -75,23 +75,57 @@ struct StoredCellRef<'a> {
     result: &'a RunResult,
 }
 
+/// Why stored results cannot be used: the store or a shard directory unusable, damaged, or not
+/// one sweep with the others; or a `--cells` selection that selects nothing valid. One line naming
+/// the directory or the option at fault.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StoreError {
+    /// A directory or file of the store that cannot be read, created or cleared.
+    #[error(transparent)]
+    Io(#[from] crate::input::FileError),
+    /// A stored file whose checksum or format does not match.
+    #[error("{0}")]
+    Damaged(String),
+    /// Shards that are not one sweep: another config, another build, an index twice or missing,
+    /// a cell in two shards or none.
+    #[error("{0}")]
+    NotOneSweep(String),
+    /// The config the shards were computed with no longer loads.
+    #[error(transparent)]
+    Config(#[from] crate::input::ConfigError),
+    /// A `--cells` selection that names no valid cell (the item and the valid choices).
+    #[error("{0}")]
+    Selection(String),
+}
+
+/// A [`StoreError::Selection`] with a formatted detail.
+macro_rules! selection {
+    ($($t:tt)*) => { StoreError::Selection(format!($($t)*)) };
+}
+
+/// A [`StoreError::NotOneSweep`] with a formatted detail.
+macro_rules! not_one {
+    ($($t:tt)*) => { StoreError::NotOneSweep(format!($($t)*)) };
+}
+
 impl Store {
     /// Opens the store of `name` in `reports` (the caller holds the name's lock) for results of
     /// the experiment whose [`Experiment::identity`] is `identity`. Without `resume` it starts
     /// empty.
-    pub fn open(reports: &Path, name: &str, identity: &str, resume: bool) -> Result<Store, String> {
+    pub fn open(reports: &Path, name: &str, identity: &str, resume: bool) -> Result<Store, StoreError> {
         let dir = reports.join(format!(".{name}.cells"));
         // The store is ours: a link at its name is refused, never followed.
         if dir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
-            return Err(format!(
-                "`{}` is not a directory (a link or a file); tinkertoy does not write through links — remove it",
-                dir.display()
-            ));
+            return Err(StoreError::Io(crate::input::FileError::new(
+                &dir,
+                "not a directory (a link or a file); tinkertoy does not write through links — remove it",
+            )));
         }
         if !resume && dir.exists() {
-            std::fs::remove_dir_all(&dir).map_err(|e| format!("cannot clear `{}`: {e}", dir.display()))?;
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| crate::input::FileError::new(&dir, format!("cannot clear: {e}")))?;
         }
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| crate::input::FileError::new(&dir, format!("cannot create: {e}")))?;
         Ok(Store { dir, hash: identity.to_string() })
     }
 
@@ -166,14 +200,15 @@ pub const SHARD_FILE: &str = "shard.bin";
 
 impl ShardFile {
     /// Reads `<dir>/shard.bin`.
-    pub fn read(dir: &Path) -> Result<ShardFile, String> {
+    pub fn read(dir: &Path) -> Result<ShardFile, StoreError> {
         let path = dir.join(SHARD_FILE);
-        super::config::refuse_special(&path).map_err(|m| format!("`{}`: {m}", path.display()))?;
-        let bytes = std::fs::read(&path)
-            .map_err(|e| format!("`{}` is not a shard directory: {}", dir.display(), super::grid::io_reason(&e)))?;
-        let data = unseal(&bytes)
-            .ok_or_else(|| format!("`{}` is damaged: its checksum does not match its contents", path.display()))?;
-        postcard::from_bytes(data).map_err(|_| format!("`{}` is damaged or from another format", path.display()))
+        super::config::refuse_special(&path).map_err(|m| crate::input::FileError::new(&path, m.to_string()))?;
+        let bytes = std::fs::read(&path).map_err(|e| {
+            crate::input::FileError::new(dir, format!("not a shard directory: {}", super::grid::io_reason(&e)))
+        })?;
+        let damaged = |what: &str| StoreError::Damaged(format!("`{}` is damaged{what}", path.display()));
+        let data = unseal(&bytes).ok_or_else(|| damaged(": its checksum does not match its contents"))?;
+        postcard::from_bytes(data).map_err(|_| damaged(" or from another format"))
     }
 
     /// Restores the energy scales of the results from the experiment's scenes.
@@ -216,7 +251,7 @@ pub fn shard_cells(exp: &Experiment, cells: &[Cell], index: usize, count: usize)
 /// filters `key=value` (keys: formulation, solver, integrator, stabilizer, variant, step; a value
 /// matches a label or a registry name). Indices and ranges add cells; filters, if any, keep only the
 /// cells matching all of them. One flag per cell of `cells`.
-pub fn select(exp: &Experiment, cells: &[Cell], total: usize, spec: &str) -> Result<Vec<bool>, String> {
+pub fn select(exp: &Experiment, cells: &[Cell], total: usize, spec: &str) -> Result<Vec<bool>, StoreError> {
     const KEYS: &str = "formulation, solver, integrator, stabilizer, variant, step";
     let short = crate::params::short;
     let mut by_index: Option<std::collections::BTreeSet<usize>> = None;
@@ -225,7 +260,7 @@ pub fn select(exp: &Experiment, cells: &[Cell], total: usize, spec: &str) -> Res
         if let Some((k, v)) = item.split_once('=') {
             let k = k.trim();
             if !KEYS.split(", ").any(|x| x == k) {
-                return Err(format!("--cells: unknown key `{}`; expected one of: {KEYS}", short(k)));
+                return Err(selection!("--cells: unknown key `{}`; expected one of: {KEYS}", short(k)));
             }
             filters.push((k, v.trim()));
             continue;
@@ -234,11 +269,11 @@ pub fn select(exp: &Experiment, cells: &[Cell], total: usize, spec: &str) -> Res
         let parse = |x: &str| {
             x.trim()
                 .parse::<usize>()
-                .map_err(|_| format!("--cells: `{}` is not an index, a range a-b or key=value", short(item)))
+                .map_err(|_| selection!("--cells: `{}` is not an index, a range a-b or key=value", short(item)))
         };
         let (a, b) = (parse(a)?, parse(b)?);
         if a > b || b >= total {
-            return Err(format!("--cells: `{}` is outside the cells 0-{}", short(item), total.saturating_sub(1)));
+            return Err(selection!("--cells: `{}` is outside the cells 0-{}", short(item), total.saturating_sub(1)));
         }
         by_index.get_or_insert_with(Default::default).extend(a..=b);
     }
@@ -260,7 +295,7 @@ pub fn select(exp: &Experiment, cells: &[Cell], total: usize, spec: &str) -> Res
         .map(|c| by_index.as_ref().is_none_or(|f| f.contains(&c.id)) && filters.iter().all(|(k, v)| matches(c, k, v)))
         .collect();
     if !flags.iter().any(|&f| f) {
-        return Err(format!("--cells `{}` selects no cell", short(spec)));
+        return Err(selection!("--cells `{}` selects no cell", short(spec)));
     }
     Ok(flags)
 }
@@ -302,7 +337,7 @@ fn index_ranges(sorted: &[usize]) -> String {
 
 /// Reads the shard directories and checks that they are one sweep: one config and build, every
 /// shard once, every cell in exactly one shard. The error is one line naming the directory at fault.
-pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
+pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, StoreError> {
     let mut shards = Vec::new();
     for d in dirs {
         shards.push((d.display().to_string(), ShardFile::read(d)?));
@@ -310,7 +345,7 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
     let (first_dir, first) = &shards[0];
     for (d, s) in &shards[1..] {
         if s.config_hash != first.config_hash {
-            return Err(format!(
+            return Err(not_one!(
                 "`{d}` is a shard of another config (SHA-256 {}…, `{}`) than `{first_dir}` ({}…, `{}`)",
                 s.config_hash.get(..12).unwrap_or(&s.config_hash),
                 s.config_file,
@@ -319,12 +354,15 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
             ));
         }
         if s.build != first.build {
-            return Err(format!("`{d}` was computed by tinkertoy {} and `{first_dir}` by {}", s.build, first.build));
+            return Err(not_one!("`{d}` was computed by tinkertoy {} and `{first_dir}` by {}", s.build, first.build));
         }
         if s.count != first.count {
-            return Err(format!(
+            return Err(not_one!(
                 "`{d}` is shard {}/{} but `{first_dir}` is {}/{}",
-                s.index, s.count, first.index, first.count
+                s.index,
+                s.count,
+                first.index,
+                first.count
             ));
         }
     }
@@ -335,20 +373,20 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
         match with.len() {
             0 => missing.push(i),
             1 => {}
-            _ => return Err(format!("shard {i}/{n} is given twice: `{}` and `{}`", with[0], with[1])),
+            _ => return Err(not_one!("shard {i}/{n} is given twice: `{}` and `{}`", with[0], with[1])),
         }
     }
     if !missing.is_empty() {
         let ranges = index_ranges(&missing);
-        return Err(format!(
+        return Err(not_one!(
             "{} of {n} shards missing: {ranges} ({} shard directories given); rerun them, e.g. sbatch --array={ranges} scripts/slurm_sweep.sh CONFIG {n}",
             missing.len(),
             dirs.len(),
         ));
     }
-    let exp = super::grid::from_text(&first.config_file, &first.config_text).map_err(|e| e.to_string())?;
+    let exp = super::grid::from_text(&first.config_file, &first.config_text)?;
     if exp.identity() != first.config_hash {
-        return Err(format!(
+        return Err(not_one!(
             "`{first_dir}`: the config text or a file it reads ({}) differs from what the shards were computed with; rerun the shards",
             exp.inputs().iter().map(|(f, _)| format!("`{f}`")).collect::<Vec<_>>().join(", ")
         ));
@@ -357,17 +395,17 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, String> {
     let mut owner: Vec<Option<usize>> = vec![None; cells.len()];
     for (d, s) in &shards {
         if s.total_cells != cells.len() {
-            return Err(format!("`{d}` counts {} cells; the config gives {}", s.total_cells, cells.len()));
+            return Err(not_one!("`{d}` counts {} cells; the config gives {}", s.total_cells, cells.len()));
         }
         for &id in &s.cells {
             if id >= cells.len() || owner[id].is_some() {
-                return Err(format!("cell {id} of `{d}` is outside the sweep or in two shards"));
+                return Err(not_one!("cell {id} of `{d}` is outside the sweep or in two shards"));
             }
             owner[id] = Some(s.index);
         }
     }
     if let Some(id) = owner.iter().position(Option::is_none) {
-        return Err(format!("cell {id} ({}) is in no shard", exp.cell_label(&cells[id])));
+        return Err(not_one!("cell {id} ({}) is in no shard", exp.cell_label(&cells[id])));
     }
     let threads = shards.iter().map(|(_, s)| s.threads).max().unwrap_or(1);
     let timing_core = first.timing_core;

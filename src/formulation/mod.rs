@@ -71,7 +71,7 @@ pub trait Stepper: Send {
     }
     /// The frictional contact problem the last step solved, in FCLIB's local form, for a
     /// stepper that solves one (`pgs`); None for the others, or the reason it cannot be written.
-    fn contact_problem(&self) -> Option<Result<crate::friction::LocalProblem, String>> {
+    fn contact_problem(&self) -> Option<Result<crate::friction::LocalProblem, crate::friction::ProblemError>> {
         None
     }
 }

@@ -545,7 +545,7 @@ impl Stepper for Pgs<'_> {
         self.counters
     }
 
-    fn contact_problem(&self) -> Option<Result<crate::friction::LocalProblem, String>> {
+    fn contact_problem(&self) -> Option<Result<crate::friction::LocalProblem, crate::friction::ProblemError>> {
         Some(self.last_contact_problem())
     }
 }

@@ -6,24 +6,28 @@
 //! block-row pointers and the block-column indices, then each block as its number followed by
 //! its entries column by column). Every block of a contact problem is dim × dim.
 
-use super::{Csr, LocalProblem};
+use super::{Csr, LocalProblem, ProblemError};
+
+/// A [`ProblemError::Format`] with a formatted detail.
+macro_rules! bad {
+    ($($t:tt)*) => { ProblemError::Format(format!($($t)*)) };
+}
 
 /// The largest `.dat` file read \[bytes\] (Siconos' largest, a rock pile, is 1.2 MB).
 pub const MAX_BYTES: u64 = 16 << 20;
 
 /// Reads a dense-storage Siconos `.dat` local problem called `name` from its text.
-pub fn from_text(name: &str, text: &str) -> Result<LocalProblem, String> {
+pub fn from_text(name: &str, text: &str) -> Result<LocalProblem, ProblemError> {
     let tokens = text.split_whitespace().count();
     let mut tok = text.split_whitespace().enumerate();
-    let mut next = |what: &str| -> Result<f64, String> {
-        let (k, t) = tok.next().ok_or_else(|| format!("the file ends before {what}"))?;
-        t.parse::<f64>()
-            .map_err(|_| format!("token {} (`{}`) is not a number ({what})", k + 1, crate::params::short(t)))
+    let mut next = |what: &str| -> Result<f64, ProblemError> {
+        let (k, t) = tok.next().ok_or_else(|| bad!("the file ends before {what}"))?;
+        t.parse::<f64>().map_err(|_| bad!("token {} (`{}`) is not a number ({what})", k + 1, crate::params::short(t)))
     };
-    let count = |v: f64, what: &str, max: usize| -> Result<usize, String> {
+    let count = |v: f64, what: &str, max: usize| -> Result<usize, ProblemError> {
         (v.fract() == 0.0 && v >= 0.0 && v <= max as f64)
             .then_some(v as usize)
-            .ok_or_else(|| format!("{what} is {v}; expected an integer in [0, {max}]"))
+            .ok_or_else(|| bad!("{what} is {v}; expected an integer in [0, {max}]"))
     };
     let dim = count(next("the dimension")?, "the dimension", 3)?;
     let nc = count(next("the number of contacts")?, "the number of contacts", 1 << 20)?;
@@ -31,20 +35,20 @@ pub fn from_text(name: &str, text: &str) -> Result<LocalProblem, String> {
     let m = dim * nc;
     let (r, c) = (count(next("W's rows")?, "W's rows", m)?, count(next("W's columns")?, "W's columns", m)?);
     if (r, c) != (m, m) {
-        return Err(format!("W is declared {r} x {c}; {nc} contacts of dimension {dim} make it {m} x {m}"));
+        return Err(bad!("W is declared {r} x {c}; {nc} contacts of dimension {dim} make it {m} x {m}"));
     }
     let t = if storage == 0.0 {
         // The dense W, q and μ must be in the text before anything is sized from the declared counts.
         let needed = m.checked_mul(m).and_then(|w| w.checked_add(m + nc + 7));
         if needed.is_none_or(|n| n > tokens) {
-            return Err(format!(
+            return Err(bad!(
                 "{nc} contacts of dimension {dim} need {} numbers (a dense W, q and mu); the file holds {tokens}",
                 needed.map_or("more than 2^64".to_string(), |n| n.to_string())
             ));
         }
         let (r, c) = (count(next("W's rows")?, "W's rows", m)?, count(next("W's columns")?, "W's columns", m)?);
         if (r, c) != (m, m) {
-            return Err(format!("W is declared {r} x {c}; {nc} contacts of dimension {dim} make it {m} x {m}"));
+            return Err(bad!("W is declared {r} x {c}; {nc} contacts of dimension {dim} make it {m} x {m}"));
         }
         let mut t = Vec::with_capacity(m * m);
         for j in 0..m {
@@ -59,7 +63,7 @@ pub fn from_text(name: &str, text: &str) -> Result<LocalProblem, String> {
     } else if storage == 1.0 {
         sparse_blocks(&mut next, dim, nc, tokens)?
     } else {
-        return Err(format!("storage flag {storage}: expected 0 (dense) or 1 (sparse-block)"));
+        return Err(bad!("storage flag {storage}: expected 0 (dense) or 1 (sparse-block)"));
     };
     let q = (0..m).map(|_| next("q")).collect::<Result<Vec<_>, _>>()?;
     let mu = (0..nc).map(|_| next("mu")).collect::<Result<Vec<_>, _>>()?;
@@ -68,7 +72,7 @@ pub fn from_text(name: &str, text: &str) -> Result<LocalProblem, String> {
     // local one would be a wrong problem.
     let rest: Vec<&str> = tok.map(|(_, t)| t).collect();
     if !(rest.is_empty() || rest == ["0"] || rest == ["1"]) {
-        return Err(format!(
+        return Err(bad!(
             "{} numbers follow mu; a local problem ends there (a global problem, such as Siconos' GFC3D files, is not read from .dat)",
             rest.len()
         ));
@@ -82,51 +86,55 @@ pub fn from_text(name: &str, text: &str) -> Result<LocalProblem, String> {
 /// structure (dim × dim blocks on an nc × nc block grid) and counted against the `tokens` the
 /// file holds before anything is sized from it.
 fn sparse_blocks(
-    next: &mut dyn FnMut(&str) -> Result<f64, String>,
+    next: &mut dyn FnMut(&str) -> Result<f64, ProblemError>,
     dim: usize,
     nc: usize,
     tokens: usize,
-) -> Result<Vec<(usize, usize, f64)>, String> {
-    fn int(next: &mut dyn FnMut(&str) -> Result<f64, String>, what: &str, max: usize) -> Result<usize, String> {
+) -> Result<Vec<(usize, usize, f64)>, ProblemError> {
+    fn int(
+        next: &mut dyn FnMut(&str) -> Result<f64, ProblemError>,
+        what: &str,
+        max: usize,
+    ) -> Result<usize, ProblemError> {
         let v = next(what)?;
         (v.fract() == 0.0 && v >= 0.0 && v <= max as f64)
             .then_some(v as usize)
-            .ok_or_else(|| format!("{what} is {v}; expected an integer in [0, {max}]"))
+            .ok_or_else(|| bad!("{what} is {v}; expected an integer in [0, {max}]"))
     }
     let mut count = |what: &str, max: usize| int(next, what, max);
     let blocks = count("the number of blocks", nc.saturating_mul(nc))?;
     let (rows, cols) = (count("the block rows", nc)?, count("the block columns", nc)?);
     if (rows, cols) != (nc, nc) {
-        return Err(format!("W has {rows} x {cols} blocks; {nc} contacts make it {nc} x {nc}"));
+        return Err(bad!("W has {rows} x {cols} blocks; {nc} contacts make it {nc} x {nc}"));
     }
     // Each block: its number and dim² entries; then q and μ.
     // The sizes (2 nc), the two counts, the row pointers (nc + 1), the column indices, the blocks
     // (each its number and dim² entries), q and μ.
     let needed = blocks.checked_mul(2 + dim * dim).and_then(|b| b.checked_add(3 * nc + 3 + nc * dim + nc));
     if needed.is_none_or(|n| n > tokens) {
-        return Err(format!("{blocks} blocks of {dim} x {dim} need more numbers than the file's {tokens}"));
+        return Err(bad!("{blocks} blocks of {dim} x {dim} need more numbers than the file's {tokens}"));
     }
     for what in ["the cumulative row sizes", "the cumulative column sizes"] {
         for k in 0..nc {
             if count(what, nc * dim)? != (k + 1) * dim {
-                return Err(format!("{what}: block {k} is not {dim} x {dim}, as every contact's is"));
+                return Err(bad!("{what}: block {k} is not {dim} x {dim}, as every contact's is"));
             }
         }
     }
     let (ptr_len, idx_len) = (count("the row pointers' count", nc + 1)?, count("the column indices' count", blocks)?);
     if ptr_len != nc + 1 || idx_len != blocks {
-        return Err(format!("{ptr_len} row pointers and {idx_len} column indices; expected {} and {blocks}", nc + 1));
+        return Err(bad!("{ptr_len} row pointers and {idx_len} column indices; expected {} and {blocks}", nc + 1));
     }
     let ptr = (0..=nc).map(|_| count("a block-row pointer", blocks)).collect::<Result<Vec<_>, _>>()?;
     if ptr[0] != 0 || ptr[nc] != blocks || ptr.windows(2).any(|w| w[0] > w[1]) {
-        return Err("the block-row pointers do not run from 0 to the number of blocks".into());
+        return Err(bad!("the block-row pointers do not run from 0 to the number of blocks"));
     }
     let col = (0..blocks).map(|_| count("a block-column index", nc - 1)).collect::<Result<Vec<_>, _>>()?;
     let mut t = Vec::with_capacity(blocks * dim * dim);
     for bi in 0..nc {
         for (k, &bj) in col.iter().enumerate().take(ptr[bi + 1]).skip(ptr[bi]) {
             if int(next, "a block's number", blocks)? != k {
-                return Err(format!("block {k} is not numbered {k}"));
+                return Err(bad!("block {k} is not numbered {k}"));
             }
             for j in 0..dim {
                 for i in 0..dim {

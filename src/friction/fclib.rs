@@ -11,7 +11,12 @@
 //! anything is allocated from it, so a hostile file gets one reason, never a panic or an
 //! allocation it declares.
 
-use super::{Csr, GlobalProblem, LocalProblem};
+use super::{Csr, GlobalProblem, LocalProblem, ProblemError};
+
+/// A [`ProblemError::Format`] with a formatted detail.
+macro_rules! bad {
+    ($($t:tt)*) => { ProblemError::Format(format!($($t)*)) };
+}
 use std::path::Path;
 
 /// The largest FCLIB file read \[bytes\].
@@ -40,48 +45,51 @@ pub struct Info {
 /// Why a file is not a usable FCLIB problem: the file and the first thing wrong with it.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{file}: {reason}")]
-pub struct FclibError {
+pub struct ProblemFileError {
     /// The file.
     pub file: String,
     /// What is wrong (the group or dataset, the bad value, what was expected).
-    pub reason: String,
+    pub reason: ProblemError,
 }
 
 /// Reads an FCLIB problem and its `info` from `path`.
-pub fn read(path: &Path) -> Result<(Problem, Info), FclibError> {
+pub fn read(path: &Path) -> Result<(Problem, Info), ProblemFileError> {
     let file = path.display().to_string();
-    let fail = |reason: String| FclibError { file: file.clone(), reason };
-    crate::input::refuse_special(path).map_err(|m| fail(format!("cannot read: {m}")))?;
-    let len = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {}", crate::input::io_reason(&e))))?.len();
+    let fail = |reason: ProblemError| ProblemFileError { file: file.clone(), reason };
+    let unreadable = |m: String| fail(ProblemError::Unreadable(format!("cannot read: {m}")));
+    crate::input::refuse_special(path).map_err(|e| unreadable(e.to_string()))?;
+    let len = std::fs::metadata(path).map_err(|e| unreadable(crate::input::io_reason(&e)))?.len();
     if len > MAX_FILE_BYTES {
-        return Err(fail(format!("the file is {len} bytes; at most {MAX_FILE_BYTES} are read")));
+        return Err(fail(ProblemError::TooLarge(format!(
+            "the file is {len} bytes; at most {MAX_FILE_BYTES} are read"
+        ))));
     }
-    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {}", crate::input::io_reason(&e))))?;
+    let bytes = std::fs::read(path).map_err(|e| unreadable(crate::input::io_reason(&e)))?;
     let name = path.file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
     from_bytes(&name, bytes).map_err(fail)
 }
 
 /// Reads an FCLIB problem from the bytes of a file called `name`.
-pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<(Problem, Info), String> {
+pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<(Problem, Info), ProblemError> {
     if !hdf5_pure::is_hdf5_bytes(&bytes) {
-        return Err("not an HDF5 file (no HDF5 signature)".into());
+        return Err(bad!("not an HDF5 file (no HDF5 signature)"));
     }
-    let h5 = hdf5_pure::File::from_bytes(bytes).map_err(|e| format!("not a readable HDF5 file: {e}"))?;
+    let h5 = hdf5_pure::File::from_bytes(bytes).map_err(|e| bad!("not a readable HDF5 file: {e}"))?;
     let root = h5.root();
-    let groups = root.groups().map_err(|e| format!("cannot list the root group: {e}"))?;
+    let groups = root.groups().map_err(|e| bad!("cannot list the root group: {e}"))?;
     let guesses = read_guesses(&root)?;
     if groups.iter().any(|g| g == "fclib_local") {
-        let g = root.group("fclib_local").map_err(|e| format!("/fclib_local: {e}"))?;
+        let g = root.group("fclib_local").map_err(|e| bad!("/fclib_local: {e}"))?;
         let dim = spacedim(&g, "/fclib_local")?;
         let q = vector(&g, "vectors/q", "/fclib_local")?;
         let mu = vector(&g, "vectors/mu", "/fclib_local")?;
         let m = dim * mu.len();
         let w = matrix(&g, "W", "/fclib_local", (m, m))?;
         let p = LocalProblem { name: name.into(), dim, w, q, mu, guesses };
-        p.validate().map_err(|e| format!("/fclib_local: {e}"))?;
+        p.validate().map_err(|e| e.within("/fclib_local"))?;
         Ok((Problem::Local(p), info(&g)))
     } else if groups.iter().any(|g| g == "fclib_global") {
-        let g = root.group("fclib_global").map_err(|e| format!("/fclib_global: {e}"))?;
+        let g = root.group("fclib_global").map_err(|e| bad!("/fclib_global: {e}"))?;
         let at = "/fclib_global";
         let dim = spacedim(&g, at)?;
         let f = vector(&g, "vectors/f", at)?;
@@ -89,15 +97,11 @@ pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<(Problem, Info), String>
         let mu = vector(&g, "vectors/mu", at)?;
         let (n, m) = (f.len(), dim * mu.len());
         if w.len() != m {
-            return Err(format!(
-                "{at}/vectors/w has {} entries; expected {m} ({} contacts x {dim})",
-                w.len(),
-                mu.len()
-            ));
+            return Err(bad!("{at}/vectors/w has {} entries; expected {m} ({} contacts x {dim})", w.len(), mu.len()));
         }
         let mm = matrix(&g, "M", at, (n, n))?;
         let h = matrix(&g, "H", at, (n, m))?;
-        let bilateral = match g.groups().map_err(|e| format!("{at}: {e}"))?.iter().any(|x| x == "G") {
+        let bilateral = match g.groups().map_err(|e| bad!("{at}: {e}"))?.iter().any(|x| x == "G") {
             true => {
                 let b = vector(&g, "vectors/b", at)?;
                 Some((matrix(&g, "G", at, (n, b.len()))?, b))
@@ -105,24 +109,24 @@ pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<(Problem, Info), String>
             false => None,
         };
         if let Some(r) = guesses.iter().find(|r| r.len() != m) {
-            return Err(format!("/guesses: a guess r has {} entries; expected {m}", r.len()));
+            return Err(bad!("/guesses: a guess r has {} entries; expected {m}", r.len()));
         }
         let p = GlobalProblem { name: name.into(), dim, m: mm, h, f, w, mu, bilateral, guesses };
         Ok((Problem::Global(Box::new(p)), info(&g)))
     } else {
-        Err(format!(
+        Err(bad!(
             "no group /fclib_local or /fclib_global (found: {})",
             if groups.is_empty() { "nothing".into() } else { groups.join(", ") }
         ))
     }
 }
 
-fn spacedim(g: &hdf5_pure::Group, at: &str) -> Result<usize, String> {
+fn spacedim(g: &hdf5_pure::Group, at: &str) -> Result<usize, ProblemError> {
     let v = ints(g, "spacedim", at)?;
     match v.as_slice() {
         [2] => Ok(2),
         [3] => Ok(3),
-        _ => Err(format!("{at}/spacedim is {v:?}; expected 2 or 3")),
+        _ => Err(bad!("{at}/spacedim is {v:?}; expected 2 or 3")),
     }
 }
 
@@ -131,52 +135,54 @@ fn spacedim(g: &hdf5_pure::Group, at: &str) -> Result<usize, String> {
 /// refused before it is read.
 const MAX_ELEMENTS: u64 = MAX_FILE_BYTES;
 
-fn dataset(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<hdf5_pure::Dataset, String> {
-    let d = g.dataset(path).map_err(|_| format!("{at}/{path} is missing"))?;
-    let shape = d.shape().map_err(|e| format!("{at}/{path}: unreadable shape: {e}"))?;
+fn dataset(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<hdf5_pure::Dataset, ProblemError> {
+    let d = g.dataset(path).map_err(|_| bad!("{at}/{path} is missing"))?;
+    let shape = d.shape().map_err(|e| bad!("{at}/{path}: unreadable shape: {e}"))?;
     let n = shape.iter().try_fold(1u64, |a, &x| a.checked_mul(x));
     match n {
         Some(n) if n <= MAX_ELEMENTS => Ok(d),
-        _ => Err(format!("{at}/{path} declares {shape:?} elements; at most {MAX_ELEMENTS} are read")),
+        _ => Err(ProblemError::TooLarge(format!(
+            "{at}/{path} declares {shape:?} elements; at most {MAX_ELEMENTS} are read"
+        ))),
     }
 }
 
-fn ints(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<Vec<i64>, String> {
-    dataset(g, path, at)?.read_i64().map_err(|e| format!("{at}/{path} is not integer data: {e}"))
+fn ints(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<Vec<i64>, ProblemError> {
+    dataset(g, path, at)?.read_i64().map_err(|e| bad!("{at}/{path} is not integer data: {e}"))
 }
 
-fn vector(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<Vec<f64>, String> {
-    let v = dataset(g, path, at)?.read_f64().map_err(|e| format!("{at}/{path} is not numeric data: {e}"))?;
+fn vector(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<Vec<f64>, ProblemError> {
+    let v = dataset(g, path, at)?.read_f64().map_err(|e| bad!("{at}/{path} is not numeric data: {e}"))?;
     match v.iter().position(|x| !x.is_finite()) {
-        Some(k) => Err(format!("{at}/{path}[{k}] is {}; expected a finite number", v[k])),
+        Some(k) => Err(bad!("{at}/{path}[{k}] is {}; expected a finite number", v[k])),
         None => Ok(v),
     }
 }
 
-fn scalar(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<i64, String> {
+fn scalar(g: &hdf5_pure::Group, path: &str, at: &str) -> Result<i64, ProblemError> {
     match ints(g, path, at)?.as_slice() {
         [x] => Ok(*x),
-        v => Err(format!("{at}/{path} holds {} values; expected one", v.len())),
+        v => Err(bad!("{at}/{path} holds {} values; expected one", v.len())),
     }
 }
 
 /// Reads the matrix group `name` of `g`, which must be `shape` (rows, columns).
-fn matrix(g: &hdf5_pure::Group, name: &str, at: &str, shape: (usize, usize)) -> Result<Csr, String> {
+fn matrix(g: &hdf5_pure::Group, name: &str, at: &str, shape: (usize, usize)) -> Result<Csr, ProblemError> {
     let at = format!("{at}/{name}");
-    let mg = g.group(name).map_err(|_| format!("{at} is missing"))?;
+    let mg = g.group(name).map_err(|_| bad!("{at} is missing"))?;
     let (m, n, nz) = (scalar(&mg, "m", &at)?, scalar(&mg, "n", &at)?, scalar(&mg, "nz", &at)?);
     if (m, n) != (shape.0 as i64, shape.1 as i64) {
-        return Err(format!("{at} is declared {m} x {n}; the vectors make it {} x {}", shape.0, shape.1));
+        return Err(bad!("{at} is declared {m} x {n}; the vectors make it {} x {}", shape.0, shape.1));
     }
     let (m, n) = shape;
     let p = ints(&mg, "p", &at)?;
     let i = ints(&mg, "i", &at)?;
     let x = vector(&mg, "x", &at)?;
-    let index = |v: i64, bound: usize, what: &str| -> Result<usize, String> {
+    let index = |v: i64, bound: usize, what: &str| -> Result<usize, ProblemError> {
         usize::try_from(v)
             .ok()
             .filter(|&k| k < bound)
-            .ok_or_else(|| format!("{at}: {what} {v} is out of range [0, {bound})"))
+            .ok_or_else(|| bad!("{at}: {what} {v} is out of range [0, {bound})"))
     };
     let mut t = Vec::new();
     match nz {
@@ -184,14 +190,14 @@ fn matrix(g: &hdf5_pure::Group, name: &str, at: &str, shape: (usize, usize)) -> 
             // compressed columns (−1: p over columns, i rows) or rows (−2: p over rows, i columns)
             let (outer, inner) = if nz == -1 { (n, m) } else { (m, n) };
             if p.len() != outer + 1 {
-                return Err(format!("{at}/p has {} entries; expected {} pointers", p.len(), outer + 1));
+                return Err(bad!("{at}/p has {} entries; expected {} pointers", p.len(), outer + 1));
             }
             if p[0] != 0 || p.windows(2).any(|w| w[1] < w[0]) {
-                return Err(format!("{at}/p is not a non-decreasing list of pointers from 0"));
+                return Err(bad!("{at}/p is not a non-decreasing list of pointers from 0"));
             }
             let total = p[outer] as usize;
             if i.len() < total || x.len() < total {
-                return Err(format!("{at}: p declares {total} entries; i has {}, x has {}", i.len(), x.len()));
+                return Err(bad!("{at}: p declares {total} entries; i has {}, x has {}", i.len(), x.len()));
             }
             for o in 0..outer {
                 for k in p[o] as usize..p[o + 1] as usize {
@@ -203,7 +209,7 @@ fn matrix(g: &hdf5_pure::Group, name: &str, at: &str, shape: (usize, usize)) -> 
         k if k >= 0 => {
             let k = k as usize;
             if i.len() < k || p.len() < k || x.len() < k {
-                return Err(format!(
+                return Err(bad!(
                     "{at}: nz declares {k} triplets; i has {}, p has {}, x has {}",
                     i.len(),
                     p.len(),
@@ -214,21 +220,21 @@ fn matrix(g: &hdf5_pure::Group, name: &str, at: &str, shape: (usize, usize)) -> 
                 t.push((index(i[e], m, "row")?, index(p[e], n, "column")?, x[e]));
             }
         }
-        k => return Err(format!("{at}/nz is {k}; expected -1 (columns), -2 (rows) or a triplet count >= 0")),
+        k => return Err(bad!("{at}/nz is {k}; expected -1 (columns), -2 (rows) or a triplet count >= 0")),
     }
     Ok(Csr::from_triplets(m, n, &t))
 }
 
-fn read_guesses(root: &hdf5_pure::Group) -> Result<Vec<Vec<f64>>, String> {
+fn read_guesses(root: &hdf5_pure::Group) -> Result<Vec<Vec<f64>>, ProblemError> {
     if !root.groups().unwrap_or_default().iter().any(|g| g == "guesses") {
         return Ok(Vec::new());
     }
-    let g = root.group("guesses").map_err(|e| format!("/guesses: {e}"))?;
+    let g = root.group("guesses").map_err(|e| bad!("/guesses: {e}"))?;
     let mut out = Vec::new();
     let mut names: Vec<String> = g.groups().unwrap_or_default();
     names.sort_by_key(|n| n.parse::<u64>().unwrap_or(u64::MAX));
     for k in names {
-        let sub = g.group(&k).map_err(|e| format!("/guesses/{k}: {e}"))?;
+        let sub = g.group(&k).map_err(|e| bad!("/guesses/{k}: {e}"))?;
         out.push(vector(&sub, "r", &format!("/guesses/{k}"))?);
     }
     Ok(out)
@@ -260,10 +266,10 @@ fn matrix_group(parent: &mut hdf5_pure::GroupBuilder, name: &str, a: &Csr) {
 }
 
 /// The `info` group (title, description, math_info).
-fn info_group(parent: &mut hdf5_pure::GroupBuilder, info: &Info) -> Result<(), String> {
+fn info_group(parent: &mut hdf5_pure::GroupBuilder, info: &Info) -> Result<(), ProblemError> {
     let mut inf = parent.create_group("info");
     for (k, s) in [("title", &info.title), ("description", &info.description), ("math_info", &info.math_info)] {
-        inf.create_dataset(k).with_strings(&[s.as_str()]).map_err(|e| e.to_string())?;
+        inf.create_dataset(k).with_strings(&[s.as_str()]).map_err(|e| ProblemError::Write(e.to_string()))?;
     }
     parent.add_group(inf.finish());
     Ok(())
@@ -286,7 +292,7 @@ fn guesses_group(b: &mut hdf5_pure::FileBuilder, guesses: &[Vec<f64>]) {
 
 /// Writes a local problem as an FCLIB file (W in compressed rows, `spacedim`, `vectors/q`,
 /// `vectors/mu`, `info`, and `guesses` when it has some) to bytes.
-pub fn local_to_bytes(p: &LocalProblem, info: &Info) -> Result<Vec<u8>, String> {
+pub fn local_to_bytes(p: &LocalProblem, info: &Info) -> Result<Vec<u8>, ProblemError> {
     let mut b = hdf5_pure::FileBuilder::new();
     let mut g = b.create_group("fclib_local");
     g.create_dataset("spacedim").with_i32_data(&[p.dim as i32]);
@@ -298,13 +304,13 @@ pub fn local_to_bytes(p: &LocalProblem, info: &Info) -> Result<Vec<u8>, String> 
     info_group(&mut g, info)?;
     b.add_group(g.finish());
     guesses_group(&mut b, &p.guesses);
-    b.finish().map_err(|e| e.to_string())
+    b.finish().map_err(|e| ProblemError::Write(e.to_string()))
 }
 
 /// Writes a global problem as an FCLIB file (`/fclib_global`: M and H, and G with `vectors/b`
 /// when it has bilateral constraints, in compressed rows; `vectors/f`, `w`, `mu`; `info`;
 /// `guesses`) to bytes.
-pub fn global_to_bytes(p: &GlobalProblem, info: &Info) -> Result<Vec<u8>, String> {
+pub fn global_to_bytes(p: &GlobalProblem, info: &Info) -> Result<Vec<u8>, ProblemError> {
     let mut b = hdf5_pure::FileBuilder::new();
     let mut g = b.create_group("fclib_global");
     g.create_dataset("spacedim").with_i32_data(&[p.dim as i32]);
@@ -324,5 +330,5 @@ pub fn global_to_bytes(p: &GlobalProblem, info: &Info) -> Result<Vec<u8>, String
     info_group(&mut g, info)?;
     b.add_group(g.finish());
     guesses_group(&mut b, &p.guesses);
-    b.finish().map_err(|e| e.to_string())
+    b.finish().map_err(|e| ProblemError::Write(e.to_string()))
 }

@@ -150,7 +150,7 @@ fn bilateral_constraints_are_eliminated_as_the_mixed_problem_solves_them() {
     dup.extend(gt.iter().filter(|t| t.1 == 0).map(|&(i, _, v)| (i, pb, v)));
     g.bilateral = Some((Csr::from_triplets(n, pb + 1, &dup), vec![0.0; pb + 1]));
     let e = g.reduce().unwrap_err();
-    assert!(e.contains("dependent"), "{e}");
+    assert!(matches!(&e, super::ProblemError::Singular(m) if m.contains("dependent")), "{e:?}");
 }
 
 #[test]
@@ -184,7 +184,7 @@ fn hostile_or_malformed_files_get_one_reason_and_no_panic() {
     let truncated = good[..good.len() / 3].to_vec();
     let random: Vec<u8> = (0..4000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     for (what, bytes) in [("truncated", truncated), ("random bytes", random)] {
-        let e = fclib::from_bytes(what, bytes).unwrap_err();
+        let e = fclib::from_bytes(what, bytes).unwrap_err().to_string();
         assert!(!e.is_empty() && !e.contains('\n'), "{what}: {e}");
     }
     // Declared sizes that the data does not hold, a NaN, and a missing group.
@@ -226,10 +226,10 @@ fn hostile_or_malformed_files_get_one_reason_and_no_panic() {
         ),
     ];
     for (what, bytes, expected) in cases {
-        let e = fclib::from_bytes(what, bytes).unwrap_err();
+        let e = fclib::from_bytes(what, bytes).unwrap_err().to_string();
         assert!(e.contains(expected), "{what}: {e}");
     }
     // A Siconos text file declaring a million contacts in a few bytes: refused before W is sized.
-    let e = dat::from_text("huge.dat", "3 1000000 0 3000000 3000000").unwrap_err();
+    let e = dat::from_text("huge.dat", "3 1000000 0 3000000 3000000").unwrap_err().to_string();
     assert!(e.contains("the file holds 5"), "{e}");
 }

@@ -110,6 +110,60 @@ impl Csr {
     }
 }
 
+/// Why a contact problem cannot be read, checked, reduced or written: the kind of fault, and a
+/// one-line detail naming the group, dataset, token or block at fault, the bad value and what was
+/// expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ProblemError {
+    /// The file cannot be read (missing, a FIFO or device, no permission).
+    #[error("{0}")]
+    Unreadable(String),
+    /// The file does not follow its format: a group, dataset or token missing, malformed or of
+    /// the wrong type.
+    #[error("{0}")]
+    Format(String),
+    /// Sizes or values that disagree with each other or with the problem's definition (W not
+    /// m × m, μ < 0, a NaN).
+    #[error("{0}")]
+    Inconsistent(String),
+    /// More data than the reader's bound, refused before it is allocated.
+    #[error("{0}")]
+    TooLarge(String),
+    /// A global problem whose M is not block-diagonal and invertible, or whose bilateral
+    /// constraints are dependent: its local form does not exist.
+    #[error("{0}")]
+    Singular(String),
+    /// The problem cannot be formed (a stepper that has taken no step, or whose problem has
+    /// bilateral rows in local form).
+    #[error("{0}")]
+    Unavailable(String),
+    /// The HDF5 writer refused the problem.
+    #[error("{0}")]
+    Write(String),
+}
+
+impl ProblemError {
+    /// The same error with its detail prefixed by `at` (the group or file it was found in).
+    pub fn within(self, at: &str) -> Self {
+        use ProblemError::*;
+        let put = |d: String| format!("{at}: {d}");
+        match self {
+            Unreadable(d) => Unreadable(put(d)),
+            Format(d) => Format(put(d)),
+            Inconsistent(d) => Inconsistent(put(d)),
+            TooLarge(d) => TooLarge(put(d)),
+            Singular(d) => Singular(put(d)),
+            Unavailable(d) => Unavailable(put(d)),
+            Write(d) => Write(put(d)),
+        }
+    }
+}
+
+/// A [`ProblemError::Inconsistent`] with a formatted detail.
+macro_rules! inconsistent {
+    ($($t:tt)*) => { ProblemError::Inconsistent(format!($($t)*)) };
+}
+
 /// A local frictional contact problem: W r + q with r in the Coulomb cones.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LocalProblem {
@@ -135,13 +189,13 @@ impl LocalProblem {
 
     /// Checks the sizes and values: W square m × m with m = dim × contacts, q and every guess of
     /// length m, μ ≥ 0 and every number finite. The message names the first inconsistency.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ProblemError> {
         let m = self.dim * self.mu.len();
         if !(self.dim == 2 || self.dim == 3) {
-            return Err(format!("spacedim is {}; expected 2 or 3", self.dim));
+            return Err(inconsistent!("spacedim is {}; expected 2 or 3", self.dim));
         }
         if self.w.nrows != m || self.w.ncols != m {
-            return Err(format!(
+            return Err(inconsistent!(
                 "W is {} x {}; expected {m} x {m} ({} contacts of dimension {})",
                 self.w.nrows,
                 self.w.ncols,
@@ -150,17 +204,17 @@ impl LocalProblem {
             ));
         }
         if self.q.len() != m {
-            return Err(format!("q has {} entries; expected {m}", self.q.len()));
+            return Err(inconsistent!("q has {} entries; expected {m}", self.q.len()));
         }
         if let Some(g) = self.guesses.iter().find(|g| g.len() != m) {
-            return Err(format!("a guess r has {} entries; expected {m}", g.len()));
+            return Err(inconsistent!("a guess r has {} entries; expected {m}", g.len()));
         }
         if let Some(mu) = self.mu.iter().find(|mu| !(mu.is_finite() && **mu >= 0.0)) {
-            return Err(format!("a friction coefficient is {mu}; expected a finite number >= 0"));
+            return Err(inconsistent!("a friction coefficient is {mu}; expected a finite number >= 0"));
         }
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
         if !finite(&self.w.val) || !finite(&self.q) || !self.guesses.iter().all(|g| finite(g)) {
-            return Err("W, q or a guess holds a NaN or an infinity".into());
+            return Err(inconsistent!("W, q or a guess holds a NaN or an infinity"));
         }
         Ok(())
     }
@@ -227,7 +281,7 @@ impl GlobalProblem {
     /// and C = Hᵀ M⁻¹ G, W = Hᵀ M⁻¹ H − C S⁻¹ Cᵀ and q = Hᵀ M⁻¹ f + w − C S⁻¹ (Gᵀ M⁻¹ f + b).
     /// The correction is dense on the contact rows the bilateral constraints reach (their count
     /// squared is bounded by [`MAX_COUPLED_ENTRIES`], checked before it is built).
-    pub fn reduce(&self) -> Result<LocalProblem, String> {
+    pub fn reduce(&self) -> Result<LocalProblem, ProblemError> {
         let n = self.m.nrows;
         let minv = self.mass_inverse()?;
         let mut minv_f = vec![0.0; n];
@@ -259,7 +313,7 @@ impl GlobalProblem {
     }
 
     /// M⁻¹, block by block, as a sparse matrix.
-    fn mass_inverse(&self) -> Result<Csr, String> {
+    fn mass_inverse(&self) -> Result<Csr, ProblemError> {
         let blocks = mass_blocks(&self.m)?;
         let mut minv_t = Vec::new(); // triplets of M⁻¹ (n × n)
         for (start, len) in &blocks {
@@ -290,25 +344,25 @@ fn eliminate_bilateral(
     minv_f: &[f64],
     t: &mut Vec<(usize, usize, f64)>,
     q: &mut [f64],
-) -> Result<(), String> {
+) -> Result<(), ProblemError> {
     let p = g.ncols;
     if g.nrows != minv.nrows || b.len() != p {
-        return Err(format!(
+        return Err(ProblemError::Inconsistent(format!(
             "G is {} x {} and b has {} entries; expected {} rows and b of {p}",
             g.nrows,
             p,
             b.len(),
             minv.nrows
-        ));
+        )));
     }
     let c = product(a, g); // m × p, sparse rows
     let coupled: Vec<usize> = (0..c.nrows).filter(|&i| c.ptr[i + 1] > c.ptr[i]).collect();
     if coupled.len().saturating_mul(coupled.len()) > MAX_COUPLED_ENTRIES {
-        return Err(format!(
+        return Err(ProblemError::TooLarge(format!(
             "the bilateral constraints reach {} contact rows: their dense coupling would have {} entries (at most {MAX_COUPLED_ENTRIES})",
             coupled.len(),
             coupled.len().saturating_mul(coupled.len())
-        ));
+        )));
     }
     // S = Gᵀ M⁻¹ G, dense p × p, and y = S⁻¹ (Gᵀ M⁻¹ f + b).
     let gt = g.transpose();
@@ -318,8 +372,11 @@ fn eliminate_bilateral(
     for (i, j, v) in s_rows.triplets() {
         s[(i, j)] = v;
     }
-    let chol = nalgebra::Cholesky::new(s)
-        .ok_or("Gᵀ M⁻¹ G is not positive definite: G's columns (the bilateral constraints) are dependent")?;
+    let chol = nalgebra::Cholesky::new(s).ok_or_else(|| {
+        ProblemError::Singular(
+            "Gᵀ M⁻¹ G is not positive definite: G's columns (the bilateral constraints) are dependent".into(),
+        )
+    })?;
     let mut rhs = nalgebra::DVector::<f64>::from_iterator(p, b.iter().copied());
     for i in 0..p {
         rhs[i] += gt.row_dot(i, minv_f);
@@ -386,9 +443,9 @@ fn spmm_rows(a: &Csr, b: &Csr, acc: &mut [f64], touched: &mut Vec<usize>) -> Vec
 /// The diagonal blocks of a block-diagonal M: maximal runs of rows whose entries stay inside
 /// the run, as (first row, size); refused when a block exceeds [`MAX_MASS_BLOCK`] or M is not
 /// square.
-fn mass_blocks(m: &Csr) -> Result<Vec<(usize, usize)>, String> {
+fn mass_blocks(m: &Csr) -> Result<Vec<(usize, usize)>, ProblemError> {
     if m.nrows != m.ncols {
-        return Err(format!("M is {} x {}; expected a square matrix", m.nrows, m.ncols));
+        return Err(ProblemError::Inconsistent(format!("M is {} x {}; expected a square matrix", m.nrows, m.ncols)));
     }
     let mut out = Vec::new();
     let (mut start, mut reach) = (0usize, 0usize);
@@ -396,17 +453,19 @@ fn mass_blocks(m: &Csr) -> Result<Vec<(usize, usize)>, String> {
         for k in m.ptr[i]..m.ptr[i + 1] {
             let j = m.idx[k];
             if j < start {
-                return Err(format!("M is not block-diagonal (entry ({i}, {j}) links two blocks)"));
+                return Err(ProblemError::Singular(format!(
+                    "M is not block-diagonal (entry ({i}, {j}) links two blocks)"
+                )));
             }
             reach = reach.max(j);
         }
         reach = reach.max(i);
         if reach == i {
             if i + 1 - start > MAX_MASS_BLOCK {
-                return Err(format!(
+                return Err(ProblemError::TooLarge(format!(
                     "M has a diagonal block of {} rows; at most {MAX_MASS_BLOCK} are supported (a body's mass matrix)",
                     i + 1 - start
-                ));
+                )));
             }
             out.push((start, i + 1 - start));
             start = i + 1;
@@ -417,7 +476,7 @@ fn mass_blocks(m: &Csr) -> Result<Vec<(usize, usize)>, String> {
 
 /// The inverse of M's diagonal block [start, start + len) by Gauss–Jordan with partial pivoting
 /// (row-major, len × len).
-fn invert_block(m: &Csr, start: usize, len: usize) -> Result<Vec<f64>, String> {
+fn invert_block(m: &Csr, start: usize, len: usize) -> Result<Vec<f64>, ProblemError> {
     let mut a = vec![0.0; len * len];
     for r in 0..len {
         let i = start + r;
@@ -433,7 +492,7 @@ fn invert_block(m: &Csr, start: usize, len: usize) -> Result<Vec<f64>, String> {
         let p = (c..len).max_by(|&x, &y| a[x * len + c].abs().total_cmp(&a[y * len + c].abs())).unwrap();
         let piv = a[p * len + c];
         if !(piv.abs() > 0.0) {
-            return Err(format!("M is singular (block at row {start})"));
+            return Err(ProblemError::Singular(format!("M is singular (block at row {start})")));
         }
         for k in 0..len {
             a.swap(c * len + k, p * len + k);

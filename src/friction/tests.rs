@@ -424,7 +424,7 @@ fn sparse_block_dat_reads_as_its_dense_twin_and_bad_structures_are_refused() {
         (sparse.replacen("4 2 2", "400 2 2", 1), "the number of blocks is 400; expected an integer in [0, 4]"),
         (format!("{dense} 5 6 7"), "4 numbers follow mu"),
     ] {
-        let e = dat::from_text("bad", &text).unwrap_err();
+        let e = dat::from_text("bad", &text).unwrap_err().to_string();
         assert!(e.contains(reason), "{e}");
     }
 }

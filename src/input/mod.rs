@@ -204,10 +204,18 @@ pub fn read_text_within(file: &str, what: &str, typical: &str, max_bytes: u64) -
     })
 }
 
+/// A path that is not a regular file, and what it is instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("it is {kind}, not a regular file")]
+pub struct NotRegularFile {
+    /// What the path is: `a directory`, `a FIFO (named pipe)`, `a socket` or `a device`.
+    pub kind: &'static str,
+}
+
 /// Refuses a path that is not a regular file (after following links): a directory, a FIFO, a
 /// socket or a device, named as such; Ok for a regular file or one that cannot be inspected (the
 /// open that follows then says why).
-pub fn refuse_special(path: impl AsRef<std::path::Path>) -> Result<(), String> {
+pub fn refuse_special(path: impl AsRef<std::path::Path>) -> Result<(), NotRegularFile> {
     use std::os::unix::fs::FileTypeExt;
     let Ok(md) = std::fs::metadata(path) else { return Ok(()) };
     let t = md.file_type();
@@ -222,7 +230,29 @@ pub fn refuse_special(path: impl AsRef<std::path::Path>) -> Result<(), String> {
     } else {
         return Ok(());
     };
-    Err(format!("it is {kind}, not a regular file"))
+    Err(NotRegularFile { kind })
+}
+
+/// A file that could not be read, written or used, named, with the reason in plain words.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("`{path}`: {reason}")]
+pub struct FileError {
+    /// The file or directory.
+    pub path: String,
+    /// What went wrong (an I/O error without the library's wording, or what the content lacks).
+    pub reason: String,
+}
+
+impl FileError {
+    /// `path` with an I/O error's plain reason.
+    pub fn io(path: impl AsRef<std::path::Path>, e: &std::io::Error) -> Self {
+        FileError { path: path.as_ref().display().to_string(), reason: io_reason(e) }
+    }
+
+    /// `path` with `reason`.
+    pub fn new(path: impl AsRef<std::path::Path>, reason: impl Into<String>) -> Self {
+        FileError { path: path.as_ref().display().to_string(), reason: reason.into() }
+    }
 }
 
 /// An I/O error as a short reason, without the library's wording.

@@ -55,18 +55,25 @@ impl IntegratorEntry {
     }
 
     /// The integrator for `control`, or why this integrator does not take it.
-    pub fn build(&self, control: Control) -> Result<Box<dyn Integrator>, String> {
+    pub fn build(&self, control: Control) -> Result<Box<dyn Integrator>, ControlError> {
         match (self.make, control) {
             (Make::Fixed(make), Control::Fixed { h }) => Ok(make(h)),
             (Make::Adaptive(make), Control::Adaptive { rtol, atol }) => Ok(make(rtol, atol)),
-            (Make::Fixed(_), Control::Adaptive { .. }) => {
-                Err(format!("integrator `{}` takes a step size h, not tolerances", self.name))
-            }
-            (Make::Adaptive(_), Control::Fixed { .. }) => {
-                Err(format!("integrator `{}` takes tolerances, not a step size", self.name))
-            }
+            (Make::Fixed(_), Control::Adaptive { .. }) => Err(ControlError::WantsStep(self.name)),
+            (Make::Adaptive(_), Control::Fixed { .. }) => Err(ControlError::WantsTolerances(self.name)),
         }
     }
+}
+
+/// An integrator given the other kind of step control than it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ControlError {
+    /// A fixed-step integrator (named) given tolerances.
+    #[error("integrator `{0}` takes a step size h, not tolerances")]
+    WantsStep(&'static str),
+    /// An adaptive integrator (named) given a step size.
+    #[error("integrator `{0}` takes tolerances, not a step size")]
+    WantsTolerances(&'static str),
 }
 
 /// Looks up an integrator by name.

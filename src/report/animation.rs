@@ -3,31 +3,33 @@
 //! [`super::drawing::animation_svgs`]).
 
 use super::drawing::Track;
+use crate::input::FileError;
 use std::path::Path;
 
 /// Writes `<stem>.png`, an animated PNG (APNG: every frame in full colour, played by browsers
 /// and by GitHub's Markdown) of `svgs` at `fps` frames per second, looping.
-pub(crate) fn write_apng(svgs: &[String], fps: u16, stem: &Path) -> Result<(), String> {
+pub(crate) fn write_apng(svgs: &[String], fps: u16, stem: &Path) -> Result<(), FileError> {
+    let path = stem.with_extension("png");
+    let fail = |e: &dyn std::fmt::Display| FileError::new(&path, e.to_string());
     let pixmaps: Vec<resvg::tiny_skia::Pixmap> =
-        svgs.iter().map(|s| super::plot::pixmap(s).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-    let (w, h) = pixmaps.first().map(|p| (p.width(), p.height())).ok_or("no frames")?;
-    let file =
-        std::fs::File::create(stem.with_extension("png")).map_err(|e| crate::experiment::config::io_reason(&e))?;
+        svgs.iter().map(|s| super::plot::pixmap(s).map_err(|e| fail(&e))).collect::<Result<_, _>>()?;
+    let (w, h) = pixmaps.first().map(|p| (p.width(), p.height())).ok_or_else(|| fail(&"no frames"))?;
+    let file = std::fs::File::create(&path).map_err(|e| FileError::io(&path, &e))?;
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
     enc.set_color(png::ColorType::Rgba);
     enc.set_depth(png::BitDepth::Eight);
-    enc.set_animated(pixmaps.len() as u32, 0).map_err(|e| e.to_string())?;
-    enc.set_frame_delay(1, fps.max(1)).map_err(|e| e.to_string())?;
-    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
+    enc.set_animated(pixmaps.len() as u32, 0).map_err(|e| fail(&e))?;
+    enc.set_frame_delay(1, fps.max(1)).map_err(|e| fail(&e))?;
+    let mut writer = enc.write_header().map_err(|e| fail(&e))?;
     for p in &pixmaps {
         if (p.width(), p.height()) != (w, h) {
-            return Err("frames of different sizes".into());
+            return Err(fail(&"frames of different sizes"));
         }
         // tiny-skia keeps premultiplied alpha; the frames are opaque (white background), so the
         // bytes are the colours.
-        writer.write_image_data(p.data()).map_err(|e| e.to_string())?;
+        writer.write_image_data(p.data()).map_err(|e| fail(&e))?;
     }
-    writer.finish().map_err(|e| e.to_string())
+    writer.finish().map_err(|e| fail(&e))
 }
 
 /// The most panels an animation puts side by side.
@@ -36,21 +38,24 @@ pub(super) const MAX_TRACKS: usize = 6;
 /// The recorded positions of `cells` (all recorded cells when empty, at most [`MAX_TRACKS`]) from
 /// a report directory's `states.csv` (a run with `record: [q]`), labelled from its `summary.csv`;
 /// `nq` is the model's number of position coordinates.
-pub(crate) fn tracks_from_report(dir: &Path, cells: &[usize], nq: usize) -> Result<Vec<Track>, String> {
+pub(crate) fn tracks_from_report(dir: &Path, cells: &[usize], nq: usize) -> Result<Vec<Track>, FileError> {
     let read = |name: &str| {
         csv::Reader::from_path(dir.join(name)).map_err(|e| {
             let reason = match e.into_kind() {
                 csv::ErrorKind::Io(io) => crate::experiment::config::io_reason(&io),
                 other => format!("{other:?}"),
             };
-            format!("cannot read `{}`: {reason}", dir.join(name).display())
+            FileError::new(dir.join(name), format!("cannot read: {reason}"))
         })
     };
     // Labels: formulation · solver · integrator · h or tol, and how the run ended.
     let mut labels = std::collections::BTreeMap::new();
     let mut summary = read("summary.csv")?;
-    let head = summary.headers().map_err(|e| e.to_string())?.clone();
-    let col = |n: &str| head.iter().position(|h| h == n).ok_or(format!("summary.csv has no column `{n}`"));
+    let (summary_path, states_path) = (dir.join("summary.csv"), dir.join("states.csv"));
+    let in_summary = |reason: String| FileError::new(&summary_path, reason);
+    let in_states = |reason: String| FileError::new(&states_path, reason);
+    let head = summary.headers().map_err(|e| in_summary(e.to_string()))?.clone();
+    let col = |n: &str| head.iter().position(|h| h == n).ok_or_else(|| in_summary(format!("no column `{n}`")));
     let (c, f, s, i, h, tol, st) = (
         col("cell")?,
         col("formulation")?,
@@ -61,29 +66,29 @@ pub(crate) fn tracks_from_report(dir: &Path, cells: &[usize], nq: usize) -> Resu
         col("status")?,
     );
     for r in summary.records() {
-        let r = r.map_err(|e| e.to_string())?;
+        let r = r.map_err(|e| in_summary(e.to_string()))?;
         let step = if r[h].is_empty() { format!("tol={}", &r[tol]) } else { format!("h={}", &r[h]) };
-        let id: usize = r[c].parse().map_err(|_| format!("summary.csv: bad cell `{}`", &r[c]))?;
+        let id: usize = r[c].parse().map_err(|_| in_summary(format!("bad cell `{}`", &r[c])))?;
         labels.insert(id, format!("#{id} {} · {} · {} · {step} ({})", &r[f], &r[s], &r[i], &r[st]));
     }
     // States: rows (cell, t, q[k], value), in time order per cell.
     let mut states: std::collections::BTreeMap<usize, Vec<(f64, Vec<f64>)>> = std::collections::BTreeMap::new();
     let mut reader = read("states.csv")?;
     for r in reader.records() {
-        let r = r.map_err(|e| e.to_string())?;
+        let r = r.map_err(|e| in_states(e.to_string()))?;
         let Some(k) = r.get(2).and_then(|n| n.strip_prefix("q[")).and_then(|n| n.strip_suffix(']')) else { continue };
         let (Ok(id), Ok(t), Ok(k), Ok(x)) =
             (r[0].parse::<usize>(), r[1].parse::<f64>(), k.parse::<usize>(), r[3].parse::<f64>())
         else {
-            return Err(format!("states.csv: unreadable row {:?}", r.iter().collect::<Vec<_>>()));
+            return Err(in_states(format!("unreadable row {:?}", r.iter().collect::<Vec<_>>())));
         };
         if !cells.is_empty() && !cells.contains(&id) {
             continue;
         }
         if k >= nq {
-            return Err(format!(
-                "states.csv: q[{k}] but the model has {nq} position coordinates; is this the model's report?"
-            ));
+            return Err(in_states(format!(
+                "q[{k}] but the model has {nq} position coordinates; is this the model's report?"
+            )));
         }
         let track = states.entry(id).or_default();
         if track.last().is_none_or(|s| s.0 != t) {
@@ -94,19 +99,16 @@ pub(crate) fn tracks_from_report(dir: &Path, cells: &[usize], nq: usize) -> Resu
         }
     }
     if let Some(missing) = cells.iter().find(|c| !states.contains_key(c)) {
-        return Err(format!("cell {missing} has no recorded positions in `{}`", dir.join("states.csv").display()));
+        return Err(in_states(format!("cell {missing} has no recorded positions")));
     }
     if states.is_empty() {
-        return Err(format!(
-            "`{}` holds no recorded positions; run the experiment with `record: [q]`",
-            dir.join("states.csv").display()
-        ));
+        return Err(in_states("holds no recorded positions; run the experiment with `record: [q]`".into()));
     }
     if states.len() > MAX_TRACKS {
-        return Err(format!(
+        return Err(in_states(format!(
             "{} cells have recorded positions; choose at most {MAX_TRACKS} with --cells",
             states.len()
-        ));
+        )));
     }
     Ok(states
         .into_iter()

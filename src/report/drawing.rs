@@ -560,8 +560,9 @@ fn escape(s: &str) -> String {
 }
 
 /// Writes `<stem>.svg` and `<stem>.png` of `model`.
-pub(crate) fn draw(model: &Model, stem: &Path) -> Result<(), String> {
+pub(crate) fn draw(model: &Model, stem: &Path) -> Result<(), crate::input::FileError> {
     let svg = mechanism_svg(model);
-    std::fs::write(stem.with_extension("svg"), &svg).map_err(|e| crate::experiment::config::io_reason(&e))?;
-    super::plot::rasterise(&svg, &stem.with_extension("png")).map_err(|e| e.to_string())
+    let (svg_path, png_path) = (stem.with_extension("svg"), stem.with_extension("png"));
+    std::fs::write(&svg_path, &svg).map_err(|e| crate::input::FileError::io(&svg_path, &e))?;
+    super::plot::rasterise(&svg, &png_path).map_err(|e| crate::input::FileError::new(&png_path, e.to_string()))
 }

@@ -29,7 +29,7 @@ registry! {
 }
 
 use crate::system::{ModelError, System};
-pub use output::{Invariant, Output, Quantity};
+pub use output::{Invariant, Output, Quantity, UnknownOutput};
 pub use parametrization::{AngleChain, Parametrization};
 
 /// A known answer a scene can be checked against.

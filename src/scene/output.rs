@@ -142,24 +142,38 @@ fn coordinates(kind: BodyKind) -> &'static [(&'static str, &'static str)] {
 /// The generic addresses, for `list` and error messages.
 pub const GENERIC_OUTPUTS: &str = "body<i>.x|y|z, body<i>.angle (planar rigid), body<i>.qw|qx|qy|qz (rigid 3D), body<i>.point(px,py[,pz]).x|y|z (a body-fixed point, body frame, m)";
 
+/// An output name a scene does not have: neither one it declares nor a generic body address.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown output `{}` of scene `{scene}`; expected one of: {}{}{GENERIC_OUTPUTS} (bodies 0..{})",
+    crate::params::short(name),
+    declared.join(", "),
+    if declared.is_empty() { "" } else { ", or " },
+    bodies.saturating_sub(1)
+)]
+pub struct UnknownOutput {
+    /// The name asked for.
+    pub name: String,
+    /// The scene.
+    pub scene: String,
+    /// The outputs the scene declares.
+    pub declared: Vec<String>,
+    /// How many bodies it has (for the generic addresses).
+    pub bodies: usize,
+}
+
 impl Scene {
     /// The output called `name`: one the scene declares, or a generic body address. The error
     /// names the valid choices.
-    pub fn output(&self, name: &str) -> Result<Output, String> {
+    pub fn output(&self, name: &str) -> Result<Output, UnknownOutput> {
         if let Some(o) = self.outputs.iter().find(|o| o.name == name) {
             return Ok(o.clone());
         }
-        self.generic_output(name).ok_or_else(|| {
-            let named: Vec<&str> = self.outputs.iter().map(|o| o.name.as_str()).collect();
-            format!(
-                "unknown output `{}` of scene `{}`; expected one of: {}{}{} (bodies 0..{})",
-                crate::params::short(name),
-                self.name,
-                named.join(", "),
-                if named.is_empty() { "" } else { ", or " },
-                GENERIC_OUTPUTS,
-                self.system.bodies().len().saturating_sub(1)
-            )
+        self.generic_output(name).ok_or_else(|| UnknownOutput {
+            name: name.into(),
+            scene: self.name.to_string(),
+            declared: self.outputs.iter().map(|o| o.name.clone()).collect(),
+            bodies: self.system.bodies().len(),
         })
     }
 
@@ -215,7 +229,7 @@ mod tests {
         assert_eq!(s.output("body0.y").unwrap().value(&s.system, q), q[1]);
         assert_eq!(s.output("body0.point(0,0).x").unwrap().value(&s.system, q), q[0]);
         for bad in ["body1.x", "body0.angle", "body0.point(1,0).x", "body0.point(0,0).z", "bodyx", "theta2"] {
-            let e = s.output(bad).unwrap_err();
+            let e = s.output(bad).unwrap_err().to_string();
             assert!(e.contains("expected one of: theta"), "{bad}: {e}");
         }
         let w = theta.difference(3.1, -3.1);

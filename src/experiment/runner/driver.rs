@@ -3,7 +3,7 @@
 
 use super::Counters;
 use crate::experiment::cell::CellSpec;
-use crate::formulation::{Dynamics, SecondOrderOde, Stepper};
+use crate::formulation::{Dynamics, NotApplicable, SecondOrderOde, Stepper};
 use crate::integrator::{Control, IntegrateError, Integrator, fixed_step};
 use crate::linsolve::{SolveError, SolverCounters};
 use crate::stabilization::Stabilizer;
@@ -56,24 +56,25 @@ pub(super) fn all_finite(a: &[f64], b: &[f64]) -> bool {
 impl<'a> Driver<'a> {
     /// Pairs a formulation's dynamics with the cell's integrator (stepping formulations start
     /// from `q0`, `v0`), or says why they do not pair.
-    pub(super) fn pair(dynamics: Dynamics<'a>, cell: &CellSpec, q0: &[f64], v0: &[f64]) -> Result<Self, String> {
+    pub(super) fn pair(dynamics: Dynamics<'a>, cell: &CellSpec, q0: &[f64], v0: &[f64]) -> Result<Self, NotApplicable> {
         let name = cell.formulation.name;
+        let no = |m: String| Err(NotApplicable(m));
         match (dynamics, cell.integrator) {
             (Dynamics::Stepper(stepper), None) => match cell.control {
                 Control::Fixed { h } => Ok(Driver::Stepper { stepper, h, steps: 0, q: q0.to_vec(), v: v0.to_vec() }),
                 Control::Adaptive { .. } => {
-                    Err(format!("formulation `{name}` is its own time stepper: it takes a step size h, not tolerances"))
+                    no(format!("formulation `{name}` is its own time stepper: it takes a step size h, not tolerances"))
                 }
             },
-            (Dynamics::Stepper(_), Some(i)) => Err(format!(
+            (Dynamics::Stepper(_), Some(i)) => no(format!(
                 "formulation `{name}` is itself a time-stepping scheme (velocity update then position update), not an ODE right-hand side, so `{}` cannot integrate it; give it only a step size",
                 i.name
             )),
             (Dynamics::Ode(_), None) => {
-                Err(format!("formulation `{name}` yields an ODE right-hand side and needs an integrator"))
+                no(format!("formulation `{name}` yields an ODE right-hand side and needs an integrator"))
             }
             (Dynamics::Ode(ode), Some(i)) => {
-                let mut integrator = i.build(cell.control)?;
+                let mut integrator = i.build(cell.control).map_err(|e| NotApplicable(e.to_string()))?;
                 let (nx, nv) = (ode.position_dim(), ode.dim());
                 integrator.prepare(nx, nv);
                 let (mut x, mut xd) = (vec![0.0; nx], vec![0.0; nv]);

@@ -13,6 +13,7 @@ use std::time::Instant;
 use super::cell::CellSpec;
 use super::clock::{FixedClock, Stop, stops};
 use super::observe::{Crossings, Probe};
+use crate::formulation::NotApplicable;
 use crate::integrator::Control;
 use crate::scene::{EnergyScale, Scene};
 use crate::stabilization::Stabilizer;
@@ -196,7 +197,7 @@ pub(super) fn not_applicable(scene: &Scene, reason: String) -> RunResult {
 pub fn run(scene: &Scene, cell: &CellSpec) -> RunResult {
     let mut sim = match Simulation::new(scene, cell) {
         Ok(sim) => sim,
-        Err(reason) => return not_applicable(scene, reason),
+        Err(reason) => return not_applicable(scene, reason.0),
     };
     let stops = std::mem::take(&mut sim.stops);
     let status = match stops.iter().try_for_each(|stop| sim.run_to(stop)) {
@@ -243,29 +244,27 @@ struct Simulation<'a> {
 
 impl<'a> Simulation<'a> {
     /// Builds the cell's formulation, integrator and stabilizer, or says why they do not combine.
-    fn new(scene: &'a Scene, cell: &'a CellSpec<'a>) -> Result<Self, String> {
+    fn new(scene: &'a Scene, cell: &'a CellSpec<'a>) -> Result<Self, NotApplicable> {
         let (formulation, solver) = (cell.formulation, cell.solver);
         if !formulation.pairs_with(solver) {
-            return Err(format!(
+            return Err(NotApplicable(format!(
                 "`{}` solves a {}, which solver `{}` does not take",
                 formulation.name,
                 formulation.system.describe(),
                 solver.name
-            ));
+            )));
         }
-        let dynamics = (formulation.build)(&cell.formulation_params, scene, (solver.build)(&cell.solver_params))
-            .map_err(|e| e.0)?;
+        let dynamics = (formulation.build)(&cell.formulation_params, scene, (solver.build)(&cell.solver_params))?;
         let driver = Driver::pair(dynamics, cell, &scene.q0, &scene.v0)?;
-        let stab = (cell.stabilizer.build)(&cell.stabilizer_params, scene, (solver.build)(&cell.solver_params))
-            .map_err(|e| e.0)?;
+        let stab = (cell.stabilizer.build)(&cell.stabilizer_params, scene, (solver.build)(&cell.solver_params))?;
         if let (Some(s), Driver::Ode { ode, .. }) = (&stab, &driver)
             && !ode.is_cartesian()
             && !(ode.projects() && s.target().is_some())
         {
-            return Err(format!(
+            return Err(NotApplicable(format!(
                 "stabilizer `{}` corrects Cartesian states; `{}` integrates reduced coordinates",
                 cell.stabilizer.name, formulation.name
-            ));
+            )));
         }
         Ok(Self::start(scene, cell, driver, stab))
     }

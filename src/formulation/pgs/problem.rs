@@ -2,6 +2,7 @@
 //! workspace kept across steps for the cell's contact solver, or as a new problem for `dump`.
 
 use super::{Pgs, RowKind};
+use crate::friction::ProblemError;
 
 /// The step's contact problem and what assembles it, refilled in place at every step.
 #[derive(Default)]
@@ -18,15 +19,15 @@ impl Pgs<'_> {
     /// normal rows' bias: speculative gap, Baumgarte push-out, restitution), μ; the impulses this
     /// step found as its first guess. Refused for a scene with equality rows (that problem is
     /// the mixed one, with bilateral rows).
-    pub fn last_contact_problem(&self) -> Result<crate::friction::LocalProblem, String> {
+    pub fn last_contact_problem(&self) -> Result<crate::friction::LocalProblem, ProblemError> {
         let m = self.core.ns.system.nrows();
         if m > 0 {
-            return Err(format!(
+            return Err(ProblemError::Unavailable(format!(
                 "the scene has {m} equality rows besides its contacts: its step is a mixed problem (bilateral rows), which is not written as a local one"
-            ));
+            )));
         }
         if self.free.len() != self.rows.len() {
-            return Err("no step has been taken".into());
+            return Err(ProblemError::Unavailable("no step has been taken".into()));
         }
         let mut problem = empty_problem();
         self.assemble(&mut problem, &mut Vec::new(), &mut Vec::new());

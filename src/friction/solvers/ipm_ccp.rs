@@ -115,8 +115,27 @@ fn csc(m: usize, n: usize, mut t: Vec<(usize, usize, f64)>) -> CscMatrix<f64> {
     CscMatrix::new(m, n, colptr, rowval, nzval)
 }
 
+/// Why the interior-point method gave no solution.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConicError {
+    /// Clarabel refused the settings built from the stop rule (its message).
+    #[error("Clarabel's settings: {0}")]
+    Settings(String),
+    /// Clarabel refused the problem data (its message).
+    #[error("Clarabel refused: {0}")]
+    Refused(String),
+    /// The method ended without a solution.
+    #[error("the interior-point method ended {status} after {iterations} iterations")]
+    Ended {
+        /// Clarabel's final status.
+        status: String,
+        /// Its iterations.
+        iterations: u32,
+    },
+}
+
 /// The relaxation's solution by the interior-point method, with its iterations; or why none.
-pub fn solve_ccp(p: &LocalProblem, tol: f64, max_iter: u32, seconds: f64) -> Result<(Vec<f64>, u32), String> {
+pub fn solve_ccp(p: &LocalProblem, tol: f64, max_iter: u32, seconds: f64) -> Result<(Vec<f64>, u32), ConicError> {
     let (pmat, a, b, cones) = conic_data(p);
     let settings = DefaultSettingsBuilder::default()
         .verbose(false)
@@ -126,15 +145,15 @@ pub fn solve_ccp(p: &LocalProblem, tol: f64, max_iter: u32, seconds: f64) -> Res
         .max_iter(max_iter)
         .time_limit(seconds)
         .build()
-        .map_err(|e| format!("Clarabel's settings: {e}"))?;
+        .map_err(|e| ConicError::Settings(e.to_string()))?;
     let mut solver =
-        DefaultSolver::new(&pmat, &p.q, &a, &b, &cones, settings).map_err(|e| format!("Clarabel refused: {e}"))?;
+        DefaultSolver::new(&pmat, &p.q, &a, &b, &cones, settings).map_err(|e| ConicError::Refused(e.to_string()))?;
     solver.solve();
     match solver.solution.status {
         SolverStatus::Solved | SolverStatus::AlmostSolved => {
             Ok((solver.solution.x.clone(), solver.solution.iterations))
         }
-        s => Err(format!("the interior-point method ended {s:?} after {} iterations", solver.solution.iterations)),
+        s => Err(ConicError::Ended { status: format!("{s:?}"), iterations: solver.solution.iterations }),
     }
 }
 
@@ -155,9 +174,9 @@ impl ContactSolver for Ipm {
                 o.iterations = it as usize;
                 o
             }
-            Err(reason) => {
+            Err(e) => {
                 let _ = mon.check(p, r, 0);
-                mon.finish(0, Some(reason.into()))
+                mon.finish(0, Some(e.to_string().into()))
             }
         }
     }

@@ -108,9 +108,20 @@ fn lcp(p: &LocalProblem) -> (Vec<f64>, Vec<f64>, Unknowns) {
     (m, qt, e)
 }
 
+/// Why Lemke's method stopped without a solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+enum LemkeEnd {
+    /// No row limits the entering variable: the LCP has no solution Lemke can reach.
+    #[error("Lemke's method ended on a secondary ray after {0} pivots")]
+    SecondaryRay(usize),
+    /// The pivot budget ran out.
+    #[error("Lemke's method took {0} pivots without reaching a solution")]
+    PivotLimit(usize),
+}
+
 /// Solves w = M z + q ≥ 0 ⊥ z ≥ 0 by Lemke's method with the covering vector 1; the pivots taken,
 /// or why it stopped (a secondary ray: the LCP has no solution Lemke can reach).
-fn solve_lcp(n: usize, m: &[f64], q: &[f64], max_pivots: usize) -> Result<(Vec<f64>, usize), String> {
+fn solve_lcp(n: usize, m: &[f64], q: &[f64], max_pivots: usize) -> Result<(Vec<f64>, usize), LemkeEnd> {
     if q.iter().all(|&v| v >= 0.0) {
         return Ok((vec![0.0; n], 0));
     }
@@ -150,7 +161,7 @@ fn solve_lcp(n: usize, m: &[f64], q: &[f64], max_pivots: usize) -> Result<(Vec<f
             }
         }
         let Some((row, _)) = best else {
-            return Err(format!("Lemke's method ended on a secondary ray after {pivots} pivots"));
+            return Err(LemkeEnd::SecondaryRay(pivots));
         };
         pivot(&mut t, cols, row, entering);
         leaving = basis[row];
@@ -165,7 +176,7 @@ fn solve_lcp(n: usize, m: &[f64], q: &[f64], max_pivots: usize) -> Result<(Vec<f
             return Ok((z, pivots));
         }
     }
-    Err(format!("Lemke's method took {max_pivots} pivots without reaching a solution"))
+    Err(LemkeEnd::PivotLimit(max_pivots))
 }
 
 /// Gauss–Jordan pivot of the tableau on (row, col).
@@ -215,9 +226,9 @@ impl ContactSolver for Lemke {
                 o.iterations = pivots;
                 o
             }
-            Err(reason) => {
+            Err(end) => {
                 let _ = mon.check(p, r, 0);
-                mon.finish(0, Some(reason.into()))
+                mon.finish(0, Some(end.to_string().into()))
             }
         }
     }

@@ -295,7 +295,7 @@ fn add_joint(
         length: j.length,
         radius: j.radius,
     };
-    let c = (entry.from_spec)(&spec).map_err(&here)?;
+    let c = (entry.from_spec)(&spec).map_err(|e| here(e.to_string()))?;
     system.add_constraint(c).map_err(|e| here(e.to_string()))?;
     Ok(mark(&j.kind.value, &spec))
 }
