@@ -109,6 +109,10 @@ impl<'a> Lagrangian<'a> {
     /// has no joint coordinates here.
     pub fn new(scene: &'a Scene, gains: Gains, mut solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
         let system = &scene.system;
+        if system.contacts().is_some() {
+            // Joint coordinates have no rows for the contacts' inequalities: refused, not ignored.
+            return Err(NotApplicable(crate::normal_solve::CONTACT_NOT_APPLICABLE.into()));
+        }
         let tree = crate::multibody::build(system).map_err(|e| NotApplicable(e.0))?;
         let probe = crate::multibody::build(system).map_err(|e| NotApplicable(e.0))?;
         let n = system.ndof();
