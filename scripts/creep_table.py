@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Prints the creep table of docs/results.md from a contact experiment's report directory:
-per cell, the solver, its iterations over the run, the worst step's residual, the deepest
+per cell, the formulation and solver, its iterations over the run, the worst step's residual, the deepest
 penetration, the recorded height output at the last sample, and its creep (how far it sank from
-its first to its last sample, and that per second).
+its first to its last sample, and that per second; and the rate over the second half of the run
+alone, which leaves out a settling at the start, e.g. a soft contact's equilibrium penetration).
 
 Usage: python3 scripts/creep_table.py reports/contact_pyramid [OUTPUT]   (OUTPUT default top_z)
 """
 import csv
 import sys
+
+
+def name(row):
+    """`formulation` · `solver` of a summary row."""
+    return f"`{row['formulation']}` · `{row['solver']}`"
 
 
 def main():
@@ -17,18 +23,19 @@ def main():
     for row in csv.DictReader(open(f"{folder}/states.csv")):
         if row["name"] == output:
             heights.setdefault(row["cell"], []).append((float(row["t"]), float(row["value"])))
-    print(f"| solver | iterations | worst step's residual | deepest penetration [m] | {output} at the end [m] | sank [m] | creep [m/s] |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"| cell | iterations | worst step's residual | deepest penetration [m] | {output} at the end [m] | sank [m] | creep [m/s] | creep, second half [m/s] |")
+    print("|---|---|---|---|---|---|---|---|")
     for row in csv.DictReader(open(f"{folder}/summary.csv")):
         samples = sorted(heights.get(row["cell"], []))
         if row["status"] != "ok" or len(samples) < 2:
-            print(f"| `{row['solver']}` | {row['status']} | | | | | |")
+            print(f"| {name(row)} | {row['status']} | | | | | | |")
             continue
         (t0, z0), (t1, z1) = samples[0], samples[-1]
         sank = z0 - z1
+        tm, zm = next((t, z) for t, z in samples if t >= (t0 + t1) / 2)
         print(
-            f"| `{row['solver']}` | {row['solver_iterations']} | {float(row['max_solver_residual']):.1e} "
-            f"| {float(row['max_drift_position']):.1e} | {z1:.7f} | {sank:.1e} | {sank / (t1 - t0):.1e} |"
+            f"| {name(row)} | {row['solver_iterations']} | {float(row['max_solver_residual']):.1e} "
+            f"| {float(row['max_drift_position']):.1e} | {z1:.7f} | {sank:.1e} | {sank / (t1 - t0):.1e} | {(zm - z1) / (t1 - tm):.1e} |"
         )
 
 

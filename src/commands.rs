@@ -78,6 +78,7 @@ pub fn list(reg: &Registry) -> String {
         };
         let solvers: Vec<&str> = reg.solvers().iter().filter(|s| e.pairs_with(s)).map(|s| s.name).collect();
         let solver = format!("; solves a {}: {}", e.system.describe(), solvers.join(", "));
+        let kind = if e.contact { format!("{kind}; runs contact") } else { kind.to_string() };
         let from = outside(Axis::Formulation, e.name);
         (e.name, format!("{} [{kind}{solver}]{from}", e.summary), e.params, String::new())
     };

@@ -12,7 +12,7 @@ use crate::system::System;
 pub struct NotApplicable(pub String);
 
 /// Why the equality-only formulations do not run scenes with contact.
-pub const CONTACT_NOT_APPLICABLE: &str = "the scene has contacts (inequality rows λ_n ≥ 0, |λ_t| ≤ μ λ_n), which a linear solve of J W Jᵀ λ = b cannot enforce; use formulation `pgs`";
+pub const CONTACT_NOT_APPLICABLE: &str = "the scene has contacts (inequality rows λ_n ≥ 0, |λ_t| ≤ μ λ_n), which a linear solve of J W Jᵀ λ = b cannot enforce; use a formulation that takes contact (`pgs`, `soft_step`)";
 
 /// Workspace for repeated solves of J W Jᵀ λ = b on one system; allocated once per run.
 pub struct NormalSolve<'a> {

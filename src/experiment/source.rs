@@ -201,12 +201,7 @@ fn model_source(
         simplifications: model.simplifications,
         text_hash: model.text_hash,
         reference: model.reference.map(|r| crate::scene::model_file::ModelReference {
-            file: std::path::Path::new(&m.value)
-                .parent()
-                .unwrap_or(std::path::Path::new(""))
-                .join(&r.file)
-                .to_string_lossy()
-                .into_owned(),
+            file: beside(std::path::Path::new(&m.value), std::path::Path::new(&path), &r.file),
             columns: r.columns,
         }),
     };
@@ -243,4 +238,21 @@ fn variant_count(file: &str, s: &super::config::RawScene) -> Result<f64, ConfigE
         count *= v.value.0.len() as f64;
     }
     Ok(count)
+}
+
+/// The path of `file`, given relative to the model file `model` (as the config names it; `opened`
+/// is the same file as opened), as seen from the config: the model's directory joined with it, and
+/// `dir/../` dropped where `dir` is that directory and a real one (not a link, whose `..` would
+/// lead elsewhere), so `../models/../experiments/data/x.csv` reads `../experiments/data/x.csv`.
+fn beside(model: &std::path::Path, opened: &std::path::Path, file: &str) -> String {
+    let dir = model.parent().unwrap_or(std::path::Path::new(""));
+    let opened_dir = opened.parent().unwrap_or(std::path::Path::new(""));
+    let real_dir = opened_dir.symlink_metadata().is_ok_and(|m| m.is_dir());
+    let named = matches!(dir.components().next_back(), Some(std::path::Component::Normal(_)));
+    match file.strip_prefix("../") {
+        Some(rest) if real_dir && named => dir.parent().unwrap_or(std::path::Path::new("")).join(rest),
+        _ => dir.join(file),
+    }
+    .to_string_lossy()
+    .into_owned()
 }

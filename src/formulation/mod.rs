@@ -7,6 +7,7 @@
 
 mod krylov;
 pub mod registry;
+mod soft_contact;
 pub mod softness;
 pub mod stepper_core;
 

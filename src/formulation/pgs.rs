@@ -87,27 +87,31 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<PgsOptions>(
     FormulationKind::Stepper,
 )
 .solving(super::registry::SystemKind::Contact)
-.with_order(1);
+.with_order(1)
+.with_contact();
 
 /// One row of the sweep, laid out for it: the global column of each local column, J_r, W J_rᵀ and
 /// 1 / (J_r W J_rᵀ) side by side.
 #[derive(Clone, Copy, Debug)]
-struct Row {
+pub(super) struct Row {
     /// Global column of each of the first `l` local columns.
     cols: [u32; MAX_LOCAL_DOF],
     /// Local columns in use.
     l: usize,
-    j: [f64; MAX_LOCAL_DOF],
+    /// J_r on the local columns.
+    pub(super) j: [f64; MAX_LOCAL_DOF],
     wj: [f64; MAX_LOCAL_DOF],
-    inv_d: f64,
+    /// 1 / (J_r W J_rᵀ) (0 for a row that moves nothing).
+    pub(super) inv_d: f64,
     target: f64,
-    lambda: f64,
+    /// The accumulated impulse.
+    pub(super) lambda: f64,
     /// For a friction row: index of its normal row and μ; for a normal row: lower bound 0.
     kind: RowKind,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-enum RowKind {
+pub(super) enum RowKind {
     #[default]
     Bilateral,
     Normal,
@@ -133,7 +137,7 @@ impl Row {
 
     /// J_r v, summed in local column order.
     #[inline(always)]
-    fn velocity(&self, v: &[f64]) -> f64 {
+    pub(super) fn velocity(&self, v: &[f64]) -> f64 {
         // fixed widths for the common rows (a pair of planar bodies or particles in 3D, one or
         // two bodies in space), so the loops unroll; the same order of summation either way
         match self.l {
@@ -161,7 +165,7 @@ impl Row {
 
     /// v ← v + W J_rᵀ Δλ.
     #[inline(always)]
-    fn apply(&self, dl: f64, v: &mut [f64]) {
+    pub(super) fn apply(&self, dl: f64, v: &mut [f64]) {
         match self.l {
             6 => self.apply_n::<6>(dl, v),
             12 => self.apply_n::<12>(dl, v),
@@ -181,8 +185,15 @@ impl Row {
         }
     }
 
+    /// out ← out + J_rᵀ x.
+    pub(super) fn add_transpose(&self, x: f64, out: &mut [f64]) {
+        for (j, &c) in self.j[..self.l].iter().zip(&self.cols[..self.l]) {
+            out[c as usize] += j * x;
+        }
+    }
+
     /// Fills W Jᵀ and 1 / (J W Jᵀ) from J and the diagonal `w`.
-    fn finish(&mut self, w: &[f64]) {
+    pub(super) fn finish(&mut self, w: &[f64]) {
         let mut d = 0.0;
         for k in 0..self.l {
             self.wj[k] = w[self.cols[k] as usize] * self.j[k];
@@ -190,6 +201,34 @@ impl Row {
         }
         self.inv_d = if d > 0.0 { 1.0 / d } else { 0.0 };
     }
+}
+
+/// The row d·(ṗ_b − ṗ_a) of contact `c` along the world direction `d`: for a rigid-3D body
+/// [dᵀ, (Rᵀ(ρ × d))ᵀ] (body-frame ω), for a rigid-2D one [d_x, d_y, ρ_x d_y − ρ_y d_x]
+/// (ρ = p − x, the contact point from the body's centre), with sign −1 on side a; `planar` for a
+/// contact set in the plane.
+pub(super) fn contact_row(sys: &crate::system::System, planar: bool, q: &[f64], c: &Contact, dir: &Vector3<f64>) -> Row {
+    let dof = if planar { 3 } else { 6 };
+    let mut pair = [(sys.offsets()[c.b], dof), (0, 0)];
+    if let Some(a) = c.a {
+        pair = [(sys.offsets()[a], dof), (sys.offsets()[c.b], dof)];
+    }
+    let mut row = Row::on(if c.a.is_some() { &pair[..] } else { &pair[..1] });
+    let sides = [c.a.map(|a| (a, 0, -1.0)), Some((c.b, if c.a.is_some() { dof } else { 0 }, 1.0))];
+    for (body, col, sign) in sides.into_iter().flatten() {
+        let o = sys.q_offsets()[body];
+        if planar {
+            let rho = [c.point.x - q[o], c.point.y - q[o + 1]];
+            let j = [dir.x, dir.y, rho[0] * dir.y - rho[1] * dir.x];
+            for (x, jk) in row.j[col..col + 3].iter_mut().zip(j) {
+                *x += sign * jk;
+            }
+        } else {
+            let side = Side::body(&q[o..o + 7], None, col);
+            side.point_row(&mut row.j, dir, &(c.point - side.x), sign);
+        }
+    }
+    row
 }
 
 /// The PGS contact stepper on one scene, with its workspaces.
@@ -292,7 +331,7 @@ impl<'a> Pgs<'a> {
                 // tangent is not in the plane in general).
                 let dir: Vector3<f64> =
                     if dim == 2 && i == 1 { Vector3::new(-c.normal.y, c.normal.x, 0.0) } else { frame.column(i).into() };
-                let mut row = self.contact_row(q, &c, &dir);
+                let mut row = contact_row(sys, self.per_contact == 2, q, &c, &dir);
                 row.finish(w);
                 row.lambda = warm_i;
                 if i == 0 {
@@ -312,35 +351,6 @@ impl<'a> Pgs<'a> {
                 self.rows.push(row);
             }
         }
-    }
-
-    /// The row d·(ṗ_b − ṗ_a) of contact `c` along the world direction `d`: for a rigid-3D body
-    /// [dᵀ, (Rᵀ(ρ × d))ᵀ] (body-frame ω), for a rigid-2D one [d_x, d_y, ρ_x d_y − ρ_y d_x]
-    /// (ρ = p − x, the contact point from the body's centre), with sign −1 on side a.
-    fn contact_row(&self, q: &[f64], c: &Contact, dir: &Vector3<f64>) -> Row {
-        let sys = self.core.ns.system;
-        let planar = self.per_contact == 2;
-        let dof = if planar { 3 } else { 6 };
-        let mut pair = [(sys.offsets()[c.b], dof), (0, 0)];
-        if let Some(a) = c.a {
-            pair = [(sys.offsets()[a], dof), (sys.offsets()[c.b], dof)];
-        }
-        let mut row = Row::on(if c.a.is_some() { &pair[..] } else { &pair[..1] });
-        let sides = [c.a.map(|a| (a, 0, -1.0)), Some((c.b, if c.a.is_some() { dof } else { 0 }, 1.0))];
-        for (body, col, sign) in sides.into_iter().flatten() {
-            let o = sys.q_offsets()[body];
-            if planar {
-                let rho = [c.point.x - q[o], c.point.y - q[o + 1]];
-                let j = [dir.x, dir.y, rho[0] * dir.y - rho[1] * dir.x];
-                for (x, jk) in row.j[col..col + 3].iter_mut().zip(j) {
-                    *x += sign * jk;
-                }
-            } else {
-                let side = Side::body(&q[o..o + 7], None, col);
-                side.point_row(&mut row.j, dir, &(c.point - side.x), sign);
-            }
-        }
-        row
     }
 
     /// The end of a step: λ kept for the next step's warm start, Q̂ = Jᵀλ / h, q⁺ = q ⊕ h v⁺.

@@ -62,6 +62,9 @@ pub struct FormulationEntry {
     /// Whether the stepping formulation conserves the energy of a conservative mechanism (bounded
     /// error, no secular drift: symplectic or energy-conserving), which `validate` checks.
     pub conservative: bool,
+    /// Whether it runs scenes with contact (inequality rows of its own); the others report such a
+    /// scene as not applicable.
+    pub contact: bool,
 }
 
 fn build_erased<'a, P: FormulationParams>(
@@ -89,12 +92,18 @@ impl FormulationEntry {
             system: SystemKind::Normal,
             order: None,
             conservative: false,
+            contact: false,
         }
     }
 
     /// The same entry declared energy-conserving (bounded energy error, no drift).
     pub const fn conservative(self) -> Self {
         FormulationEntry { conservative: true, ..self }
+    }
+
+    /// The same entry declared to run scenes with contact.
+    pub const fn with_contact(self) -> Self {
+        FormulationEntry { contact: true, ..self }
     }
 
     /// The same entry with its declared order of accuracy (stepping formulations).

@@ -14,12 +14,17 @@
 //! DEVIATION: Box2D solves joint by joint (Gauss-Seidel, graph colouring); here each stage solves
 //! all rows at once with the cell's linear solver, and the relax stage reuses the factorization of
 //! the solve stage (J at the substep start; Box2D updates anchors with the body rotations).
+//!
+//! On a scene with contact, each stage also runs over the contacts after the joints, as Box2D's
+//! stages do: one projected Gauss–Seidel pass of soft normal impulses and rigid Coulomb friction
+//! per stage, and a restitution stage after the substeps ([`super::soft_contact`]).
 
 use super::Dynamics;
+use super::soft_contact::{ContactSoftness, SoftContacts};
 use super::softness::{Softness, Spring};
 use super::stepper_core::StepperCore;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
-use super::{NotApplicable, Stepper};
+use super::{NotApplicable, SolverCounters, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
 use crate::params::Params;
 use crate::scene::Scene;
@@ -42,11 +47,28 @@ pub struct SoftStepOptions {
     /// Tikhonov term added to the diagonal of J W Jᵀ in every solve (0: none); makes redundant rows solvable by direct solvers, at a velocity residual of reg · |λ|
     #[schemars(range(min = 0, max = 1e100), extend("unit" = "units of J W Jᵀ"))]
     pub reg: f64,
+    /// contact stiffness as a frequency, capped at a quarter of the substep rate; contacts with the world take twice it (Box2D contactHertz 30)
+    #[schemars(extend("unit" = "Hz", "exclusiveMinimum" = 0))]
+    pub contact_hertz: f64,
+    /// contact damping ratio (Box2D contactDampingRatio 10)
+    #[schemars(range(min = 0), extend("unit" = "1"))]
+    pub contact_damping_ratio: f64,
+    /// the fastest push-out of a penetration (Box2D contactPushMaxVelocity 3 m/s)
+    #[schemars(range(min = 0), extend("unit" = "m/s"))]
+    pub push_velocity: f64,
 }
 
 impl Default for SoftStepOptions {
     fn default() -> Self {
-        SoftStepOptions { substeps: 4, hertz: 60.0, damping_ratio: 2.0, reg: 0.0 }
+        SoftStepOptions {
+            substeps: 4,
+            hertz: 60.0,
+            damping_ratio: 2.0,
+            reg: 0.0,
+            contact_hertz: 30.0,
+            contact_damping_ratio: 10.0,
+            push_velocity: 3.0,
+        }
     }
 }
 
@@ -61,23 +83,32 @@ impl FormulationParams for SoftStepOptions {
 /// The registry entry of `soft_step`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<SoftStepOptions>(
     "soft_step",
-    "Box2D v3 soft step: substeps with soft velocity constraints (frequency, damping ratio) and a rigid relax pass",
+    "Box2D v3 soft step: substeps with soft velocity constraints (frequency, damping ratio) and a rigid relax pass; contacts as Box2D's soft contact solver (soft normal impulses, rigid Coulomb friction, restitution)",
     FormulationKind::Stepper,
 )
-.with_order(1);
+.with_order(1)
+.with_contact();
 
 /// The soft-step stepper on one scene, with its workspaces.
 pub struct SoftStep<'a> {
     core: StepperCore<'a>,
     opts: SoftStepOptions,
+    /// The contact stages, on a scene with contact.
+    contacts: Option<SoftContacts<'a>>,
 }
 
 impl<'a> SoftStep<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: SoftStepOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
-        let mut core = StepperCore::new(scene, solver)?;
+        let mut core = StepperCore::with_contacts(scene, solver)?;
         core.ns.reg = opts.reg;
-        Ok(SoftStep { core, opts })
+        let softness = ContactSoftness {
+            hertz: opts.contact_hertz,
+            damping_ratio: opts.contact_damping_ratio,
+            push_velocity: opts.push_velocity,
+        };
+        let contacts = scene.system.contacts().map(|set| SoftContacts::new(set, softness));
+        Ok(SoftStep { core, opts, contacts })
     }
 }
 
@@ -87,12 +118,18 @@ impl Stepper for SoftStep<'_> {
         // b2MakeSoft(hertz, zeta, h_s)
         let Softness { bias_rate, mass_scale, impulse_scale } =
             Spring::from_hertz(self.opts.hertz, self.opts.damping_ratio).soft(hs);
+        let sys = self.core.ns.system;
+        if let Some(c) = self.contacts.as_mut() {
+            c.prepare(sys, q, v, hs);
+        }
         for _ in 0..self.opts.substeps {
-            let sys = self.core.ns.system;
             self.core.integrate_velocities(q, v, hs);
             // warm start with the previous substep's impulses (J at the new configuration)
             self.core.ns.update_jacobian(q);
             self.core.warm_start(v);
+            if let Some(c) = &self.contacts {
+                c.warm_start(v);
+            }
             // soft solve
             sys.eval_constraints(q, &mut self.core.c);
             self.core.velocity_target(v, Some(bias_rate));
@@ -103,16 +140,39 @@ impl Stepper for SoftStep<'_> {
                 *l += *x;
             }
             self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, v, &mut self.core.tmp);
+            if let Some(c) = self.contacts.as_mut() {
+                c.solve(sys, q, v, hs, true);
+            }
             // integrate positions
             self.core.integrate_positions(q, v, hs);
             // relax: rigid velocity solve, no bias, same factorization
             self.core.relax(v)?;
+            if let Some(c) = self.contacts.as_mut() {
+                c.solve(sys, q, v, hs, false);
+            }
             self.core.force_from_accumulated(1.0 / hs);
+        }
+        if let Some(c) = self.contacts.as_mut() {
+            c.restitution(v);
+            c.add_force(1.0 / hs, &mut self.core.qhat);
+            c.store_impulses();
         }
         Ok(())
     }
 
     fn core(&self) -> &StepperCore<'_> {
         &self.core
+    }
+
+    /// The joints' linear solves and the contacts' passes (one solve per step), together.
+    fn solver_counters(&self) -> SolverCounters {
+        let mut c = self.core.ns.counters;
+        if let Some(contact) = &self.contacts {
+            let k = contact.counters;
+            c.solves += k.solves;
+            c.iterations += k.iterations;
+            c.max_residual = c.max_residual.max(k.max_residual);
+        }
+        c
     }
 }

@@ -10,7 +10,7 @@
 //!   v = (5 v₀ + 2 r ω₀)/7 (a solid sphere) — at every step of a velocity-level stepper too, the
 //!   step that ends the slip included: held to 1e-6 relative.
 
-use super::{Check, Selection, cell_name, tight};
+use super::{Check, Selection, tight};
 use crate::experiment::{CellSpec, run};
 use crate::integrator::Control;
 use crate::params::Scalar;
@@ -107,16 +107,16 @@ pub(super) fn exact_contact_checks(sel: &Selection, out: &mut Vec<Check>) {
         ),
     ];
     for (case, scene, exact, measure, what) in &cases {
-        for (f, solver) in super::impacts::pgs_cells(sel) {
-            let Some(spec) = cone_cell(solver, H, 1.0) else { continue };
+        for c in super::impacts::contact_cells(sel) {
+            let Some(spec) = c.spec(H, 1.0) else { continue };
             let r = run(scene, &spec);
             let last = r.samples.last().expect("a final sample");
             let ok = r.summary.status.label() == "ok";
             let rel = if ok { (measure(last, down) - exact).abs() / exact } else { f64::NAN };
-            let (outcome, why) = super::impacts::verdict(rel, 1e-6, solver.name);
+            let (outcome, why) = c.verdict(rel, 1e-6);
             out.push(Check {
                 case: case.clone(),
-                cell: format!("{} (cone)", cell_name(f, solver, None, Control::Fixed { h: H })),
+                cell: c.name(H),
                 measured: rel,
                 tolerance: "relative <= 1e-6".into(),
                 outcome,
