@@ -77,8 +77,8 @@ pub fn list(reg: &Registry) -> String {
             FormulationKind::Stepper => "its own time stepper: pairs with steps",
         };
         let solvers: Vec<&str> = reg.solvers().iter().filter(|s| e.pairs_with(s)).map(|s| s.name).collect();
-        let solver = format!("; solves a {}: {}", e.system.describe(), solvers.join(", "));
-        let kind = if e.contact { format!("{kind}; runs contact") } else { kind.to_string() };
+        let contact = if e.contact { "; runs contact" } else { "" };
+        let solver = format!("{contact}; solves a {}: {}", e.system.describe(), solvers.join(", "));
         let from = outside(Axis::Formulation, e.name);
         (e.name, format!("{} [{kind}{solver}]{from}", e.summary), e.params, String::new())
     };
@@ -134,13 +134,20 @@ pub fn list(reg: &Registry) -> String {
         }
     }
     out.push_str(&models_section());
-    out.push_str("\nIntegrators\n");
+    out.push_str(&integrators_section(reg));
+    out
+}
+
+/// The `Integrators` section of `list`: each with its kind and order.
+fn integrators_section(reg: &Registry) -> String {
+    let mut out = String::from("\nIntegrators\n");
     for i in reg.integrators() {
         let kind = match i.kind() {
             IntegratorKind::Fixed { order } => format!("fixed step h, order {order}"),
             IntegratorKind::Adaptive { order } => format!("adaptive (tolerance), order {order}"),
         };
-        out.push_str(&format!("  {:<16} {} [{kind}]{}\n", i.name, i.summary, outside(Axis::Integrator, i.name)));
+        let from = if reg.is_outside(Axis::Integrator, i.name) { " (outside)" } else { "" };
+        out.push_str(&format!("  {:<16} {} [{kind}]{from}\n", i.name, i.summary));
     }
     out
 }

@@ -335,13 +335,8 @@ fn index_ranges(sorted: &[usize]) -> String {
     out.join(",")
 }
 
-/// Reads the shard directories and checks that they are one sweep: one config and build, every
-/// shard once, every cell in exactly one shard. The error is one line naming the directory at fault.
-pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, StoreError> {
-    let mut shards = Vec::new();
-    for d in dirs {
-        shards.push((d.display().to_string(), ShardFile::read(d)?));
-    }
+/// Fails unless every shard is of the first one's config, build and shard count.
+fn same_sweep(shards: &[(String, ShardFile)]) -> Result<(), StoreError> {
     let (first_dir, first) = &shards[0];
     for (d, s) in &shards[1..] {
         if s.config_hash != first.config_hash {
@@ -366,6 +361,18 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, StoreError> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Reads the shard directories and checks that they are one sweep: one config and build, every
+/// shard once, every cell in exactly one shard. The error is one line naming the directory at fault.
+pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, StoreError> {
+    let mut shards = Vec::new();
+    for d in dirs {
+        shards.push((d.display().to_string(), ShardFile::read(d)?));
+    }
+    same_sweep(&shards)?;
+    let (first_dir, first) = &shards[0];
     let n = first.count;
     let mut missing = Vec::new();
     for i in 1..=n {
