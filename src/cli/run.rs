@@ -188,7 +188,7 @@ fn plan(config: &std::path::Path, threads: Option<usize>, opts: &Options) -> Res
     if threads == Some(0) {
         return Err(CommandError::Usage("--threads 0 is invalid; expected at least 1".into()));
     }
-    let exp = experiment::load_with(&file, &overrides).map_err(|e| CommandError::Usage(e.to_string()))?;
+    let exp = experiment::load_with(&file, &overrides)?;
     let max_threads = exp.limits.get(experiment::budget::Limit::Threads);
     if let Some(t) = threads.filter(|&t| t as f64 > max_threads) {
         return Err(CommandError::Usage(format!(
@@ -214,7 +214,7 @@ fn plan(config: &std::path::Path, threads: Option<usize>, opts: &Options) -> Res
         Some(s) => experiment::store::select(&exp, &cells, all.len(), s)?,
         None => vec![true; cells.len()],
     };
-    let memory = exp.check_memory(&cells, threads).map_err(|e| CommandError::Usage(e.to_string()))?;
+    let memory = exp.check_memory(&cells, threads)?;
     Ok(Plan { exp, all, cells, selected, shard, threads, memory })
 }
 
