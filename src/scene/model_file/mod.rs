@@ -524,6 +524,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("models/iftomm_a02_n40.yaml", include_str!("../../../models/iftomm_a02_n40.yaml")),
     ("models/iftomm_a04_bricard.yaml", include_str!("../../../models/iftomm_a04_bricard.yaml")),
     ("models/iftomm_a05_flyball.yaml", include_str!("../../../models/iftomm_a05_flyball.yaml")),
+    ("models/sphere_rolling_down_incline.yaml", include_str!("../../../models/sphere_rolling_down_incline.yaml")),
     ("models/tumbling_boxes.yaml", include_str!("../../../models/tumbling_boxes.yaml")),
 ];
 
