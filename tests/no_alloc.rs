@@ -171,6 +171,7 @@ fn pgs_contact_steps_and_3d_steps_allocate_nothing_once_warm() {
     // set has been seen (a resting stack: the same contacts every step), stepping allocates nothing.
     for (scene_name, name, solver) in [
         ("box_stack", "pgs", "gauss_seidel"),
+        ("box_stack", "soft_step", "sparse_cholesky"),
         ("chain_3d", "impulse", "sparse_cholesky"),
         ("door", "xpbd", "sparse_cholesky"),
     ] {

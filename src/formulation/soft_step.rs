@@ -48,13 +48,13 @@ pub struct SoftStepOptions {
     #[schemars(range(min = 0, max = 1e100), extend("unit" = "units of J W Jᵀ"))]
     pub reg: f64,
     /// contact stiffness as a frequency, capped at a quarter of the substep rate; contacts with the world take twice it (Box2D contactHertz 30)
-    #[schemars(extend("unit" = "Hz", "exclusiveMinimum" = 0))]
+    #[schemars(range(max = 1e12), extend("unit" = "Hz", "exclusiveMinimum" = 0))]
     pub contact_hertz: f64,
     /// contact damping ratio (Box2D contactDampingRatio 10)
-    #[schemars(range(min = 0), extend("unit" = "1"))]
+    #[schemars(range(min = 0, max = 1e6), extend("unit" = "1"))]
     pub contact_damping_ratio: f64,
     /// the fastest push-out of a penetration (Box2D contactPushMaxVelocity 3 m/s)
-    #[schemars(range(min = 0), extend("unit" = "m/s"))]
+    #[schemars(range(min = 0, max = 1e100), extend("unit" = "m/s"))]
     pub push_velocity: f64,
 }
 
