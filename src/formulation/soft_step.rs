@@ -17,7 +17,7 @@
 //!
 //! On a scene with contact, each stage also runs over the contacts after the joints, as Box2D's
 //! stages do: one projected Gauss–Seidel pass of soft normal impulses and rigid Coulomb friction
-//! per stage, and a restitution stage after the substeps ([`super::soft_contact`]).
+//! per stage, and a restitution stage after the substeps (in `formulation/soft_contact.rs`).
 
 use super::Dynamics;
 use super::soft_contact::{ContactSoftness, SoftContacts};
