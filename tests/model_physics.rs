@@ -245,7 +245,7 @@ fn tip_after(m: &model_file::Model, formulation: &str, params: &[(&str, Scalar)]
     let s = &m.scene.system;
     let mut tip = [0.0; 3];
     for (k, name) in ["tip_x", "tip_y", "tip_z"].iter().enumerate() {
-        tip[k] = m.scene.output(name).unwrap().value(s, &last.q);
+        tip[k] = m.scene.output(name).unwrap().value(s, &last.q, &last.v);
     }
     tip
 }
@@ -312,7 +312,7 @@ fn rattle_tip(m: &model_file::Model, h: f64, t: f64) -> [f64; 3] {
     assert!((last.t - t).abs() < 1e-12);
     let mut tip = [0.0; 3];
     for (k, name) in ["tip_x", "tip_y", "tip_z"].iter().enumerate() {
-        tip[k] = m.scene.output(name).unwrap().value(&m.scene.system, &last.q);
+        tip[k] = m.scene.output(name).unwrap().value(&m.scene.system, &last.q, &last.v);
     }
     tip
 }

@@ -204,6 +204,10 @@ pub struct RawReference {
     /// The columns to compare (default: every column that names an output of the scene).
     #[serde(default)]
     pub columns: Option<Spanned<Vec<Spanned<String>>>>,
+    /// The compared columns whose largest error is the reference error, all of one unit
+    /// (default: every compared column); the others are reported per column.
+    #[serde(default)]
+    pub score: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// One entry of `events:`.

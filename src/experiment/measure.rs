@@ -50,6 +50,9 @@ pub struct ReferenceData {
     pub columns: Vec<String>,
     /// Their indices into [`Measurements::outputs`].
     pub outputs: Vec<usize>,
+    /// The columns (indices into `columns`) whose largest error is the reference error; all of
+    /// one unit.
+    pub scored: Vec<usize>,
     /// The times \[s\], increasing.
     pub times: Vec<f64>,
     /// values\[row\]\[column\].
@@ -122,11 +125,15 @@ pub(super) fn measurements(
     } else if let (Some(r), Some(model)) = (model_reference, &raw.scene.model) {
         // The model's own reference, located at the config's `scene.model`.
         let (referenced, defined) = (model.referenced, model.defined);
-        let columns: Vec<Spanned<String>> =
-            r.columns.iter().map(|c| Spanned { value: c.clone(), referenced, defined }).collect();
+        let spanned = |names: &[String]| {
+            let list: Vec<Spanned<String>> =
+                names.iter().map(|c| Spanned { value: c.clone(), referenced, defined }).collect();
+            (!list.is_empty()).then_some(Spanned { value: list, referenced, defined })
+        };
         let raw_ref = super::config::RawReference {
             file: Spanned { value: r.file.clone(), referenced, defined },
-            columns: (!columns.is_empty()).then_some(Spanned { value: columns, referenced, defined }),
+            columns: spanned(&r.columns),
+            score: spanned(&r.score),
         };
         let raw_ref = Spanned { value: raw_ref, referenced, defined };
         m.reference = Some(reference(file, &raw_ref, variants, axis, &mut m.outputs, true)?);
@@ -319,8 +326,64 @@ fn reference(
         return fail("no data rows".into());
     }
     let names: Vec<String> = columns.iter().map(|c| c.value.clone()).collect();
+    let scored = scored_columns(file, r, &names, variants)?;
     let idx = names.iter().map(|n| index_of(outputs, n)).collect();
-    Ok(ReferenceData { file: path_field.value.clone(), columns: names, outputs: idx, times, values })
+    Ok(ReferenceData { file: path_field.value.clone(), columns: names, outputs: idx, scored, times, values })
+}
+
+/// The columns of `reference.score` (default: every compared column) as indices into `names`,
+/// checked to be compared columns of one unit: the reference error is their largest error, and
+/// a largest error over metres and metres per second would mean nothing.
+fn scored_columns(
+    file: &str,
+    r: &Spanned<super::config::RawReference>,
+    names: &[String],
+    variants: &[Variant],
+) -> Result<Vec<usize>, ConfigError> {
+    let unit = |name: &str| variants[0].scene.output(name).map_or("", |o| o.unit);
+    let scored: Vec<(usize, &str)> = match &r.value.score {
+        None => names.iter().enumerate().map(|(k, n)| (k, n.as_str())).collect(),
+        Some(list) => {
+            let mut scored = Vec::new();
+            for (i, c) in list.value.iter().enumerate() {
+                let Some(k) = names.iter().position(|n| *n == c.value) else {
+                    return err(
+                        file,
+                        at(c),
+                        format!(
+                            "field `reference.score[{i}]` = `{}` is not a compared column; expected one of: {}",
+                            short(&c.value),
+                            names.join(", ")
+                        ),
+                    );
+                };
+                scored.push((k, names[k].as_str()));
+            }
+            if scored.is_empty() {
+                return err(
+                    file,
+                    at(list),
+                    format!("field `reference.score` is empty; expected one or more of: {}", names.join(", ")),
+                );
+            }
+            scored
+        }
+    };
+    let first = unit(scored[0].1);
+    if let Some((_, other)) = scored.iter().find(|(_, n)| unit(n) != first) {
+        let at_field = r.value.score.as_ref().map_or(at(&r.value.file), at);
+        return err(
+            file,
+            at_field,
+            format!(
+                "field `reference.score`: the reference error is the largest error of columns of one unit, but `{}` is in {first} and `{}` in {}; name the columns to score in `reference.score` (every compared column is still reported on its own)",
+                short(scored[0].1),
+                short(other),
+                unit(other)
+            ),
+        );
+    }
+    Ok(scored.into_iter().map(|(k, _)| k).collect())
 }
 
 /// The data rows of a reference file: the times (increasing, in [0, duration], on every fixed

@@ -126,7 +126,7 @@ impl<'a> Probe<'a> {
     /// The values of `outputs` at the loaded q, into `out`.
     pub(super) fn outputs(&self, scene: &Scene, outputs: &[Output], out: &mut [f64]) {
         for (o, y) in outputs.iter().zip(out.iter_mut()) {
-            *y = o.value(&scene.system, &self.q);
+            *y = o.value(&scene.system, &self.q, &self.v);
         }
     }
 

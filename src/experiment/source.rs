@@ -203,6 +203,7 @@ fn model_source(
         reference: model.reference.map(|r| crate::scene::model_file::ModelReference {
             file: beside(std::path::Path::new(&m.value), std::path::Path::new(&path), &r.file),
             columns: r.columns,
+            score: r.score,
         }),
     };
     let label = if info.simplifications.is_empty() {

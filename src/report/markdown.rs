@@ -20,7 +20,24 @@ fn reference_section(out: &mut String, exp: &Experiment, r: &crate::experiment::
         fmt_num(r.times[0]),
         fmt_num(*r.times.last().unwrap_or(&0.0))
     );
-    let head: Vec<String> = r.columns.iter().zip(&units).map(|(c, u)| cell(&format!("{c} [{u}]"))).collect();
+    let subset = r.scored.len() < r.columns.len();
+    if subset {
+        let scored: Vec<String> = r.scored.iter().map(|&k| format!("`{}`", r.columns[k])).collect();
+        let _ = writeln!(
+            out,
+            "The reference error that ranks the cells and meets the target is the largest error of {} (`reference.score`); every column is shown.\n",
+            scored.join(", ")
+        );
+    }
+    let head: Vec<String> = r
+        .columns
+        .iter()
+        .zip(&units)
+        .enumerate()
+        .map(|(k, (c, u))| {
+            cell(&format!("{c} [{u}]{}", if subset && r.scored.contains(&k) { " (scored)" } else { "" }))
+        })
+        .collect();
     let _ = writeln!(out, "| # | cell | {} |\n|---|---|{}", head.join(" | "), "---|".repeat(head.len()));
     for row in by_acc {
         let errs = row.file_errors.as_deref().unwrap_or(&[]);

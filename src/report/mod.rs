@@ -51,6 +51,8 @@ pub struct Row<'a> {
     /// Per reference-file column: max over the file's times of |output − reference| (wrapped
     /// for angles); NaN when the run ended before the last time. None without a reference file.
     pub file_errors: Option<Vec<f64>>,
+    /// The columns of `file_errors` whose largest is the reference error (one unit).
+    pub scored: Vec<usize>,
     /// The error metric that is "accuracy" in this experiment (`rank_by`, or the default).
     pub accuracy_metric: Metric,
     /// Its wall-time measurement.
@@ -87,9 +89,12 @@ impl Row<'_> {
         }
         match m {
             Metric::ReferenceError => match &self.file_errors {
-                Some(errs) => {
-                    Some(errs.iter().fold(0.0f64, |m, &e| if e.is_nan() || m.is_nan() { f64::NAN } else { m.max(e) }))
-                }
+                Some(errs) => Some(
+                    self.scored
+                        .iter()
+                        .map(|&k| errs[k])
+                        .fold(0.0f64, |m, e| if e.is_nan() || m.is_nan() { f64::NAN } else { m.max(e) }),
+                ),
                 None => s.max_reference_error,
             },
             Metric::Drift => Some(s.max_drift_position),
@@ -137,9 +142,12 @@ pub fn metric_name(exp: &Experiment, m: Metric) -> String {
     match m {
         Metric::ReferenceError => {
             if let Some(r) = &exp.measure.reference {
-                let units: Vec<&str> = r.outputs.iter().map(|&k| exp.variants[0].outputs[k].unit).collect();
-                let unit = if units.iter().all(|u| *u == units[0]) { units[0] } else { "mixed units" };
-                return format!("max error vs {} [{unit}]", r.file);
+                let unit = exp.variants[0].outputs[r.outputs[r.scored[0]]].unit;
+                if r.scored.len() == r.columns.len() {
+                    return format!("max error vs {} [{unit}]", r.file);
+                }
+                let scored: Vec<&str> = r.scored.iter().map(|&k| r.columns[k].as_str()).collect();
+                return format!("max error of {} vs {} [{unit}]", scored.join(", "), r.file);
             }
             match &exp.variants[0].scene.reference {
                 Some(r) => format!("max reference error [{}]", r.unit()),
@@ -229,6 +237,7 @@ fn raw_rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -
                     .reference
                     .as_ref()
                     .map(|r| file_errors(r, &exp.variants[cell.variant].outputs, result)),
+                scored: exp.measure.reference.as_ref().map_or(Vec::new(), |r| r.scored.clone()),
                 accuracy_metric: exp.goals.accuracy,
                 timing: Timing::concurrent(result),
             }

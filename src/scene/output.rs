@@ -1,13 +1,15 @@
-//! Named outputs: the scalar quantities of a configuration q that researchers compare (a
-//! pendulum's angle, a slider's position, a chain's end point). Every scene declares its own
-//! ([`Scene::outputs`]); any body's pose coordinate or any body-fixed point is addressable
-//! generically as `body<i>.<coordinate>` or `body<i>.point(px, py[, pz]).<axis>`.
+//! Named outputs: the scalar quantities of a state (q, v) that researchers compare (a
+//! pendulum's angle, a slider's position, a chain's end point, a ball's speed). Every scene
+//! declares its own ([`Scene::outputs`]); any body's pose coordinate, velocity or angular rate
+//! and any body-fixed point's position or velocity is addressable generically as
+//! `body<i>.<coordinate>`, `body<i>.vx|vy|vz`, `body<i>.omega` (planar), `body<i>.wx|wy|wz`
+//! (rigid 3D) or `body<i>.point(px, py[, pz]).<axis>` and `.v<axis>`.
 
 use super::Scene;
 use crate::model::{BodyKind, BodyPoint};
 use crate::system::System;
 
-/// What an output measures, as a function of the positions q.
+/// What an output measures, as a function of the state (q, v).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Quantity {
     /// Position coordinate `index` of a body's slice of q (x, y, z; a planar body's angle θ; a
@@ -33,6 +35,22 @@ pub enum Quantity {
         /// End of the segment.
         to: BodyPoint,
     },
+    /// World velocity component `axis` (0 = x, 1 = y, 2 = z) of a body point \[m/s\] (the
+    /// body's centre: the point (0, 0, 0)).
+    PointVelocity {
+        /// The point.
+        point: BodyPoint,
+        /// 0 = x, 1 = y, 2 = z.
+        axis: usize,
+    },
+    /// World angular velocity component `axis` of a rigid body \[rad/s\]: a planar body's ω is
+    /// axis 2; a rigid-3D body's ω = R(Q) Ω (its v holds Ω in the body frame).
+    AngularRate {
+        /// Body index.
+        body: usize,
+        /// 0 = x, 1 = y, 2 = z.
+        axis: usize,
+    },
     /// A signed sum of quantities of one unit, e.g. a relative angle θ₂ − θ₁ (model files).
     Sum {
         /// (factor, quantity) pairs.
@@ -41,8 +59,13 @@ pub enum Quantity {
 }
 
 impl Quantity {
-    /// The value at positions `q`.
-    pub fn value(&self, system: &System, q: &[f64]) -> f64 {
+    /// The value at the state (q, v).
+    pub fn value(&self, system: &System, q: &[f64], v: &[f64]) -> f64 {
+        let slices = |body: usize| {
+            let kind = system.bodies()[body].kind;
+            let (qo, vo) = (system.q_offsets()[body], system.offsets()[body]);
+            (kind, &q[qo..qo + kind.nq()], &v[vo..vo + kind.dof()])
+        };
         let world = |p: &BodyPoint| {
             let (kind, off) = (system.bodies()[p.body].kind, system.q_offsets()[p.body]);
             p.world(kind, &q[off..off + kind.nq()])
@@ -55,7 +78,19 @@ impl Quantity {
                 let b = world(to);
                 (b[0] - a[0]).atan2(a[1] - b[1])
             }
-            Quantity::Sum { terms } => terms.iter().map(|(s, t)| s * t.value(system, q)).sum(),
+            Quantity::PointVelocity { point, axis } => {
+                let (kind, qb, vb) = slices(point.body);
+                point.velocity(kind, qb, vb)[*axis]
+            }
+            Quantity::AngularRate { body, axis } => match slices(*body) {
+                (BodyKind::Rigid2, _, vb) if *axis == 2 => vb[2],
+                (BodyKind::Rigid3, qb, vb) => {
+                    (crate::model::rotation::rotation_matrix(&qb[3..7]) * crate::model::rotation::vec3(&vb[3..6]))
+                        [*axis]
+                }
+                _ => 0.0, // particles and in-plane axes do not turn
+            },
+            Quantity::Sum { terms } => terms.iter().map(|(s, t)| s * t.value(system, q, v)).sum(),
         }
     }
 }
@@ -85,9 +120,9 @@ impl Output {
         self.unit == "rad"
     }
 
-    /// The value at positions `q`.
-    pub fn value(&self, system: &System, q: &[f64]) -> f64 {
-        self.quantity.value(system, q)
+    /// The value at the state (q, v).
+    pub fn value(&self, system: &System, q: &[f64], v: &[f64]) -> f64 {
+        self.quantity.value(system, q, v)
     }
 
     /// a − b, wrapped to (−π, π] for angles.
@@ -116,9 +151,9 @@ pub struct Invariant {
 }
 
 impl Invariant {
-    /// Why the state `q` is off the branch, or None when it is on it.
-    pub fn violated(&self, system: &System, q: &[f64]) -> Option<String> {
-        let x = self.output.value(system, q);
+    /// Why the state (q, v) is off the branch, or None when it is on it.
+    pub fn violated(&self, system: &System, q: &[f64], v: &[f64]) -> Option<String> {
+        let x = self.output.value(system, q, v);
         (!(x >= self.min && x <= self.max)).then(|| {
             format!(
                 "left the assembly branch: {} = {x:.6e} {} outside [{}, {}]",
@@ -140,7 +175,7 @@ fn coordinates(kind: BodyKind) -> &'static [(&'static str, &'static str)] {
 }
 
 /// The generic addresses, for `list` and error messages.
-pub const GENERIC_OUTPUTS: &str = "body<i>.x|y|z, body<i>.angle (planar rigid), body<i>.qw|qx|qy|qz (rigid 3D), body<i>.point(px,py[,pz]).x|y|z (a body-fixed point, body frame, m)";
+pub const GENERIC_OUTPUTS: &str = "body<i>.x|y|z, body<i>.angle (planar rigid), body<i>.qw|qx|qy|qz (rigid 3D), body<i>.point(px,py[,pz]).x|y|z (a body-fixed point, body frame, m), body<i>.vx|vy|vz and body<i>.point(px,py[,pz]).vx|vy|vz (world velocity, m/s), body<i>.omega (planar rigid) and body<i>.wx|wy|wz (rigid 3D; world angular velocity, rad/s)";
 
 /// An output name a scene does not have: neither one it declares nor a generic body address.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -195,16 +230,32 @@ impl Scene {
             if particle && local.iter().any(|x| *x != 0.0) {
                 return None; // a particle has no extent
             }
-            let axis = ["x", "y", "z"][..dim].iter().position(|a| *a == axis)?;
             let mut l = [0.0; 3];
             l[..local.len()].copy_from_slice(&local);
             let point = BodyPoint { body, local: l };
+            if let Some(axis) = axis.strip_prefix('v') {
+                let axis = ["x", "y", "z"][..dim].iter().position(|a| *a == axis)?;
+                return Some(Output {
+                    name: name.into(),
+                    unit: "m/s",
+                    describes: format!(
+                        "world {} velocity of the point ({}) of body {body}",
+                        ["x", "y", "z"][axis],
+                        args.trim()
+                    ),
+                    quantity: Quantity::PointVelocity { point, axis },
+                });
+            }
+            let axis = ["x", "y", "z"][..dim].iter().position(|a| *a == axis)?;
             return Some(Output {
                 name: name.into(),
                 unit: "m",
                 describes: format!("world {} of the point ({}) of body {body}", ["x", "y", "z"][axis], args.trim()),
                 quantity: Quantity::Point { point, axis },
             });
+        }
+        if let Some(o) = rate(name, body, kind, rest) {
+            return Some(o);
         }
         let (index, (coord, unit)) = coordinates(kind).iter().enumerate().find(|(_, (c, _))| *c == rest)?;
         Some(Output {
@@ -216,6 +267,34 @@ impl Scene {
     }
 }
 
+/// `body<i>.vx|vy|vz` (the centre's world velocity), `.omega` (a planar rigid body's ω) or
+/// `.wx|wy|wz` (a rigid-3D body's world angular velocity).
+fn rate(name: &str, body: usize, kind: BodyKind, rest: &str) -> Option<Output> {
+    let axes = ["x", "y", "z"];
+    if let Some(axis) = rest.strip_prefix('v').and_then(|a| axes[..kind.dim()].iter().position(|x| *x == a)) {
+        return Some(Output {
+            name: name.into(),
+            unit: "m/s",
+            describes: format!("world {} velocity of body {body}", axes[axis]),
+            quantity: Quantity::PointVelocity { point: BodyPoint::center(body), axis },
+        });
+    }
+    let axis = match (kind, rest) {
+        (BodyKind::Rigid2, "omega") => 2,
+        (BodyKind::Rigid3, w) => axes.iter().position(|x| w.strip_prefix('w') == Some(*x))?,
+        _ => return None,
+    };
+    Some(Output {
+        name: name.into(),
+        unit: "rad/s",
+        describes: format!(
+            "world angular velocity{} of body {body}",
+            if kind == BodyKind::Rigid2 { String::new() } else { format!(" about {}", axes[axis]) }
+        ),
+        quantity: Quantity::AngularRate { body, axis },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::scene::registry as scenes;
@@ -225,14 +304,86 @@ mod tests {
         let s = scenes::find("pendulum").unwrap().build_default(&[]).unwrap();
         let theta = s.output("theta").unwrap();
         let q = &s.q0;
-        assert!((theta.value(&s.system, q) - q[0].atan2(-q[1])).abs() == 0.0);
-        assert_eq!(s.output("body0.y").unwrap().value(&s.system, q), q[1]);
-        assert_eq!(s.output("body0.point(0,0).x").unwrap().value(&s.system, q), q[0]);
-        for bad in ["body1.x", "body0.angle", "body0.point(1,0).x", "body0.point(0,0).z", "bodyx", "theta2"] {
+        let v = &s.v0;
+        assert!((theta.value(&s.system, q, v) - q[0].atan2(-q[1])).abs() == 0.0);
+        assert_eq!(s.output("body0.y").unwrap().value(&s.system, q, v), q[1]);
+        assert_eq!(s.output("body0.point(0,0).x").unwrap().value(&s.system, q, v), q[0]);
+        assert_eq!(s.output("body0.vy").unwrap().value(&s.system, q, v), v[1]);
+        for bad in [
+            "body1.x",
+            "body0.angle",
+            "body0.point(1,0).x",
+            "body0.point(0,0).z",
+            "bodyx",
+            "theta2",
+            "body0.omega",
+            "body0.vz",
+        ] {
             let e = s.output(bad).unwrap_err().to_string();
             assert!(e.contains("expected one of: theta"), "{bad}: {e}");
         }
         let w = theta.difference(3.1, -3.1);
         assert!((w - (6.2 - std::f64::consts::TAU)).abs() < 1e-15);
+    }
+
+    /// Every velocity output is the time derivative of the matching position output: a central
+    /// difference over q ⊕ ±ε v agrees to its O(ε²) truncation (ε = 1e-6 s, speeds and lever arms
+    /// of order 1, so ≈ 1e-12) plus rounding (≈ 1e-16 / ε = 1e-10): 1e-8 leaves a margin of 100.
+    #[test]
+    fn velocity_outputs_are_the_derivatives_of_the_positions() {
+        use crate::model::Body;
+        use crate::scene::Scene;
+        let mut sys = crate::system::System::new();
+        sys.add_body(Body::rigid2(2.0, 0.3)).unwrap();
+        sys.add_body(Body::rigid3(1.0, [0.1, 0.2, 0.3])).unwrap();
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let q = vec![0.1, 0.2, 0.7, 0.3, -0.2, 0.5, h, 0.0, h * 0.6, h * 0.8];
+        let v = vec![0.4, -0.3, 1.3, 0.2, 0.1, -0.5, 0.9, -1.1, 0.6];
+        let scene = Scene {
+            name: "velocities".into(),
+            system: sys,
+            q0: q.clone(),
+            v0: v.clone(),
+            reference: None,
+            energy_scale: crate::scene::EnergyScale { joules: 1.0, definition: String::new() },
+            parametrization: None,
+            outputs: vec![],
+            branch: vec![],
+        };
+        let eps = 1e-6;
+        let (mut plus, mut minus) = (q.clone(), q.clone());
+        scene.system.advance(&mut plus, &v, eps);
+        scene.system.advance(&mut minus, &v, -eps);
+        let rate = |name: &str, of: &str| {
+            let (o, p) = (scene.output(name).unwrap(), scene.output(of).unwrap());
+            let fd = (p.value(&scene.system, &plus, &v) - p.value(&scene.system, &minus, &v)) / (2.0 * eps);
+            (o.value(&scene.system, &q, &v), fd)
+        };
+        for (name, of) in [
+            ("body0.vx", "body0.x"),
+            ("body0.vy", "body0.y"),
+            ("body0.omega", "body0.angle"),
+            ("body0.point(0.3, -0.2).vx", "body0.point(0.3, -0.2).x"),
+            ("body0.point(0.3, -0.2).vy", "body0.point(0.3, -0.2).y"),
+            ("body1.vz", "body1.z"),
+            ("body1.point(0.2, -0.4, 0.5).vx", "body1.point(0.2, -0.4, 0.5).x"),
+            ("body1.point(0.2, -0.4, 0.5).vy", "body1.point(0.2, -0.4, 0.5).y"),
+            ("body1.point(0.2, -0.4, 0.5).vz", "body1.point(0.2, -0.4, 0.5).z"),
+        ] {
+            let (exact, fd) = rate(name, of);
+            assert!((exact - fd).abs() < 1e-8, "{name}: {exact} against {fd}");
+        }
+        // ω in the world frame: the velocity of a point r away from the centre is ω × R r.
+        let w: Vec<f64> = ["body1.wx", "body1.wy", "body1.wz"]
+            .iter()
+            .map(|n| scene.output(n).unwrap().value(&scene.system, &q, &v))
+            .collect();
+        let r = crate::model::rotation::rotation_matrix(&q[6..10]) * nalgebra::Vector3::new(0.2, -0.4, 0.5);
+        let expect = nalgebra::Vector3::new(w[0], w[1], w[2]).cross(&r);
+        for (k, axis) in ["x", "y", "z"].iter().enumerate() {
+            let p = scene.output(&format!("body1.point(0.2, -0.4, 0.5).v{axis}")).unwrap().value(&scene.system, &q, &v);
+            let c = scene.output(&format!("body1.v{axis}")).unwrap().value(&scene.system, &q, &v);
+            assert!((p - c - expect[k]).abs() < 1e-14, "{axis}");
+        }
     }
 }

@@ -57,7 +57,7 @@ pub(super) fn test_set(sel: &Selection, out: &mut Vec<Check>) {
             .outputs
             .iter()
             .zip(reference)
-            .map(|(o, want)| ((o.value(&model.scene.system, &s.q) - want) / want).abs())
+            .map(|(o, want)| ((o.value(&model.scene.system, &s.q, &s.v) - want) / want).abs())
             .fold(0.0f64, f64::max);
         -worst.log10()
     };
@@ -126,7 +126,7 @@ fn iftomm_problem(sel: &Selection, p: &Problem, out: &mut Vec<Check>) {
                         let d2: f64 = outputs
                             .iter()
                             .zip(&row[1..])
-                            .map(|(o, want)| (o.value(&model.scene.system, &x.q) - want).powi(2))
+                            .map(|(o, want)| (o.value(&model.scene.system, &x.q, &x.v) - want).powi(2))
                             .sum();
                         worst = worst.max(d2.sqrt());
                     }

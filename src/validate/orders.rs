@@ -21,10 +21,10 @@ const TWO_HINGE: &str = include_str!("../../tests/data/two_hinge_pendulum.yaml")
 const ORDER_TOL: f64 = 0.3;
 
 /// The lower link's free end of the two-hinge pendulum at the last sample of `r`.
-fn tip(scene: &Scene, q: &[f64]) -> [f64; 3] {
+fn tip(scene: &Scene, q: &[f64], v: &[f64]) -> [f64; 3] {
     let mut p = [0.0; 3];
     for (k, name) in ["tip_x", "tip_y", "tip_z"].iter().enumerate() {
-        p[k] = scene.output(name).map_or(f64::NAN, |o| o.value(&scene.system, q));
+        p[k] = scene.output(name).map_or(f64::NAN, |o| o.value(&scene.system, q, v));
     }
     p
 }
@@ -74,7 +74,7 @@ pub(super) fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
     let pendulum = super::cases::scene("pendulum", &[("theta0", 1.0)]);
     let Ok(model) = model_file::from_embedded("tests/data/two_hinge_pendulum.yaml", TWO_HINGE) else { return };
     let two_hinge = model.scene;
-    let reference = reference_run(&two_hinge, "lagrangian").map(|r| tip(&two_hinge, &r.q));
+    let reference = reference_run(&two_hinge, "lagrangian").map(|r| tip(&two_hinge, &r.q, &r.v));
     // λ at t = 1 s of the Cartesian ODE formulation: the multipliers' reference on both
     // mechanisms (recovered exactly from the state, see `observe`).
     let lambda_reference = |scene: &Scene| reference_run(scene, "force").map(|r| r.lambda);
@@ -92,7 +92,7 @@ pub(super) fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
         let spatial_hs = [4e-3, 2e-3, 1e-3];
         let spatial = reference.and_then(|re| {
             errors(sel, f, &two_hinge, &spatial_hs, 1.0, &|x| {
-                let p = tip(&two_hinge, &x.q);
+                let p = tip(&two_hinge, &x.q, &x.v);
                 ((p[0] - re[0]).powi(2) + (p[1] - re[1]).powi(2) + (p[2] - re[2]).powi(2)).sqrt()
             })
         });

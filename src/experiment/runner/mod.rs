@@ -418,7 +418,7 @@ impl<'a> Simulation<'a> {
         if !(drift <= cell.drift_bound) {
             return Err(End::Drift { t: stop_t, drift, bound: cell.drift_bound });
         }
-        match scene.branch.iter().find_map(|b| b.violated(&scene.system, &self.probe.q)) {
+        match scene.branch.iter().find_map(|b| b.violated(&scene.system, &self.probe.q, &self.probe.v)) {
             Some(reason) => Err(End::Branch(Status::LeftBranch { t: stop_t, reason })),
             None => Ok(()),
         }

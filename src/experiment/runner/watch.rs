@@ -164,10 +164,10 @@ pub(super) struct Now<'s, 'a> {
 }
 
 impl Now<'_, '_> {
-    /// The time of the root of `g(q)` inside the step, given its values `g0`, `g1` at the step's
+    /// The time of the root of `g(q, v)` inside the step, given its values `g0`, `g1` at the step's
     /// ends: on the continuous extension of an adaptive ODE step (Illinois), linear between the
     /// two boundaries of a fixed step.
-    fn crossing(&mut self, g: &dyn Fn(&[f64]) -> f64, g0: f64, g1: f64) -> f64 {
+    fn crossing(&mut self, g: &dyn Fn(&[f64], &[f64]) -> f64, g0: f64, g1: f64) -> f64 {
         let (t0, t1) = (self.t_prev, self.t);
         let linear = t0 + (t1 - t0) * g0 / (g0 - g1);
         if !self.adaptive {
@@ -178,7 +178,7 @@ impl Now<'_, '_> {
             let mut at = |theta: f64| match integrator.dense_output(ode, theta, xi, xdi) {
                 Ok(true) => {
                     ode.cartesian(xi, xdi, &mut probe.q, &mut probe.v);
-                    g(&probe.q)
+                    g(&probe.q, &probe.v)
                 }
                 _ => f64::NAN,
             };
@@ -226,7 +226,7 @@ impl StepObserver for EventWatch<'_> {
             let o = &self.outputs[e.output];
             let (g0, g1) = (self.g_prev[i], o.difference(self.values[e.output], e.value));
             if e.crosses(o, g0, g1) {
-                let tc = now.crossing(&|q| o.difference(o.value(sys, q), e.value), g0, g1);
+                let tc = now.crossing(&|q, v| o.difference(o.value(sys, q, v), e.value), g0, g1);
                 self.crossings[i].times.push(tc);
                 self.crossings[i].rising.push(g1 > g0);
             }
@@ -257,7 +257,7 @@ impl StepObserver for BranchWatch {
     fn after_step(&mut self, now: &mut Now<'_, '_>) -> Result<(), End> {
         let sys = &now.scene.system;
         now.probe.load(now.driver, None);
-        let off = now.scene.branch.iter().find_map(|b| b.violated(sys, &now.probe.q));
+        let off = now.scene.branch.iter().find_map(|b| b.violated(sys, &now.probe.q, &now.probe.v));
         let jump = crate::scene::largest_jump(sys, &self.prev, &now.probe.q);
         self.prev.copy_from_slice(&now.probe.q);
         match off {

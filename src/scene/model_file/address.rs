@@ -1,4 +1,5 @@
-//! Body addresses in model files: `NAME.x|y|z|angle|qw..qz`, `NAME.point(px, py[, pz]).x|y|z` and
+//! Body addresses in model files: `NAME.x|y|z|angle|qw..qz`, `NAME.vx|vy|vz|omega|wx..wz`,
+//! `NAME.point(px, py[, pz]).x|y|z|vx|vy|vz` and
 //! signed sums of them, resolved against the built scene (outputs, branch invariants, kept
 //! coordinates, drives).
 
@@ -10,7 +11,7 @@ use crate::scene::{Quantity, Scene};
 pub(super) fn generic(field: &str, address: &str, lookup: &Lookup) -> Result<String, String> {
     let (body, rest) = address.trim().split_once('.').ok_or_else(|| {
         format!(
-            "`{}` is no body address; expected NAME.x|y|z|angle|qw|qx|qy|qz or NAME.point(px, py[, pz]).x|y|z",
+            "`{}` is no body address; expected NAME.x|y|z|angle|qw|qx|qy|qz, NAME.vx|vy|vz|omega|wx|wy|wz or NAME.point(px, py[, pz]).x|y|z|vx|vy|vz",
             short(address)
         )
     })?;
@@ -46,7 +47,7 @@ pub(super) fn output(scene: &Scene, value: &str, lookup: &Lookup) -> Result<(Qua
         }
         let o = scene.output(&generic("value", term, lookup)?).map_err(|_| {
             format!(
-                "`{}` is no body address; expected NAME.x|y|z|angle|qw|qx|qy|qz or NAME.point(px, py[, pz]).x|y|z",
+                "`{}` is no body address; expected NAME.x|y|z|angle|qw|qx|qy|qz, NAME.vx|vy|vz|omega|wx|wy|wz or NAME.point(px, py[, pz]).x|y|z|vx|vy|vz",
                 short(term.trim())
             )
         })?;

@@ -138,7 +138,7 @@ pub(super) fn build_checked(
     add_outputs(file, raw, &mut scene, &lookup)?;
     add_branch(file, raw, &mut scene, &lookup)?;
     let assembly = assemble_declared(file, raw, &mut scene, (length_scale, max_bytes), &lookup)?;
-    if let Some(reason) = scene.branch.iter().find_map(|b| b.violated(&scene.system, &scene.q0)) {
+    if let Some(reason) = scene.branch.iter().find_map(|b| b.violated(&scene.system, &scene.q0, &scene.v0)) {
         let at_branch = raw.branch.first().map_or(at(&raw.model), |b| at(&b.value.value));
         return Err(ConfigError {
             file: file.into(),

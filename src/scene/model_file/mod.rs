@@ -241,6 +241,10 @@ pub struct ModelReference {
     /// The columns compared (default: every column naming an output).
     #[serde(default)]
     pub columns: Vec<String>,
+    /// The compared columns whose largest error is the reference error, all of one unit
+    /// (default: every compared column).
+    #[serde(default)]
+    pub score: Vec<String>,
 }
 
 /// `energy_scale:`.
@@ -525,6 +529,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("models/iftomm_a04_bricard.yaml", include_str!("../../../models/iftomm_a04_bricard.yaml")),
     ("models/iftomm_a05_flyball.yaml", include_str!("../../../models/iftomm_a05_flyball.yaml")),
     ("models/sphere_rolling_down_incline.yaml", include_str!("../../../models/sphere_rolling_down_incline.yaml")),
+    ("models/sphere_sliding_to_rolling.yaml", include_str!("../../../models/sphere_sliding_to_rolling.yaml")),
     ("models/tumbling_boxes.yaml", include_str!("../../../models/tumbling_boxes.yaml")),
 ];
 
