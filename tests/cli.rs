@@ -73,6 +73,10 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         // Measurements: outputs, reference data, events.
         ("reference_missing_file.yaml", &[":14:9:", "reference.file", "no_such_file.csv", "cannot read"]),
         ("reference_bad_column.yaml", &[":15:21:", "reference.columns[1]", "`theta3`", "theta1, theta2, x2, y2"]),
+        (
+            "reference_mixed_units.yaml",
+            &[":14:9:", "reference.score", "`theta1` is in rad and `x2` in m", "name the columns to score"],
+        ),
         ("reference_off_boundary.yaml", &["line 5", "t = 0.1 s", "not a step boundary of h = 0.03"]),
         ("record_unknown_output.yaml", &[":13:13:", "record[1]", "`theta3`", "q, v, lambda, c, jv", "theta1, theta2"]),
         ("event_bad_direction.yaml", &[":15:16:", "events[0].direction", "`sideways`", "up, down, both"]),
