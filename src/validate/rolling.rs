@@ -5,6 +5,11 @@
 //!   stepping is velocity level and the contact normal constant, so each step adds exactly a·h to
 //!   the velocity down the slope when the step's contact problem is solved exactly: the measured
 //!   v(1 s)/1 s is held to 1e-6 relative, the solvers' own accuracy (residual 1e-10);
+//! - a solid cylinder on the same incline, lying across it (its axis horizontal): it rolls at
+//!   a = (2/3) g sin α when μ ≥ (1/3) tan α and slides at g (sin α − μ cos α) below, held
+//!   likewise; it touches along a line, two contact points at its rims, whose two friction rows
+//!   along the slope are one constraint written twice (a rank-deficient W every solver must
+//!   handle);
 //! - a sphere thrown with backspin along the floor: friction at the contact point leaves the
 //!   angular momentum about that point unchanged, so once it rolls its speed is
 //!   v = (5 v₀ + 2 r ω₀)/7 (a solid sphere) — at every step of a velocity-level stepper too, the
@@ -52,6 +57,39 @@ outputs:
     crate::scene::model_file::from_text("rolling_sphere.yaml", &text).expect("a valid model").scene
 }
 
+/// A solid cylinder (1 kg, radius 0.1 m, length 0.2 m; I = m r²/2 about its axis,
+/// m (3 r² + L²)/12 across) lying across the incline of [`sphere_on_incline`] (its axis along y,
+/// the body's z axis turned by 90° about x), at rest, friction μ.
+fn cylinder_on_incline(mu: f64) -> Scene {
+    let (s, c) = ALPHA.sin_cos();
+    let (r, half) = (0.1, 0.1);
+    let across = (3.0 * r * r + 4.0 * half * half) / 12.0;
+    let text = format!(
+        "model: rolling_cylinder
+summary: a solid cylinder on a 30 degree incline
+length_scale: 1
+energy_scale: {{joules: 1, definition: \"m g r\"}}
+bodies:
+  - {{name: roller, kind: rigid3, mass: 1, inertia: [{across}, {across}, {axial}], position: {x:?},
+     orientation: {{axis: [1, 0, 0], angle: {quarter}}}}}
+forces:
+  - {{type: gravity, g: [0, 0, -{G}]}}
+contact:
+  shapes: [{{body: roller, cylinder: {{radius: {r}, half_height: {half}}}}}]
+  planes: [{{normal: {n:?}, offset: 0}}]
+  friction: {mu}
+  margin: 0.01
+outputs:
+  - {{name: x, value: roller.x}}
+",
+        axial = 0.5 * r * r,
+        x = [-r * s, 0.0, r * c],
+        n = [-s, 0.0, c],
+        quarter = std::f64::consts::FRAC_PI_2,
+    );
+    crate::scene::model_file::from_text("rolling_cylinder.yaml", &text).expect("a valid model").scene
+}
+
 const H: f64 = 1.0 / 60.0;
 
 /// The `pgs` cell of `solver` on the cone with tight solves (residual 1e-10), steps of `h` over
@@ -83,7 +121,7 @@ pub(super) fn exact_contact_checks(sel: &Selection, out: &mut Vec<Check>) {
     type Measure = fn(&crate::experiment::Sample, [f64; 3]) -> f64;
     let along: Measure = |x, d| (0..3).map(|k| x.v[k] * d[k]).sum::<f64>() / x.t;
     let speed: Measure = |x, _| x.v[0];
-    let cases: [(String, Scene, f64, Measure, String); 3] = [
+    let cases: [(String, Scene, f64, Measure, String); 5] = [
         (
             "sphere on a 30 deg incline, mu = 0.3 (rolling)".into(),
             sphere_on_incline(0.3),
@@ -94,6 +132,20 @@ pub(super) fn exact_contact_checks(sel: &Selection, out: &mut Vec<Check>) {
         (
             "sphere on a 30 deg incline, mu = 0.1 (sliding)".into(),
             sphere_on_incline(0.1),
+            G * (s - 0.1 * c),
+            along,
+            "relative error of v(1 s)/1 s down the slope; slides: a = g (sin 30 - mu cos 30)".into(),
+        ),
+        (
+            "cylinder across a 30 deg incline, mu = 0.3 (rolling)".into(),
+            cylinder_on_incline(0.3),
+            2.0 / 3.0 * G * s,
+            along,
+            "relative error of v(1 s)/1 s down the slope; rolls (mu >= tan 30 / 3 = 0.19): a = 2/3 g sin 30".into(),
+        ),
+        (
+            "cylinder across a 30 deg incline, mu = 0.1 (sliding)".into(),
+            cylinder_on_incline(0.1),
             G * (s - 0.1 * c),
             along,
             "relative error of v(1 s)/1 s down the slope; slides: a = g (sin 30 - mu cos 30)".into(),

@@ -523,6 +523,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("models/box_pyramid.yaml", include_str!("../../../models/box_pyramid.yaml")),
     ("models/box_pyramid_2d.yaml", include_str!("../../../models/box_pyramid_2d.yaml")),
     ("models/box_sliding_to_rest.yaml", include_str!("../../../models/box_sliding_to_rest.yaml")),
+    ("models/cylinder_rolling_down_incline.yaml", include_str!("../../../models/cylinder_rolling_down_incline.yaml")),
     ("models/iftomm_a01_pendulum.yaml", include_str!("../../../models/iftomm_a01_pendulum.yaml")),
     ("models/iftomm_a02_n2.yaml", include_str!("../../../models/iftomm_a02_n2.yaml")),
     ("models/iftomm_a02_n40.yaml", include_str!("../../../models/iftomm_a02_n40.yaml")),
