@@ -6,7 +6,8 @@
 //!   v* = v + h W Q(q, v)
 //!   rows: every equality row i of J (bilateral, λ free) with target J_i v⁺ = −(β/h) C_i;
 //!         per contact a normal row n·(ṗ_b − ṗ_a) with λ_n ≥ 0 and two friction rows t_k·(ṗ_b − ṗ_a)
-//!         with |λ_t| ≤ μ λ_n (per-direction box: the friction pyramid of seed 001);
+//!         with ‖λ_t‖ ≤ μ λ_n (the Coulomb cone, the default) or, with `cone: false`, |λ_t,k| ≤ μ λ_n
+//!         (per-direction box: the friction pyramid of seed 001, a simplification);
 //!   normal target: u_n⁺ ≥ −φ/h for a separated contact (φ > 0: speculative, it may close the gap
 //!         but not pass it), u_n⁺ ≥ (β/h) max(−φ − slop, 0) for a penetrating one, and
 //!         u_n⁺ ≥ −e u_n⁻ when it approaches faster than the restitution threshold and the gap
@@ -14,9 +15,9 @@
 //!   warm start: λ of the same equality rows and of contacts with the same feature key last step;
 //!   sweeps: for each row, Δλ = (target − J_i v) / (J_i W J_iᵀ), clamp the accumulated λ to its
 //!         bounds, v += W J_iᵀ Δλ; stop when no row changes its velocity by more than tol;
-//!         with `cone`, a contact's two friction rows are updated unclamped and the pair is then
+//!         on the cone, a contact's two friction rows are updated unclamped and the pair is then
 //!         projected onto the disk ‖λ_t‖ ≤ μ λ_n (the Coulomb cone at the current normal impulse,
-//!         as in Bullet's and Box2D v3's 3D friction), instead of each onto its own box;
+//!         as in Bullet's and Box2D v3's 3D friction); on the pyramid each onto its own box;
 //!   q⁺ = q ⊕ h v⁺.
 //! In the plane (rigid-2D bodies) a contact has the normal row and one friction row along n
 //! turned by +90°, whose box |λ_t| ≤ μ λ_n is the Coulomb cone there (`cone` changes nothing).
@@ -57,7 +58,7 @@ pub struct PgsOptions {
     /// sweeps stop when no row changes its velocity by more
     #[schemars(extend("unit" = "m/s", "exclusiveMinimum" = 0))]
     pub tol: f64,
-    /// the true Coulomb cone: the two friction impulses of a contact projected together onto the disk |lambda_t| <= mu lambda_n (false: each clamped to its own box, the friction pyramid)
+    /// the true Coulomb cone (the default): the two friction impulses of a contact projected together onto the disk |lambda_t| <= mu lambda_n (false: each clamped to its own box, the friction pyramid, a simplification the cell's label then names)
     pub cone: bool,
     /// start each step from the impulses of the same contacts and rows at the last step (false: from zero)
     pub warm_start: bool,
@@ -68,7 +69,7 @@ pub struct PgsOptions {
 
 impl Default for PgsOptions {
     fn default() -> Self {
-        PgsOptions { beta: 0.2, slop: 0.001, iterations: 100, tol: 1e-10, cone: false, warm_start: true, residual_tol: 1e-8 }
+        PgsOptions { beta: 0.2, slop: 0.001, iterations: 100, tol: 1e-10, cone: true, warm_start: true, residual_tol: 1e-8 }
     }
 }
 
@@ -83,7 +84,7 @@ impl FormulationParams for PgsOptions {
 /// The registry entry of `pgs`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<PgsOptions>(
     "pgs",
-    "velocity level with contact and Coulomb friction (lambda_n >= 0; friction pyramid |lambda_t,k| <= mu lambda_n, or with cone the disk ||lambda_t|| <= mu lambda_n), projected Gauss-Seidel, warm-started (seed 001)",
+    "velocity level with contact and Coulomb friction (lambda_n >= 0; the Coulomb disk ||lambda_t|| <= mu lambda_n, or with cone: false the friction pyramid |lambda_t,k| <= mu lambda_n), projected Gauss-Seidel, warm-started (seed 001)",
     FormulationKind::Stepper,
 )
 .solving(super::registry::SystemKind::Contact)
