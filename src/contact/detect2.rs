@@ -3,9 +3,11 @@
 //! and lines (planes whose normal lies in the plane). Contacts come out with z = 0 and the same
 //! conventions: the point midway between the two surface points, the normal from side a to b,
 //! the signed distance, a key from the pair and parry's feature ids kept by proximity
-//! (`persist`), sort and sweep along x with each pair's manifolds kept across detections.
+//! (`persist`), the grid broad phase of [`super::broad`] with each pair's manifolds kept across
+//! detections.
 
-use super::detect::{key, persist_by, sort_and_sweep, sync_cache};
+use super::broad::{Bounds, Grid};
+use super::detect::{key, persist_by, sync_cache};
 use super::{Contact, ContactSet, Shape};
 use nalgebra::Vector3;
 use parry2d_f64::bounding_volume::{Aabb, BoundingVolume};
@@ -21,9 +23,11 @@ pub struct Detector {
     planes: Vec<(Vector, f64)>,
     poses: Vec<Pose>,
     aabbs: Vec<Aabb>,
-    order: Vec<u32>,
+    bounds: Vec<Bounds<2>>,
+    grid: Grid,
     pairs: Vec<(u32, u32)>,
     cache: Vec<PairCache>,
+    spare: Vec<PairCache>,
 }
 
 type Manifold = ContactManifold<(), ()>;
@@ -79,9 +83,11 @@ impl Detector {
             planes,
             poses: Vec::new(),
             aabbs: Vec::new(),
-            order: (0..set.shapes.len() as u32).collect(),
+            bounds: Vec::new(),
+            grid: Grid::default(),
             pairs: Vec::new(),
             cache: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -101,7 +107,7 @@ impl Detector {
             }
         }
         self.broad_phase(margin);
-        sync_cache(&self.pairs, &mut self.cache);
+        sync_cache(&self.pairs, &mut self.cache, &mut self.spare);
         for (&(i, j), (_, m, last)) in self.pairs.iter().zip(self.cache.iter_mut()) {
             let (i, j) = (i as usize, j as usize);
             let (pa, pb) = (&self.poses[i], &self.poses[j]);
@@ -142,19 +148,18 @@ impl Detector {
     }
 
     /// The pairs (i < j) of shapes on different bodies whose boxes, widened by half the margin
-    /// each, overlap, sorted: sort and sweep along x, then y tested.
+    /// each, overlap, sorted (the grid of [`super::broad`]).
     fn broad_phase(&mut self, margin: f64) {
         self.aabbs.clear();
+        self.bounds.clear();
         for ((_, s), pose) in self.colliders.iter().zip(&self.poses) {
-            self.aabbs.push(s.compute_aabb(pose).loosened(0.5 * margin));
+            let b = s.compute_aabb(pose).loosened(0.5 * margin);
+            self.bounds.push(([b.mins.x, b.mins.y], [b.maxs.x, b.maxs.y]));
+            self.aabbs.push(b);
         }
-        let (aabbs, colliders) = (&self.aabbs, &self.colliders);
-        let overlap = |a: u32, b: u32| {
-            let (ba, bb) = (&aabbs[a as usize], &aabbs[b as usize]);
-            ba.mins.y <= bb.maxs.y && bb.mins.y <= ba.maxs.y && colliders[a as usize].0 != colliders[b as usize].0
-        };
-        let x = |i: u32| (aabbs[i as usize].mins.x, aabbs[i as usize].maxs.x);
-        sort_and_sweep(&mut self.order, x, overlap, &mut self.pairs);
+        let colliders = &self.colliders;
+        let apart = |a: u32, b: u32| colliders[a as usize].0 != colliders[b as usize].0;
+        self.grid.pairs(&self.bounds, apart, &mut self.pairs);
     }
 }
 

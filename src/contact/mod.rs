@@ -9,6 +9,7 @@
 //! In the plane (rigid-2D bodies, parry's 2D build): circles, rectangles, capsules and convex
 //! polygons against each other and against lines (`planes` with a normal in the plane).
 
+mod broad;
 mod detect;
 mod detect2;
 
