@@ -14,6 +14,11 @@
 //! DEVIATION: Box2D solves joint by joint (Gauss-Seidel, graph colouring); here each stage solves
 //! all rows at once with the cell's linear solver, and the relax stage reuses the factorization of
 //! the solve stage (J at the substep start; Box2D updates anchors with the body rotations).
+//! DEVIATION: Box2D v3 lowers the joint frequency to min(jointHertz, 1/(8 h_s)) for large steps
+//! (`b2World_Step` in `world.c`: "Hertz values get reduced for large time steps"); here `hertz` is
+//! used as given, so at h = 1/60 s with 4 substeps a joint is twice as stiff as Box2D's (60 Hz
+//! against 30 Hz). The contact frequency is capped as Box2D caps it (a quarter of the substep
+//! rate).
 //!
 //! On a scene with contact, each stage also runs over the contacts after the joints, as Box2D's
 //! stages do: one projected Gauss–Seidel pass of soft normal impulses and rigid Coulomb friction
@@ -38,7 +43,7 @@ pub struct SoftStepOptions {
     /// substeps per step (Box2D default 4)
     #[schemars(range(min = 1, max = 100_000))]
     pub substeps: usize,
-    /// constraint stiffness as a frequency (Box2D jointHertz 60)
+    /// constraint stiffness as a frequency (Box2D jointHertz 60), used as given: Box2D caps it at an eighth of the substep rate (30 Hz at 4 substeps of 1/60 s), this does not
     #[schemars(extend("unit" = "Hz", "exclusiveMinimum" = 0))]
     pub hertz: f64,
     /// constraint damping ratio (Box2D jointDampingRatio 2)
