@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints the creep table of docs/results.md from a contact experiment's report directory:
-per cell, the formulation and solver, its iterations over the run, the worst step's residual, the deepest
+per cell, the formulation and solver (and the scene variant when the experiment has several), its iterations over the run, the worst step's residual, the deepest
 penetration, the recorded height output at the last sample, and its creep (how far it sank from
 its first to its last sample, and that per second; and the rate over the second half of the run
 alone, which leaves out a settling at the start, e.g. a soft contact's equilibrium penetration).
@@ -11,9 +11,10 @@ import csv
 import sys
 
 
-def name(row):
-    """`formulation` · `solver` of a summary row."""
-    return f"`{row['formulation']}` · `{row['solver']}`"
+def name(row, variants):
+    """`formulation` · `solver` of a summary row, after its scene variant when there are several."""
+    cell = f"`{row['formulation']}` · `{row['solver']}`"
+    return f"`{row['scene']}` · {cell}" if variants > 1 else cell
 
 
 def main():
@@ -25,16 +26,18 @@ def main():
             heights.setdefault(row["cell"], []).append((float(row["t"]), float(row["value"])))
     print(f"| cell | iterations | worst step's residual | deepest penetration [m] | {output} at the end [m] | sank [m] | creep [m/s] | creep, second half [m/s] |")
     print("|---|---|---|---|---|---|---|---|")
-    for row in csv.DictReader(open(f"{folder}/summary.csv")):
+    rows = list(csv.DictReader(open(f"{folder}/summary.csv")))
+    variants = len({row["scene"] for row in rows})
+    for row in rows:
         samples = sorted(heights.get(row["cell"], []))
         if row["status"] != "ok" or len(samples) < 2:
-            print(f"| {name(row)} | {row['status']} | | | | | | |")
+            print(f"| {name(row, variants)} | {row['status']} | | | | | | |")
             continue
         (t0, z0), (t1, z1) = samples[0], samples[-1]
         sank = z0 - z1
         tm, zm = next((t, z) for t, z in samples if t >= (t0 + t1) / 2)
         print(
-            f"| {name(row)} | {row['solver_iterations']} | {float(row['max_solver_residual']):.1e} "
+            f"| {name(row, variants)} | {row['solver_iterations']} | {float(row['max_solver_residual']):.1e} "
             f"| {float(row['max_drift_position']):.1e} | {z1:.7f} | {sank:.1e} | {sank / (t1 - t0):.1e} | {(zm - z1) / (t1 - tm):.1e} |"
         )
 
