@@ -121,43 +121,37 @@ pub(super) fn exact_contact_checks(sel: &Selection, out: &mut Vec<Check>) {
     type Measure = fn(&crate::experiment::Sample, [f64; 3]) -> f64;
     let along: Measure = |x, d| (0..3).map(|k| x.v[k] * d[k]).sum::<f64>() / x.t;
     let speed: Measure = |x, _| x.v[0];
-    let cases: [(String, Scene, f64, Measure, String); 5] = [
-        (
-            "sphere on a 30 deg incline, mu = 0.3 (rolling)".into(),
-            sphere_on_incline(0.3),
-            5.0 / 7.0 * G * s,
-            along,
-            "relative error of v(1 s)/1 s down the slope; rolls: a = 5/7 g sin 30".into(),
-        ),
-        (
-            "sphere on a 30 deg incline, mu = 0.1 (sliding)".into(),
-            sphere_on_incline(0.1),
-            G * (s - 0.1 * c),
-            along,
-            "relative error of v(1 s)/1 s down the slope; slides: a = g (sin 30 - mu cos 30)".into(),
-        ),
-        (
-            "cylinder across a 30 deg incline, mu = 0.3 (rolling)".into(),
-            cylinder_on_incline(0.3),
-            2.0 / 3.0 * G * s,
-            along,
-            "relative error of v(1 s)/1 s down the slope; rolls (mu >= tan 30 / 3 = 0.19): a = 2/3 g sin 30".into(),
-        ),
-        (
-            "cylinder across a 30 deg incline, mu = 0.1 (sliding)".into(),
-            cylinder_on_incline(0.1),
-            G * (s - 0.1 * c),
-            along,
-            "relative error of v(1 s)/1 s down the slope; slides: a = g (sin 30 - mu cos 30)".into(),
-        ),
-        (
-            "sphere thrown with backspin on the floor (sliding to rolling)".into(),
-            backspin,
-            rolling,
-            speed,
-            "relative error of the rolling speed at 1 s vs (5 v0 + 2 r w0)/7, v0 = 2 m/s, w0 = -10 rad/s, r = 0.1 m, mu = 0.3".into(),
-        ),
+    let mut cases: Vec<(String, Scene, f64, Measure, String)> = Vec::new();
+    // (body, how it lies, its scene, a = ratio g sin α when it rolls, the rolling condition)
+    type OnIncline = fn(f64) -> Scene;
+    let bodies: [(&str, &str, OnIncline, f64, &str, &str); 2] = [
+        ("sphere", "on", sphere_on_incline, 5.0 / 7.0, "", "5/7"),
+        ("cylinder", "across", cylinder_on_incline, 2.0 / 3.0, " (mu >= tan 30 / 3 = 0.19)", "2/3"),
     ];
+    for (body, lies, on_incline, ratio, condition, fraction) in bodies {
+        let slope = "relative error of v(1 s)/1 s down the slope";
+        cases.push((
+            format!("{body} {lies} a 30 deg incline, mu = 0.3 (rolling)"),
+            on_incline(0.3),
+            ratio * G * s,
+            along,
+            format!("{slope}; rolls{condition}: a = {fraction} g sin 30"),
+        ));
+        cases.push((
+            format!("{body} {lies} a 30 deg incline, mu = 0.1 (sliding)"),
+            on_incline(0.1),
+            G * (s - 0.1 * c),
+            along,
+            format!("{slope}; slides: a = g (sin 30 - mu cos 30)"),
+        ));
+    }
+    cases.push((
+        "sphere thrown with backspin on the floor (sliding to rolling)".into(),
+        backspin,
+        rolling,
+        speed,
+        "relative error of the rolling speed at 1 s vs (5 v0 + 2 r w0)/7, v0 = 2 m/s, w0 = -10 rad/s, r = 0.1 m, mu = 0.3".into(),
+    ));
     for (case, scene, exact, measure, what) in &cases {
         for c in super::impacts::contact_cells(sel) {
             let Some(spec) = c.spec(H, 1.0) else { continue };
