@@ -4,9 +4,9 @@
 //! the accuracy a mechanism needs at the lowest cost. The layers, bottom up (each uses only the
 //! ones above it in this list; `tests/conformance/layers.rs` checks every import):
 //!
-//! - [`special`], [`params`], [`metrics`], [`input`], [`deadline`]: special functions, typed registry
-//!   parameters, pure functions of trajectories, reading YAML inputs with located errors, and the
-//!   running cell's wall-clock deadline;
+//! - [`special`], [`params`], [`metrics`], [`input`], [`deadline`], [`expr`]: special functions, typed
+//!   registry parameters, pure functions of trajectories, reading YAML inputs with located errors,
+//!   the running cell's wall-clock deadline, and expressions in t (prescribed motions);
 //! - [`model`]: bodies, applied forces, energy, model errors;
 //! - [`constraint`]: C(q), J and J̇v per constraint type, written once (Witkin 1997, §4);
 //! - [`sparse`]: the block-sparse Jacobian, J·x, Jᵀ·y and the J W Jᵀ assembly plan;
@@ -86,6 +86,7 @@ pub mod constraint;
 pub mod contact;
 pub mod deadline;
 pub mod experiment;
+pub mod expr;
 pub mod formulation;
 pub mod friction;
 pub mod input;

@@ -124,6 +124,17 @@ fn every_malformed_model_is_one_clear_line_with_exit_2() {
         ("a reference file that is not there", broken("outputs:", "reference: {file: nothere.csv}\noutputs:"), &["reference.file", "`nothere.csv`", "no such file"]),
         ("a drive relative to its own body", broken("outputs:", "drives: [{coordinate: upper.angle, relative_to: upper}]\noutputs:"), &["drives[0]", "`relative_to` = `upper`", "another body"]),
         ("a drive starting 1e300 m out", broken("outputs:", "drives: [{coordinate: lower.x, start: 1e300}]\noutputs:"), &["drives[0]", "`start`", "1e300", "at most 2e6 m"]),
+        ("a drive function with an unknown symbol", broken("outputs:", "drives: [{coordinate: upper.angle, function: \"sin(x * t)\"}]\noutputs:"), &["drives[0]", "field `function` = `sin(x * t)`", "unknown symbol `x`", "sin, cos"]),
+        ("a drive function dividing by zero at t = 0", broken("outputs:", "drives: [{coordinate: upper.angle, function: \"1 / t\"}]\noutputs:"), &["drives[0]", "`function`", "division by zero at t = 0 s"]),
+        ("a drive function outside its domain", broken("outputs:", "drives: [{coordinate: upper.angle, function: \"ln(t)\"}]\noutputs:"), &["drives[0]", "`ln` of 0", "outside its domain"]),
+        ("a drive function next to a rate", broken("outputs:", "drives: [{coordinate: upper.angle, rate: 1, function: \"t\"}]\noutputs:"), &["drives[0]", "`rate`", "next to `function`"]),
+        ("a drive function that does not parse", broken("outputs:", "drives: [{coordinate: upper.angle, function: \"(t + 1\"}]\noutputs:"), &["drives[0]", "column", "expected `)`"]),
+        ("a line of the world as on_line", broken("outputs:", "\noutputs:").replace("  - {type: revolute, a: upper, b: lower, at: [1, 0]}", "  - {type: on_line, a: lower, b: world, axis: [1, 0]}"), &["joints[1] (on_line)", "needs a body `b`"]),
+        ("a line of no direction", broken("outputs:", "\noutputs:").replace("  - {type: revolute, a: upper, b: lower, at: [1, 0]}", "  - {type: on_line, a: upper, b: lower, axis: [0, 0]}"), &["joints[1] (on_line)", "`axis`", "zero vector"]),
+        ("a joint named like a body", broken("type: revolute, a: upper, b: lower", "name: lower, type: revolute, a: upper, b: lower"), &["joints[1]", "field `name` = `lower`", "no other joint or body"]),
+        ("a multiplier row out of range", broken("{name: bend, value: lower.angle - upper.angle}", "{name: bend, value: knee.lambda(2)}").replace("type: revolute, a: upper, b: lower", "name: knee, type: revolute, a: upper, b: lower"), &["outputs[0]", "`knee.lambda(2)`", "k in 0..1"]),
+        ("an output factor that is no number", broken("lower.angle - upper.angle", "two * lower.angle"), &["outputs[0]", "`two`", "no factor"]),
+        ("a multiplier as a branch invariant", broken("outputs:", "branch: [{value: knee.lambda, min: -1, max: 1}]\noutputs:").replace("type: revolute, a: upper, b: lower", "name: knee, type: revolute, a: upper, b: lower"), &["branch[0]", "multiplier is not"]),
     ];
     assert!(cases.len() >= 20);
     for (i, (what, model, needles)) in cases.iter().enumerate() {

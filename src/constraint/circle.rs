@@ -35,6 +35,9 @@ impl Constraint for Circle {
     fn kind(&self) -> &'static str {
         "circle"
     }
+    fn row_unit(&self, _row: usize) -> &'static str {
+        "m²"
+    }
     fn rows(&self) -> usize {
         1
     }

@@ -15,14 +15,37 @@
 //! formulation built on J, J̇ v and W runs driven mechanisms unchanged; the clock's own row in
 //! W Jᵀ is zero. The profile is
 //!
-//!   f(t) = start + rate · t + amplitude · (sin(ω t + φ) − sin φ)        (f(0) = start).
+//!   f(t) = start + rate · t + amplitude · (sin(ω t + φ) − sin φ)        (f(0) = start),
+//!
+//! or any expression in t ([`crate::expr`]), whose f′ and f″ are exact (forward-mode jets).
 
 use super::{Attach, Constraint};
+use crate::expr::Expr;
 use crate::model::BodyKind;
 
 /// The prescribed motion f(t) of a driven coordinate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Profile {
+    /// A ramp plus a sine.
+    Harmonic(Harmonic),
+    /// An expression in t; where it has no finite value (a domain error at some t) the drive's
+    /// rows are NaN, and the run stops there as a numerical failure at that time.
+    Expression(Expr),
+}
+
+impl Profile {
+    /// (f(t), f′(t), f″(t)).
+    pub fn at(&self, t: f64) -> (f64, f64, f64) {
+        match self {
+            Profile::Harmonic(h) => h.at(t),
+            Profile::Expression(e) => e.eval(t).map_or((f64::NAN, f64::NAN, f64::NAN), |j| (j.v, j.d1, j.d2)),
+        }
+    }
+}
+
+/// f(t) = start + rate t + amplitude (sin(ω t + φ) − sin φ).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Profile {
+pub struct Harmonic {
     /// f(0) \[m or rad\].
     pub start: f64,
     /// Constant rate \[m/s or rad/s\].
@@ -35,7 +58,7 @@ pub struct Profile {
     pub phase: f64,
 }
 
-impl Profile {
+impl Harmonic {
     /// (f(t), f′(t), f″(t)).
     pub fn at(&self, t: f64) -> (f64, f64, f64) {
         let (s, c) = (self.omega * t + self.phase).sin_cos();
@@ -97,6 +120,9 @@ impl Constraint for Drive {
     fn kind(&self) -> &'static str {
         "drive"
     }
+    fn row_unit(&self, _row: usize) -> &'static str {
+        if self.attach.kinds()[0] == BodyKind::Rigid2 && self.index == 2 { "rad" } else { "m" }
+    }
     fn rows(&self) -> usize {
         1
     }
@@ -131,8 +157,8 @@ mod tests {
     fn jacobian_and_jdot_v_are_the_derivatives_of_c() {
         // A rigid-2D body's angle driven by a ramp plus a sine; central differences with step δ
         // have truncation δ²/6 · |f‴| ≈ 1e-10 · 8 and rounding ε / δ ≈ 1e-11.
-        let p = Profile { start: 0.3, rate: 2.0, amplitude: 0.5, omega: 2.0, phase: 0.4 };
-        let d = Drive::new(0, BodyKind::Rigid2, 2, 1, p);
+        let p = Harmonic { start: 0.3, rate: 2.0, amplitude: 0.5, omega: 2.0, phase: 0.4 };
+        let d = Drive::new(0, BodyKind::Rigid2, 2, 1, Profile::Harmonic(p));
         let (q, v) = ([0.1, -0.2, 0.7, 1.3], [0.4, 0.5, -0.6, 1.0]);
         let mut j = [0.0; 4];
         d.jacobian(&q, &mut j);
@@ -163,8 +189,8 @@ mod tests {
     #[test]
     fn a_relative_drive_is_the_difference_of_its_bodies_coordinates() {
         // Two rigid-2D bodies' angles and the clock: C = θ_a − θ_b − f(s), J = [e₂, −e₂, −f′].
-        let p = Profile { start: 0.1, rate: 1.5, amplitude: 0.2, omega: 4.0, phase: 0.0 };
-        let d = Drive::relative(0, 1, BodyKind::Rigid2, 2, 2, p);
+        let p = Harmonic { start: 0.1, rate: 1.5, amplitude: 0.2, omega: 4.0, phase: 0.0 };
+        let d = Drive::relative(0, 1, BodyKind::Rigid2, 2, 2, Profile::Harmonic(p));
         let q = [0.0, 0.0, 0.9, 1.0, 0.0, 0.3, 0.25];
         let mut c = [0.0];
         d.eval(&q, &mut c);

@@ -33,6 +33,9 @@ impl Constraint for Ground {
     fn kind(&self) -> &'static str {
         "ground"
     }
+    fn row_unit(&self, row: usize) -> &'static str {
+        if row == 2 { "rad" } else { "m" }
+    }
     fn rows(&self) -> usize {
         3
     }

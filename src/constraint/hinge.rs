@@ -52,6 +52,9 @@ impl Constraint for Hinge {
     fn kind(&self) -> &'static str {
         "hinge"
     }
+    fn row_unit(&self, row: usize) -> &'static str {
+        if row >= 3 { "1" } else { "m" }
+    }
     fn rows(&self) -> usize {
         5
     }

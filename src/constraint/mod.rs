@@ -23,6 +23,7 @@ registry! {
         distance,
         pin,
         line,
+        on_line,
         ground,
         revolute,
         prismatic,
@@ -41,6 +42,7 @@ pub use ground::Ground;
 pub use hinge::Hinge;
 pub use joint3::JointFrame;
 pub use line::Line;
+pub use on_line::OnLine;
 pub use pair::{Frame2, Frame3, Motion2, Motion3, Pair2, Pair3, Side, Side3};
 pub use pin::Pin;
 pub use prismatic::Prismatic;
@@ -82,6 +84,11 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     }
     /// C(q): the constraint violation (units of each row stated in the constraint's docs).
     fn eval(&self, q: &[f64], c: &mut [f64]);
+    /// The unit of row `row` of C: `m` unless overridden (`rad`, `1` for the dimensionless
+    /// orientation rows, `m²`); its multiplier's unit is energy over it (N, N m, N/m).
+    fn row_unit(&self, _row: usize) -> &'static str {
+        "m"
+    }
     /// J(q) with Ċ = J v, row-major `rows × local_dof` (∂C/∂q wherever q̇ = v).
     fn jacobian(&self, q: &[f64], j: &mut [f64]);
     /// The velocity-product term J̇(q, v) v = d/ds [J(q ⊕ s v) v] at s = 0 (v held fixed).

@@ -84,6 +84,9 @@ impl Constraint for Prismatic {
     fn kind(&self) -> &'static str {
         "prismatic"
     }
+    fn row_unit(&self, row: usize) -> &'static str {
+        if row == 1 { "rad" } else { "m" }
+    }
     fn rows(&self) -> usize {
         2
     }

@@ -66,6 +66,9 @@ impl Constraint for Slider {
     fn kind(&self) -> &'static str {
         "slider"
     }
+    fn row_unit(&self, row: usize) -> &'static str {
+        if row >= 2 { "1" } else { "m" }
+    }
     fn rows(&self) -> usize {
         5
     }

@@ -48,6 +48,9 @@ impl Constraint for Weld {
     fn kind(&self) -> &'static str {
         "weld"
     }
+    fn row_unit(&self, row: usize) -> &'static str {
+        if row >= 3 { "1" } else { "m" }
+    }
     fn rows(&self) -> usize {
         6
     }

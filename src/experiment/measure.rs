@@ -236,6 +236,16 @@ fn events(file: &str, raw: &RawConfig, variants: &[Variant], m: &mut Measurement
     if let Some(list) = &raw.events {
         for (i, e) in list.value.iter().enumerate() {
             check_output(file, &format!("events[{i}].output"), &e.value.output, variants)?;
+            if variants.iter().any(|v| v.scene.output(&e.value.output.value).is_ok_and(|o| o.quantity.needs_lambda())) {
+                return err(
+                    file,
+                    at(&e.value.output),
+                    format!(
+                        "field `events[{i}].output` = `{}` is a multiplier, known at samples only; an event needs an output of the state (q, v)",
+                        short(&e.value.output.value)
+                    ),
+                );
+            }
             let value = e.value.value.as_ref().map_or(0.0, |v| v.value);
             if !value.is_finite() {
                 return err(

@@ -123,10 +123,58 @@ impl<'a> Probe<'a> {
         }
     }
 
-    /// The values of `outputs` at the loaded q, into `out`.
+    /// The values of `outputs` at the loaded q, into `out` (multiplier outputs: NaN).
     pub(super) fn outputs(&self, scene: &Scene, outputs: &[Output], out: &mut [f64]) {
+        self.outputs_with(scene, outputs, None, out);
+    }
+
+    /// The values of `outputs` at the loaded q with the multipliers `lambda`, into `out`.
+    fn outputs_with(&self, scene: &Scene, outputs: &[Output], lambda: Option<&[f64]>, out: &mut [f64]) {
         for (o, y) in outputs.iter().zip(out.iter_mut()) {
-            *y = o.value(&scene.system, &self.q, &self.v);
+            *y = o.value_with(&scene.system, &self.q, &self.v, lambda);
+        }
+    }
+
+    /// The values of `outputs` at the driver's state (or at `at`, see [`Probe::load`]) into
+    /// `out`, with the multipliers recovered there when an output needs them.
+    pub(super) fn probe(
+        &mut self,
+        scene: &Scene,
+        driver: &mut Driver,
+        at: Option<(&[f64], &[f64])>,
+        outputs: &[Output],
+        out: &mut [f64],
+    ) {
+        self.load(driver, at);
+        if outputs.iter().any(|o| o.quantity.needs_lambda()) {
+            let ok = self.constraint_force(driver, at);
+            let lambda = self.lambda(driver, ok);
+            self.outputs_with(scene, outputs, Some(&lambda), out);
+        } else {
+            self.outputs(scene, outputs, out);
+        }
+    }
+
+    /// Q̂, the applied constraint force, at the driver's state (or at `at`) into the workspace;
+    /// false when the formulation could not evaluate it.
+    fn constraint_force(&mut self, driver: &mut Driver, at: Option<(&[f64], &[f64])>) -> bool {
+        match driver {
+            Driver::Ode { ode, x, xd, .. } => {
+                let (x, xd) = at.unwrap_or((x, xd));
+                ode.constraint_force(x, xd, &mut self.qhat).is_ok()
+            }
+            Driver::Stepper { stepper, .. } => {
+                stepper.constraint_force(&mut self.qhat);
+                true
+            }
+        }
+    }
+
+    /// λ at the loaded state: the stepper's own estimate, or recovered from Q̂.
+    fn lambda(&mut self, driver: &Driver, force_ok: bool) -> Vec<f64> {
+        match end_multipliers(driver) {
+            Some(l) => l.to_vec(),
+            None => self.multipliers(force_ok),
         }
     }
 
@@ -145,16 +193,7 @@ impl<'a> Probe<'a> {
     ) -> Sample {
         let sys = &scene.system;
         self.load(driver, at);
-        let power_ok = match driver {
-            Driver::Ode { ode, x, xd, .. } => {
-                let (x, xd) = at.unwrap_or((x, xd));
-                ode.constraint_force(x, xd, &mut self.qhat).is_ok()
-            }
-            Driver::Stepper { stepper, .. } => {
-                stepper.constraint_force(&mut self.qhat);
-                true
-            }
-        };
+        let power_ok = self.constraint_force(driver, at);
         let energy = sys.energy(&self.q, &self.v);
         sys.eval_constraints(&self.q, &mut self.c);
         sys.fill_jacobian(&self.q, &mut self.jac);
@@ -164,8 +203,13 @@ impl<'a> Probe<'a> {
             detector.detect(set, sys.q_offsets(), &self.q, &mut self.contacts);
             self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.separation))
         });
+        let lambda = if record || outputs.iter().any(|o| o.quantity.needs_lambda()) {
+            self.lambda(driver, power_ok)
+        } else {
+            vec![]
+        };
         let mut values = vec![0.0; outputs.len()];
-        self.outputs(scene, outputs, &mut values);
+        self.outputs_with(scene, outputs, (!lambda.is_empty()).then_some(lambda.as_slice()), &mut values);
         Sample {
             t,
             energy,
@@ -179,13 +223,7 @@ impl<'a> Probe<'a> {
             v: if record { self.v.clone() } else { vec![] },
             c: if record { self.c.clone() } else { vec![] },
             jv: if record { self.jv.clone() } else { vec![] },
-            lambda: if !record {
-                vec![]
-            } else if let Some(l) = end_multipliers(driver) {
-                l.to_vec()
-            } else {
-                self.multipliers(power_ok)
-            },
+            lambda: if record { lambda } else { vec![] },
             outputs: values,
             contacts: sys.contacts().map(|_| u32::try_from(self.contacts.len()).unwrap_or(u32::MAX)),
             max_solver_residual: driver.max_residual(),

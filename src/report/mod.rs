@@ -246,7 +246,7 @@ fn raw_rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -
 }
 
 /// Per column of the reference: max over its times of |output − reference|; NaN when the run
-/// did not reach every time.
+/// did not reach every time or the output has no value at one of them.
 fn file_errors(r: &crate::experiment::ReferenceData, outputs: &[crate::scene::Output], result: &RunResult) -> Vec<f64> {
     r.outputs
         .iter()
@@ -260,7 +260,8 @@ fn file_errors(r: &crate::experiment::ReferenceData, outputs: &[crate::scene::Ou
                 .iter()
                 .zip(&r.values)
                 .map(|(p, row)| outputs[k].difference(p[k], row[j]).abs())
-                .fold(0.0, f64::max)
+                // NaN (an output with no value at that time) stays NaN: f64::max would drop it.
+                .fold(0.0, |m: f64, e| if m.is_nan() || e.is_nan() { f64::NAN } else { m.max(e) })
         })
         .collect()
 }

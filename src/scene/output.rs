@@ -51,6 +51,13 @@ pub enum Quantity {
         /// 0 = x, 1 = y, 2 = z.
         axis: usize,
     },
+    /// The multiplier λ of constraint row `row` (Q̂ = Jᵀλ; N for a length row, N m for an angle
+    /// row): known at samples only, where the run recovers λ (NaN elsewhere — events and branch
+    /// invariants refuse it).
+    Multiplier {
+        /// Global constraint row.
+        row: usize,
+    },
     /// A signed sum of quantities of one unit, e.g. a relative angle θ₂ − θ₁ (model files).
     Sum {
         /// (factor, quantity) pairs.
@@ -59,8 +66,23 @@ pub enum Quantity {
 }
 
 impl Quantity {
-    /// The value at the state (q, v).
+    /// The value at the state (q, v); a multiplier is NaN (see [`Quantity::value_with`]).
     pub fn value(&self, system: &System, q: &[f64], v: &[f64]) -> f64 {
+        self.value_with(system, q, v, None)
+    }
+
+    /// Whether the value needs the multipliers λ.
+    pub fn needs_lambda(&self) -> bool {
+        match self {
+            Quantity::Multiplier { .. } => true,
+            Quantity::Sum { terms } => terms.iter().any(|(_, t)| t.needs_lambda()),
+            _ => false,
+        }
+    }
+
+    /// The value at the state (q, v) with the multipliers `lambda` (one per constraint row) when
+    /// known.
+    pub fn value_with(&self, system: &System, q: &[f64], v: &[f64], lambda: Option<&[f64]>) -> f64 {
         let slices = |body: usize| {
             let kind = system.bodies()[body].kind;
             let (qo, vo) = (system.q_offsets()[body], system.offsets()[body]);
@@ -90,7 +112,8 @@ impl Quantity {
                 }
                 _ => 0.0, // particles and in-plane axes do not turn
             },
-            Quantity::Sum { terms } => terms.iter().map(|(s, t)| s * t.value(system, q, v)).sum(),
+            Quantity::Multiplier { row } => lambda.and_then(|l| l.get(*row).copied()).unwrap_or(f64::NAN),
+            Quantity::Sum { terms } => terms.iter().map(|(s, t)| s * t.value_with(system, q, v, lambda)).sum(),
         }
     }
 }
@@ -123,6 +146,11 @@ impl Output {
     /// The value at the state (q, v).
     pub fn value(&self, system: &System, q: &[f64], v: &[f64]) -> f64 {
         self.quantity.value(system, q, v)
+    }
+
+    /// The value at the state (q, v) with the multipliers λ when known.
+    pub fn value_with(&self, system: &System, q: &[f64], v: &[f64], lambda: Option<&[f64]>) -> f64 {
+        self.quantity.value_with(system, q, v, lambda)
     }
 
     /// a − b, wrapped to (−π, π] for angles.

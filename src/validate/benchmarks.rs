@@ -17,6 +17,8 @@ use crate::scene::model_file;
 
 const ANDREWS: &str = include_str!("../../models/andrews_squeezer.yaml");
 const ANDREWS_REFERENCE: &str = include_str!("../../models/andrews_squeezer.reference.csv");
+const CAR_AXIS: &str = include_str!("../../models/car_axis.yaml");
+const CAR_AXIS_REFERENCE: &str = include_str!("../../models/car_axis.reference.csv");
 const A01: &str = include_str!("../../models/iftomm_a01_pendulum.yaml");
 const A01_REFERENCE: &str = include_str!("../../experiments/data/iftomm_a01_pendulum.csv");
 const A02: &str = include_str!("../../models/iftomm_a02_n2.yaml");
@@ -88,6 +90,87 @@ pub(super) fn test_set(sel: &Selection, out: &mut Vec<Check>) {
                 tolerance: "reported".into(),
                 outcome: Outcome::Info,
                 note: format!("{note}; a stepping cell at h = 1e-5 s ({})", r.summary.status.label()),
+            });
+        }
+    }
+}
+
+/// The Test Set's mixed significant correct digits of one component,
+/// −log₁₀(|y − y_ref| / (1 + |y_ref|)) (its `mescd` with atol = rtol): relative for components
+/// above 1, absolute below.
+pub(super) fn mixed_scd(y: f64, reference: f64) -> f64 {
+    -((y - reference).abs() / (1.0 + reference.abs())).log10()
+}
+
+/// The car axis problem (Test Set, index 3): mixed significant correct digits at t = 3 s of the
+/// four positions and four velocities and of the two multipliers, for every adaptive cell at
+/// rtol = atol = 1e-12 (reported); the best cell must reach 10 on the state and 9.5 on the
+/// multipliers (the published λ₁ agrees with the published state's own λ only to 1.6e-10
+/// absolute, 9.8 mixed digits — `scripts/car_axis_lambda.py` prints it).
+pub(super) fn car_axis(sel: &Selection, out: &mut Vec<Check>) {
+    let model = model_file::from_embedded("models/car_axis.yaml", CAR_AXIS).expect("the shipped model loads");
+    let reference = &rows(CAR_AXIS_REFERENCE)[0][1..];
+    let system = &model.scene.system;
+    // (least mixed scd of the positions and velocities, of the multipliers).
+    let scd = |r: &crate::experiment::RunResult| -> (f64, f64) {
+        let Some(s) = r.samples.last().filter(|s| r.summary.status.is_ok() && (s.t - 3.0).abs() < 1e-12) else {
+            return (f64::NAN, f64::NAN);
+        };
+        let digits: Vec<f64> = model
+            .scene
+            .outputs
+            .iter()
+            .zip(reference)
+            .map(|(o, &want)| mixed_scd(o.value_with(system, &s.q, &s.v, Some(&s.lambda)), want))
+            .collect();
+        let least =
+            |d: &[f64]| d.iter().copied().fold(f64::INFINITY, |m, x| if x.is_nan() { f64::NAN } else { m.min(x) });
+        (least(&digits[..8]), least(&digits[8..]))
+    };
+    let case = "car axis (Test Set, mixed scd at t = 3 s)";
+    let notes = [
+        "the least mixed scd of xl, yl, xr, yr, ul, vl, ur, vr against the published solution",
+        "the least mixed scd of lambda1, lambda2; the published lambda1 is consistent with the published state to 9.8 mixed digits only (scripts/car_axis_lambda.py)",
+    ];
+    let mut best: Option<(String, f64, f64)> = None;
+    for f in &sel.formulations {
+        let Some(s) = direct(sel, f) else { continue };
+        for i in of_kind(sel, |k| matches!(k, IntegratorKind::Adaptive { .. })) {
+            let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
+            let Some(r) = run_cell(&model.scene, f, s, i, control, 3.0, 3.0) else { continue };
+            let (state, multipliers) = scd(&r);
+            let cell = cell_name(f, s, i, control);
+            for (what, d, note) in
+                [("positions and velocities", state, notes[0]), ("multipliers", multipliers, notes[1])]
+            {
+                out.push(Check {
+                    case: format!("{case}: {what}"),
+                    cell: cell.clone(),
+                    measured: d,
+                    tolerance: "reported".into(),
+                    outcome: Outcome::Info,
+                    note: format!("{note} ({})", r.summary.status.label()),
+                });
+            }
+            if best.as_ref().is_none_or(|b| state > b.1) {
+                best = Some((cell, state, multipliers));
+            }
+        }
+    }
+    // The library's claim: the best cell reaches 10 digits on the state; its multipliers are
+    // then bounded by the published lambda's own consistency (9.8 digits).
+    if let Some((cell, state, multipliers)) = best {
+        for (what, d, floor, note) in [
+            ("best cell, positions and velocities", state, 10.0, notes[0]),
+            ("best cell, multipliers", multipliers, 9.5, notes[1]),
+        ] {
+            out.push(Check {
+                case: format!("{case}: {what}"),
+                cell: cell.clone(),
+                measured: d,
+                tolerance: format!(">= {floor}"),
+                outcome: if d >= floor { Outcome::Pass } else { Outcome::Fail },
+                note: note.into(),
             });
         }
     }

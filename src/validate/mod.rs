@@ -192,6 +192,7 @@ pub fn run_all(sel: &Selection) -> Vec<Check> {
     laws::energy_laws(sel, &mut out);
     laws::baumgarte(sel, &mut out);
     benchmarks::test_set(sel, &mut out);
+    benchmarks::car_axis(sel, &mut out);
     benchmarks::iftomm(sel, &mut out);
     out
 }

@@ -276,7 +276,7 @@ impl<'a> Simulation<'a> {
         mut driver: Driver<'a>,
         stab: Option<Box<dyn Stabilizer + 'a>>,
     ) -> Self {
-        let mut probe = Probe::new(scene, cell.record_state);
+        let mut probe = Probe::new(scene, cell.record_state || cell.outputs.iter().any(|o| o.quantity.needs_lambda()));
         let e0 = scene.system.energy(&scene.q0, &scene.v0);
         let first = probe.sample(scene, &mut driver, &stab, 0.0, e0, cell.record_state, None, &cell.outputs);
         let clock = match cell.control {
@@ -396,9 +396,8 @@ impl<'a> Simulation<'a> {
             if inside { (stop.t, Some((self.inside.0.as_slice(), self.inside.1.as_slice()))) } else { (self.t, None) };
         let (scene, cell) = (self.scene, self.cell);
         if stop.is_probe {
-            self.probe.load(&self.driver, at);
             let mut values = vec![0.0; cell.outputs.len()];
-            self.probe.outputs(scene, &cell.outputs, &mut values);
+            self.probe.probe(scene, &mut self.driver, at, &cell.outputs, &mut values);
             self.probes.push(values);
             return Ok(());
         }

@@ -1,7 +1,7 @@
 //! From a parsed model file to a scene: bodies and their declared state, forces, joints (through
 //! each constraint type's `from_spec`), outputs; then assembly.
 
-use super::address::{coordinate, output};
+use super::address::{JointRows, coordinate, multiplier_unit, output};
 use super::bodies::Bodies;
 use super::forces::force;
 use super::{Floats, Model, RawModel, fail};
@@ -113,8 +113,10 @@ pub(super) fn build_checked(
     add_forces(file, raw, &mut system, &q0, length_scale, &lookup)?;
     let simplifications = gyroscopic(file, raw, &mut system)?;
     let mut marks = Vec::with_capacity(raw.joints.len());
+    let mut joint_rows = JointRows::new();
     for (i, j) in raw.joints.iter().enumerate() {
         marks.push(add_joint(file, i, j, &mut system, &q0, length_scale, &lookup)?);
+        name_joint(file, i, j, &system, &names, &mut joint_rows)?;
     }
     if let Some(c) = &raw.contact {
         let here = |m: String| ConfigError { file: file.into(), location: at(c), message: m };
@@ -135,8 +137,8 @@ pub(super) fn build_checked(
         branch: Vec::new(),
     };
     add_drives(file, raw, &mut scene, length_scale, &lookup)?;
-    add_outputs(file, raw, &mut scene, &lookup)?;
-    add_branch(file, raw, &mut scene, &lookup)?;
+    add_outputs(file, raw, &mut scene, &lookup, &joint_rows)?;
+    add_branch(file, raw, &mut scene, &lookup, &joint_rows)?;
     let assembly = assemble_declared(file, raw, &mut scene, (length_scale, max_bytes), &lookup)?;
     if let Some(reason) = scene.branch.iter().find_map(|b| b.violated(&scene.system, &scene.q0, &scene.v0)) {
         let at_branch = raw.branch.first().map_or(at(&raw.model), |b| at(&b.value.value));
@@ -300,6 +302,34 @@ fn add_joint(
     Ok(mark(&j.kind.value, &spec))
 }
 
+/// Records the rows of joint `i` (just added) under its `name`, if it has one: a unique name of
+/// letters, digits or `_` that no body has.
+fn name_joint(
+    file: &str,
+    i: usize,
+    j: &Spanned<super::RawJoint>,
+    system: &System,
+    bodies: &HashMap<String, usize>,
+    rows: &mut JointRows,
+) -> Result<(), ConfigError> {
+    let Some(name) = &j.value.name else { return Ok(()) };
+    if !is_name(&name.value) || rows.contains_key(&name.value) || bodies.contains_key(&name.value) {
+        return Err(ConfigError {
+            file: file.into(),
+            location: at(name),
+            message: format!(
+                "joints[{i}]: field `name` = `{}` is invalid or repeated; expected a name of letters, digits or `_` that no other joint or body has",
+                short(&name.value)
+            ),
+        });
+    }
+    let c = system.constraints().len() - 1;
+    let constraint = &system.constraints()[c];
+    let units = (0..constraint.rows()).map(|r| multiplier_unit(constraint.row_unit(r))).collect();
+    rows.insert(name.value.clone(), (system.row_offsets()[c], units));
+    Ok(())
+}
+
 /// Adds the model's `drives` to the scene.
 fn add_drives(
     file: &str,
@@ -322,7 +352,13 @@ fn add_drives(
 }
 
 /// Adds the model's `outputs` to the scene.
-fn add_outputs(file: &str, raw: &RawModel, scene: &mut Scene, lookup: &Lookup) -> Result<(), ConfigError> {
+fn add_outputs(
+    file: &str,
+    raw: &RawModel,
+    scene: &mut Scene,
+    lookup: &Lookup,
+    joints: &JointRows,
+) -> Result<(), ConfigError> {
     for (i, o) in raw.outputs.iter().enumerate() {
         let here = |s: &Spanned<String>, m: String| ConfigError {
             file: file.into(),
@@ -339,7 +375,7 @@ fn add_outputs(file: &str, raw: &RawModel, scene: &mut Scene, lookup: &Lookup) -
                 ),
             ));
         }
-        let quantity = output(scene, &o.value.value.value, lookup).map_err(|m| here(&o.value.value, m))?;
+        let quantity = output(scene, &o.value.value.value, lookup, joints).map_err(|m| here(&o.value.value, m))?;
         let describes = o.value.describes.clone().unwrap_or_else(|| o.value.value.value.clone());
         let unit = quantity.1;
         scene.outputs.push(Output::new(&on.value, unit, &describes, quantity.0));
@@ -348,14 +384,23 @@ fn add_outputs(file: &str, raw: &RawModel, scene: &mut Scene, lookup: &Lookup) -
 }
 
 /// Adds the model's `branch` invariants to the scene.
-fn add_branch(file: &str, raw: &RawModel, scene: &mut Scene, lookup: &Lookup) -> Result<(), ConfigError> {
+fn add_branch(
+    file: &str,
+    raw: &RawModel,
+    scene: &mut Scene,
+    lookup: &Lookup,
+    joints: &JointRows,
+) -> Result<(), ConfigError> {
     for (i, b) in raw.branch.iter().enumerate() {
         let here = |m: String| ConfigError {
             file: file.into(),
             location: at(&b.value.value),
             message: format!("branch[{i}]: {m}"),
         };
-        let (quantity, unit) = output(scene, &b.value.value.value, lookup).map_err(&here)?;
+        let (quantity, unit) = output(scene, &b.value.value.value, lookup, joints).map_err(&here)?;
+        if quantity.needs_lambda() {
+            return Err(here("a branch invariant is a function of the state (q, v); a multiplier is not".into()));
+        }
         let (min, max) = (b.value.min, b.value.max);
         if !(min.is_finite() && max.is_finite() && min < max) {
             return Err(here(format!("`min` = {min} and `max` = {max}; expected finite bounds with min < max")));

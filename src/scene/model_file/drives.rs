@@ -5,9 +5,11 @@
 
 use super::RawDrive;
 use super::build::{LARGEST, REACH};
-use crate::constraint::drive::{Drive, Profile};
+use crate::constraint::drive::{Drive, Harmonic, Profile};
+use crate::expr::Expr;
 use crate::model::{Body, BodyKind};
 use crate::scene::Scene;
+use serde_saphyr::Spanned;
 
 /// Adds the drive `d` of coordinate `qi` (an index into q), relative to body `other` if given, to
 /// `scene`.
@@ -44,6 +46,56 @@ pub(super) fn add(
         Some(b) => scene.q0[qi] - scene.q0[system.q_offsets()[b] + index],
         None => scene.q0[qi],
     };
+    let profile = match &d.function {
+        Some(f) => expression(f, d, reach, unit)?,
+        None => harmonic(d, declared, reach, unit)?,
+    };
+    let clock = match system.bodies().iter().position(|b| b.kind == BodyKind::Clock) {
+        Some(c) => c,
+        None => {
+            let c = scene.system.add_body(Body::clock()).map_err(|e| e.to_string())?;
+            scene.q0.push(0.0);
+            scene.v0.push(1.0);
+            c
+        }
+    };
+    let drive = match other {
+        Some(b) => Drive::relative(body, b, kind, index, clock, profile),
+        None => Drive::new(body, kind, index, clock, profile),
+    };
+    scene.system.add_constraint(Box::new(drive)).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// The profile of `function` (no other profile field may be set): parsed, and finite with
+/// magnitude at most `reach` at t = 0.
+fn expression(f: &Spanned<String>, d: &RawDrive, reach: f64, unit: &str) -> Result<Profile, String> {
+    let others = [
+        ("start", d.start.unwrap_or(0.0)),
+        ("rate", d.rate),
+        ("amplitude", d.amplitude),
+        ("omega", d.omega),
+        ("phase", d.phase),
+    ];
+    if let Some((field, _)) = others.iter().find(|(field, x)| *x != 0.0 || (*field == "start" && d.start.is_some())) {
+        return Err(format!(
+            "field `{field}` is set next to `function`; a drive takes `function` or start/rate/amplitude/omega/phase"
+        ));
+    }
+    let bad = |m: String| format!("field `function` = `{}`: {m}", crate::params::short(&f.value));
+    let e = Expr::parse(&f.value).map_err(|e| bad(e.to_string()))?;
+    let j = e.eval(0.0).map_err(|e| bad(e.to_string()))?;
+    if !(j.v.abs() <= reach) {
+        return Err(bad(format!(
+            "f(0) = {} {unit}; expected magnitude at most {reach:e} {unit}",
+            crate::params::fmt_num(j.v)
+        )));
+    }
+    Ok(Profile::Expression(e))
+}
+
+/// The ramp-plus-sine profile, its fields checked.
+fn harmonic(d: &RawDrive, declared: f64, reach: f64, unit: &str) -> Result<Profile, String> {
     let start = d.start.unwrap_or(declared);
     for (field, x, bound) in [
         ("start", start, reach),
@@ -60,20 +112,5 @@ pub(super) fn add(
             ));
         }
     }
-    let clock = match system.bodies().iter().position(|b| b.kind == BodyKind::Clock) {
-        Some(c) => c,
-        None => {
-            let c = scene.system.add_body(Body::clock()).map_err(|e| e.to_string())?;
-            scene.q0.push(0.0);
-            scene.v0.push(1.0);
-            c
-        }
-    };
-    let profile = Profile { start, rate: d.rate, amplitude: d.amplitude, omega: d.omega, phase: d.phase };
-    let drive = match other {
-        Some(b) => Drive::relative(body, b, kind, index, clock, profile),
-        None => Drive::new(body, kind, index, clock, profile),
-    };
-    scene.system.add_constraint(Box::new(drive)).map_err(|e| e.to_string())?;
-    Ok(())
+    Ok(Profile::Harmonic(Harmonic { start, rate: d.rate, amplitude: d.amplitude, omega: d.omega, phase: d.phase }))
 }

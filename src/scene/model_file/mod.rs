@@ -115,8 +115,9 @@ pub struct RawInvariant {
     pub max: f64,
 }
 
-/// One entry of `drives:`: the coordinate follows f(t) = start + rate t + amplitude (sin(omega t
-/// + phase) − sin phase) ([`crate::constraint::drive`]).
+/// One entry of `drives:`: the coordinate follows f(t) = start + rate t + amplitude
+/// (sin(omega t + phase) − sin phase), or the expression `function` ([`crate::constraint::drive`],
+/// [`crate::expr`]).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawDrive {
@@ -141,6 +142,10 @@ pub struct RawDrive {
     /// Its phase \[rad\] (default 0).
     #[serde(default)]
     pub phase: f64,
+    /// f(t) as an expression in t \[s\] (result in m or rad), e.g. `asin(0.1 * sin(10 * t))`;
+    /// excludes the five fields above.
+    #[serde(default)]
+    pub function: Option<Spanned<String>>,
 }
 
 /// `contact:` — shapes, planes, material and margin ([`crate::contact::ContactSet`]).
@@ -360,6 +365,9 @@ pub struct RawForce {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawJoint {
+    /// A name for outputs (`NAME.lambda`: the joint's multiplier); optional.
+    #[serde(default)]
+    pub name: Option<Spanned<String>>,
     /// A registered constraint name.
     #[serde(rename = "type")]
     pub kind: Spanned<String>,
@@ -523,6 +531,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("models/box_pyramid.yaml", include_str!("../../../models/box_pyramid.yaml")),
     ("models/box_pyramid_2d.yaml", include_str!("../../../models/box_pyramid_2d.yaml")),
     ("models/box_sliding_to_rest.yaml", include_str!("../../../models/box_sliding_to_rest.yaml")),
+    ("models/car_axis.yaml", include_str!("../../../models/car_axis.yaml")),
     ("models/cylinder_rolling_down_incline.yaml", include_str!("../../../models/cylinder_rolling_down_incline.yaml")),
     ("models/iftomm_a01_pendulum.yaml", include_str!("../../../models/iftomm_a01_pendulum.yaml")),
     ("models/iftomm_a02_n2.yaml", include_str!("../../../models/iftomm_a02_n2.yaml")),
