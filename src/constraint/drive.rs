@@ -17,10 +17,11 @@
 //!
 //!   f(t) = start + rate · t + amplitude · (sin(ω t + φ) − sin φ)        (f(0) = start),
 //!
-//! or any expression in t ([`crate::expr`]), whose f′ and f″ are exact (forward-mode jets).
+//! or any expression in t ([`crate::expr`]), whose f′ and f″ are exact (forward-mode jets), or a
+//! table interpolated by a natural cubic spline ([`crate::expr::Spline`]).
 
 use super::{Attach, Constraint};
-use crate::expr::Expr;
+use crate::expr::{Expr, Spline};
 use crate::model::BodyKind;
 
 /// The prescribed motion f(t) of a driven coordinate.
@@ -31,6 +32,9 @@ pub enum Profile {
     /// An expression in t; where it has no finite value (a domain error at some t) the drive's
     /// rows are NaN, and the run stops there as a numerical failure at that time.
     Expression(Expr),
+    /// A table interpolated by a natural cubic spline; outside its times the rows are NaN (a
+    /// numerical failure at that time).
+    Table(Spline),
 }
 
 impl Profile {
@@ -39,6 +43,7 @@ impl Profile {
         match self {
             Profile::Harmonic(h) => h.at(t),
             Profile::Expression(e) => e.eval(t).map_or((f64::NAN, f64::NAN, f64::NAN), |j| (j.v, j.d1, j.d2)),
+            Profile::Table(s) => s.eval(t).map_or((f64::NAN, f64::NAN, f64::NAN), |j| (j.v, j.d1, j.d2)),
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::RawDrive;
 use super::build::{LARGEST, REACH};
 use crate::constraint::drive::{Drive, Harmonic, Profile};
-use crate::expr::Expr;
+use crate::expr::{Expr, Spline};
 use crate::model::{Body, BodyKind};
 use crate::scene::Scene;
 use serde_saphyr::Spanned;
@@ -46,9 +46,11 @@ pub(super) fn add(
         Some(b) => scene.q0[qi] - scene.q0[system.q_offsets()[b] + index],
         None => scene.q0[qi],
     };
-    let profile = match &d.function {
-        Some(f) => expression(f, d, reach, unit)?,
-        None => harmonic(d, declared, reach, unit)?,
+    let profile = match (&d.function, &d.table) {
+        (Some(_), Some(_)) => return Err("fields `function` and `table` are both set; a drive takes one".into()),
+        (Some(f), None) => expression(f, d, reach, unit)?,
+        (None, Some(t)) => table(&t.value, d, reach, unit)?,
+        (None, None) => harmonic(d, declared, reach, unit)?,
     };
     let clock = match system.bodies().iter().position(|b| b.kind == BodyKind::Clock) {
         Some(c) => c,
@@ -67,9 +69,8 @@ pub(super) fn add(
     Ok(())
 }
 
-/// The profile of `function` (no other profile field may be set): parsed, and finite with
-/// magnitude at most `reach` at t = 0.
-fn expression(f: &Spanned<String>, d: &RawDrive, reach: f64, unit: &str) -> Result<Profile, String> {
+/// Refuses the ramp-and-sine fields next to `function` or `table` (named `with`).
+fn alone(d: &RawDrive, with: &str) -> Result<(), String> {
     let others = [
         ("start", d.start.unwrap_or(0.0)),
         ("rate", d.rate),
@@ -77,11 +78,38 @@ fn expression(f: &Spanned<String>, d: &RawDrive, reach: f64, unit: &str) -> Resu
         ("omega", d.omega),
         ("phase", d.phase),
     ];
-    if let Some((field, _)) = others.iter().find(|(field, x)| *x != 0.0 || (*field == "start" && d.start.is_some())) {
+    match others.iter().find(|(field, x)| *x != 0.0 || (*field == "start" && d.start.is_some())) {
+        Some((field, _)) => Err(format!(
+            "field `{field}` is set next to `{with}`; a drive takes `function`, `table` or start/rate/amplitude/omega/phase"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The profile of `table` (no other profile field may be set): a natural cubic spline through
+/// it, covering t = 0, every value within `reach`.
+fn table(t: &super::RawTable, d: &RawDrive, reach: f64, unit: &str) -> Result<Profile, String> {
+    alone(d, "table")?;
+    let spline = Spline::new(&t.t, &t.value).map_err(|m| format!("field `table`: {m}"))?;
+    if !(spline.span().0 <= 0.0) {
         return Err(format!(
-            "field `{field}` is set next to `function`; a drive takes `function` or start/rate/amplitude/omega/phase"
+            "field `table`: `t[0]` = {} s; expected the table to start at or before t = 0",
+            crate::params::fmt_num(spline.span().0)
         ));
     }
+    if let Some(i) = t.value.iter().position(|x| !(x.abs() <= reach)) {
+        return Err(format!(
+            "field `table`: `value[{i}]` = {} {unit}; expected magnitude at most {reach:e} {unit}",
+            crate::params::fmt_num(t.value[i])
+        ));
+    }
+    Ok(Profile::Table(spline))
+}
+
+/// The profile of `function` (no other profile field may be set): parsed, and finite with
+/// magnitude at most `reach` at t = 0.
+fn expression(f: &Spanned<String>, d: &RawDrive, reach: f64, unit: &str) -> Result<Profile, String> {
+    alone(d, "function")?;
     let bad = |m: String| format!("field `function` = `{}`: {m}", crate::params::short(&f.value));
     let e = Expr::parse(&f.value).map_err(|e| bad(e.to_string()))?;
     let j = e.eval(0.0).map_err(|e| bad(e.to_string()))?;

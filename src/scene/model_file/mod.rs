@@ -146,6 +146,19 @@ pub struct RawDrive {
     /// excludes the five fields above.
     #[serde(default)]
     pub function: Option<Spanned<String>>,
+    /// f(t) as a table, interpolated by a natural cubic spline; excludes the fields above.
+    #[serde(default)]
+    pub table: Option<Spanned<RawTable>>,
+}
+
+/// A drive's `table:` — times and values of f.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTable {
+    /// Times \[s\], strictly increasing, the first at most 0.
+    pub t: Vec<f64>,
+    /// f at those times \[m or rad\].
+    pub value: Vec<f64>,
 }
 
 /// `contact:` — shapes, planes, material and margin ([`crate::contact::ContactSet`]).
