@@ -1,6 +1,14 @@
 //! Metrics: pure functions of states and trajectories (docs/design.md §6). Their exact definitions are
 //! part of the product and are repeated in the README.
 
+/// Significant correct digits as the Test Set for IVP Solvers scores a component with error `e`
+/// against the reference value `y` (Mazzia & Magherini, Test Set 2.4, sec. "scd"):
+/// (relative −log₁₀(|e| / |y|), mixed −log₁₀(|e| / (1 + |y|)) — its mescd with atol = rtol,
+/// relative above 1 and absolute below). An exact component has +∞ digits; NaN stays NaN.
+pub fn significant_digits(e: f64, y: f64) -> (f64, f64) {
+    (-(e.abs() / y.abs()).log10(), -(e.abs() / (1.0 + y.abs())).log10())
+}
+
 /// ‖x‖∞ = max |xᵢ| (0 for an empty vector). Used for drift: ‖C(q)‖∞ and ‖J v‖∞.
 pub fn inf_norm(x: &[f64]) -> f64 {
     x.iter().fold(0.0f64, |m, v| if v.is_nan() { f64::NAN } else { m.max(v.abs()) })

@@ -158,6 +158,26 @@ pub(super) fn write_runs(rows: &[Row], path: &Path) -> csv::Result<()> {
     Ok(())
 }
 
+/// `digits.csv`: per cell, the Test Set's mixed digits of every reference column at the
+/// reference's one time, and its scd and mescd ([`super::digits`]).
+pub(super) fn write_digits(rows: &[Row], r: &crate::experiment::ReferenceData, path: &Path) -> csv::Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    let head: Vec<String> = ["cell".to_string()]
+        .into_iter()
+        .chain(r.columns.iter().map(|c| format!("mixed_digits_{c}")))
+        .chain(["scd".to_string(), "mescd".to_string()])
+        .collect();
+    w.write_record(&head)?;
+    for row in rows {
+        let (mixed, scd, mescd) = super::digits(r, row.file_errors.as_deref().unwrap_or(&[]));
+        let rec: Vec<String> =
+            [row.cell.id.to_string()].into_iter().chain(mixed.into_iter().chain([scd, mescd]).map(num)).collect();
+        w.write_record(&rec)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
 /// `timing.csv`: wall times per cell (not reproducible by nature): the number of timed runs
 /// summarised (`repeats`, the fastest; 0 = the single measurement of the parallel simulation
 /// pass), the timed runs made (`runs`), whether the summarised runs agree within the config's

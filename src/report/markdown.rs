@@ -44,6 +44,40 @@ fn reference_section(out: &mut String, exp: &Experiment, r: &crate::experiment::
         let cols: Vec<String> = errs.iter().map(|x| if x.is_nan() { "—".into() } else { e(*x) }).collect();
         let _ = writeln!(out, "| {} | {} | {} |", row.cell.id, cell(&row.full()), cols.join(" | "));
     }
+    if r.times.len() == 1 {
+        digits_table(out, r, by_acc);
+    }
+}
+
+/// Significant correct digits at an end-time reference, the Test Set for IVP Solvers' form.
+fn digits_table(out: &mut String, r: &crate::experiment::ReferenceData, by_acc: &[&Row]) {
+    let _ = writeln!(
+        out,
+        "
+Significant correct digits at t = {} s, the Test Set for IVP Solvers' measure: per column the mixed digits −log₁₀(|error| / (1 + |reference|)); `scd` is −log₁₀ of the largest relative error |error| / |reference| and `mescd` the least mixed digits, both over every column (`digits.csv`).\n",
+        fmt_num(r.times[0])
+    );
+    let head: Vec<String> = r.columns.iter().map(|c| cell(c)).collect();
+    let _ = writeln!(
+        out,
+        "| # | cell | {} | scd | mescd |\n|---|---|{}---|---|",
+        head.join(" | "),
+        "---|".repeat(head.len())
+    );
+    let f = |x: f64| if x.is_nan() { "—".to_string() } else { format!("{x:.2}") };
+    for row in by_acc {
+        let (mixed, scd, mescd) = super::digits(r, row.file_errors.as_deref().unwrap_or(&[]));
+        let cols: Vec<String> = mixed.iter().map(|&x| f(x)).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            row.cell.id,
+            cell(&row.full()),
+            cols.join(" | "),
+            f(scd),
+            f(mescd)
+        );
+    }
 }
 
 /// The located crossings of every event and the periods they give.

@@ -245,6 +245,24 @@ fn raw_rows<'a>(exp: &Experiment, cells: &'a [Cell], results: &'a [RunResult]) -
         .collect()
 }
 
+/// The Test Set's digits of one cell at a one-time reference from its per-column errors: (mixed
+/// digits per column, scd = least relative digits, mescd = least mixed digits); columns whose
+/// reference is 0 have no relative digits and are left out of scd; NaN anywhere stays NaN.
+pub(super) fn digits(r: &crate::experiment::ReferenceData, errors: &[f64]) -> (Vec<f64>, f64, f64) {
+    let least = |m: f64, x: f64| if m.is_nan() || x.is_nan() { f64::NAN } else { m.min(x) };
+    let (mut mixed, mut scd, mut mescd) = (Vec::new(), f64::INFINITY, f64::INFINITY);
+    for (j, y) in r.values[0].iter().enumerate() {
+        let e = errors.get(j).copied().unwrap_or(f64::NAN);
+        let (rel, mix) = crate::metrics::significant_digits(e, *y);
+        mixed.push(mix);
+        mescd = least(mescd, mix);
+        if *y != 0.0 {
+            scd = least(scd, rel);
+        }
+    }
+    (mixed, scd, mescd)
+}
+
 /// Per column of the reference: max over its times of |output − reference|; NaN when the run
 /// did not reach every time or the output has no value at one of them.
 fn file_errors(r: &crate::experiment::ReferenceData, outputs: &[crate::scene::Output], result: &RunResult) -> Vec<f64> {
@@ -290,6 +308,9 @@ fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> R
     }
     if !m.events.is_empty() {
         data::write_events(rows, m, &dir.join("events.csv"))?;
+    }
+    if let Some(r) = m.reference.as_ref().filter(|r| r.times.len() == 1) {
+        data::write_digits(rows, r, &dir.join("digits.csv"))?;
     }
     let orders = sections::orders(exp, rows);
     if !orders.is_empty() {
