@@ -133,6 +133,7 @@ fn every_malformed_model_is_one_clear_line_with_exit_2() {
         ("a drive table with NaN", broken("outputs:", "drives: [{coordinate: upper.angle, table: {t: [0, 1], value: [0, .nan]}}]\noutputs:"), &["drives[0]", "`value[1]` = NaN", "finite"]),
         ("a drive table starting after t = 0", broken("outputs:", "drives: [{coordinate: upper.angle, table: {t: [0.5, 1], value: [0, 1]}}]\noutputs:"), &["drives[0]", "`t[0]` = 0.5 s", "at or before t = 0"]),
         ("a drive with a table and a function", broken("outputs:", "drives: [{coordinate: upper.angle, function: \"t\", table: {t: [0, 1], value: [0, 1]}}]\noutputs:"), &["drives[0]", "`function` and `table`", "takes one"]),
+        ("a pin between two rigid bodies", broken("type: revolute, a: upper, b: lower", "type: pin, a: upper, b: lower"), &["joints[1] (pin)", "rigid-2D", "`pin` joins particle-2D"]),
         ("a line of the world as on_line", broken("outputs:", "\noutputs:").replace("  - {type: revolute, a: upper, b: lower, at: [1, 0]}", "  - {type: on_line, a: lower, b: world, axis: [1, 0]}"), &["joints[1] (on_line)", "needs a body `b`"]),
         ("a line of no direction", broken("outputs:", "\noutputs:").replace("  - {type: revolute, a: upper, b: lower, at: [1, 0]}", "  - {type: on_line, a: upper, b: lower, axis: [0, 0]}"), &["joints[1] (on_line)", "`axis`", "zero vector"]),
         ("a joint named like a body", broken("type: revolute, a: upper, b: lower", "name: lower, type: revolute, a: upper, b: lower"), &["joints[1]", "field `name` = `lower`", "no other joint or body"]),
