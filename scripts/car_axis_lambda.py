@@ -8,8 +8,13 @@ the acceleration-level constraint G p'' + (d/dt G) p' + C_tt = 0 solved for lamb
 positions and velocities, in 30-digit arithmetic (mpmath). The difference bounds how many digits
 of the published lambda any solver can be scored on.
 
-    python3 scripts/car_axis_lambda.py
+    python3 scripts/car_axis_lambda.py [reports/car_axis/states.csv]
+
+With the states.csv of `run experiments/car_axis.yaml` (which records lambda1 and lambda2), it
+also prints how far each cell's multipliers at t = 3 s are from the implied ones.
 """
+import csv
+import sys
 from mpmath import mp, mpf, sin, cos, sqrt, log10
 
 mp.dps = 30
@@ -39,8 +44,19 @@ def implied_lambda(t, y):
     return [(b[0] * a[1][1] - a[0][1] * b[1]) / det, (a[0][0] * b[1] - a[1][0] * b[0]) / det]
 
 
-for name, implied, published in zip(("lambda1", "lambda2"), implied_lambda(mpf(3), Y), Y[8:]):
+IMPLIED = implied_lambda(mpf(3), Y)
+for name, implied, published in zip(("lambda1", "lambda2"), IMPLIED, Y[8:]):
     e = abs(implied - published)
     print(f"{name}: published {mp.nstr(published, 16)}, implied by the published state {mp.nstr(implied, 16)}, "
           f"difference {mp.nstr(e, 3)} (relative {mp.nstr(e / abs(published), 3)}; "
           f"mixed scd {mp.nstr(-log10(e / (1 + abs(published))), 3)})")
+
+if len(sys.argv) > 1:
+    cells = {}
+    with open(sys.argv[1], newline="") as f:
+        for row in csv.DictReader(f):
+            if row["name"] in ("lambda1", "lambda2") and abs(float(row["t"]) - 3.0) < 1e-12:
+                cells.setdefault(int(row["cell"]), {})[row["name"]] = mpf(row["value"])
+    for cell, lam in sorted(cells.items()):
+        rel = [abs(lam[n] - i) / abs(i) for n, i in zip(("lambda1", "lambda2"), IMPLIED) if n in lam]
+        print(f"cell {cell}: relative distance from the implied lambda1, lambda2: " + ", ".join(mp.nstr(r, 3) for r in rel))
