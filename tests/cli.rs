@@ -80,7 +80,10 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("reference_off_boundary.yaml", &["line 5", "t = 0.1 s", "not a step boundary of h = 0.03"]),
         ("record_unknown_output.yaml", &[":13:13:", "record[1]", "`theta3`", "q, v, lambda, c, jv", "theta1, theta2"]),
         ("event_bad_direction.yaml", &[":15:16:", "events[0].direction", "`sideways`", "up, down, both"]),
-        ("event_on_multiplier.yaml", &[":14:13:", "events[0].output", "`lambda1` is a multiplier", "known at samples only"]),
+        (
+            "event_on_multiplier.yaml",
+            &[":14:13:", "events[0].output", "`lambda1` is a multiplier", "known at samples only"],
+        ),
         ("energy_window_too_long.yaml", &[":11:16:", "`energy_window` = 0.8", "0 < w <= duration / 2 (0.5)"]),
         // Goals: target, rank_by, timing.
         ("target_without_reference.yaml", &[":12:27:", "target.reference_error", "no exact solution", "drift"]),

@@ -79,6 +79,7 @@ fn run_suite(file: &str, threads: Option<usize>, reports: PathBuf, opts: Options
         }
     }
     let dir = reports.join(&suite.name);
+    let (started, load_start) = (std::time::Instant::now(), report::provenance::load_average());
     let mut entries = Vec::new();
     let mut failed_cells = false;
     for m in &suite.members {
@@ -100,8 +101,9 @@ fn run_suite(file: &str, threads: Option<usize>, reports: PathBuf, opts: Options
     if opts.dry_run {
         return ExitCode::SUCCESS;
     }
-    let prov = Provenance::collect(&suite.text, threads.unwrap_or(1));
-    match report::suite::write(&suite, file, &entries, &prov, &dir) {
+    let mut prov = Provenance::collect(&suite.text, threads.unwrap_or(1));
+    prov.load_start = load_start;
+    match report::suite::write(&suite, file, &entries, &prov, (&dir, started.elapsed().as_secs_f64())) {
         Ok(path) => {
             eprintln!("{}: {} experiments -> {}", suite.name, suite.members.len(), path.display());
             if failed_cells { ExitCode::from(EXIT_CELLS_FAILED) } else { ExitCode::SUCCESS }
@@ -134,7 +136,7 @@ fn run_one(
     threads: Option<usize>,
     reports: PathBuf,
     opts: Options,
-    entry: Option<&mut Vec<String>>,
+    entry: Option<&mut Vec<report::suite::Entry>>,
 ) -> ExitCode {
     report::publish::install_signal_cleanup();
     let plan = match plan(&config, threads, &opts) {
