@@ -81,6 +81,10 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("record_unknown_output.yaml", &[":13:13:", "record[1]", "`theta3`", "q, v, lambda, c, jv", "theta1, theta2"]),
         ("event_bad_direction.yaml", &[":15:16:", "events[0].direction", "`sideways`", "up, down, both"]),
         (
+            "model_reference_after_duration.yaml",
+            &["car_axis.reference.csv", "starts at t = 3 s, after this run's duration (1 s)", "run at least that long"],
+        ),
+        (
             "event_on_multiplier.yaml",
             &[":14:13:", "events[0].output", "`lambda1` is a multiplier", "known at samples only"],
         ),

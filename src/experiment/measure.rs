@@ -427,6 +427,12 @@ fn reference_rows(
         if within_run && t > axis.duration && times.last().is_some_and(|&p| t > p) {
             break;
         }
+        if within_run && t > axis.duration && times.is_empty() {
+            return Err(format!(
+                "line {line}: the model's reference starts at t = {t} s, after this run's duration ({} s); run at least that long, or give the experiment a `reference:` of its own",
+                fmt_num(axis.duration)
+            ));
+        }
         if !(t >= 0.0 && t <= axis.duration) || times.last().is_some_and(|&p| t <= p) {
             return Err(format!(
                 "line {line}: t = {t} must increase and lie in [0, duration = {} s]",
