@@ -338,3 +338,46 @@ fn a_drive_given_as_an_expression_or_a_table_follows_the_same_crank() {
     };
     assert!((0.9..=1.0 + 1e-9).contains(&end), "{:?}", r.summary.status);
 }
+
+/// A named drive's multiplier is the force it applies, a named joint's its reaction: a 2 kg cart
+/// driven along x by x(t) = t² (an expression), a 1 kg bob hanging from it on a rod. At t = 0 the
+/// bob hangs at rest straight below, so the rod pulls only along y: the push is m_cart ẍ = 4 N and
+/// the tension the bob's weight, 9.81 N (outputs `push` = motor.lambda, `tension` = −rod.lambda).
+#[test]
+fn a_named_drive_outputs_the_force_it_applies() {
+    let text = "model: pushed
+length_scale: 10
+energy_scale: {joules: 10, definition: \"10 J\"}
+bodies:
+  - {name: cart, kind: particle2, mass: 2, position: [0, 0]}
+  - {name: bob, kind: particle2, mass: 1, position: [0, -1]}
+forces:
+  - {type: gravity, g: [0, -9.81]}
+joints:
+  - {name: rod, type: distance, a: cart, b: bob}
+drives:
+  - {name: motor, coordinate: cart.x, function: \"t^2\"}
+  - {coordinate: cart.y}
+outputs:
+  - {name: push, value: motor.lambda}
+  - {name: tension, value: -1 * rod.lambda}
+";
+    let m = model_file::from_text("pushed.yaml", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.scene.outputs[0].unit, "N");
+    let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
+    let spec = CellSpec::named("force", &[], "dense_lu", &[], Some("dop853"), control, 1.0)
+        .unwrap()
+        .sampled(0.1)
+        .observing(&m.scene, &["push", "tension"])
+        .unwrap();
+    let r = run(&m.scene, &spec);
+    assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
+    // The push is m_cart ẍ minus the rod's x force on the cart.
+    let first = &r.samples[0];
+    assert!(first.outputs[0].is_finite() && first.outputs[1] > 0.0, "{:?}", first.outputs);
+    // At t = 0 the bob hangs straight below at rest: the rod is vertical, its x force is zero,
+    // and the push is m_cart · 2 = 4 N exactly (to the solve's rounding).
+    assert!((first.outputs[0] - 4.0).abs() < 1e-9, "{}", first.outputs[0]);
+    // The tension at t = 0 is the bob's weight (it is at rest, no centripetal term).
+    assert!((first.outputs[1] - 9.81).abs() < 1e-9, "{}", first.outputs[1]);
+}

@@ -116,7 +116,8 @@ pub(super) fn build_checked(
     let mut joint_rows = JointRows::new();
     for (i, j) in raw.joints.iter().enumerate() {
         marks.push(add_joint(file, i, j, &mut system, &q0, length_scale, &lookup)?);
-        name_joint(file, i, j, &system, &names, &mut joint_rows)?;
+        let c = system.constraints().len() - 1;
+        name_joint((file, &format!("joints[{i}]")), (j.value.name.as_ref(), c), &system, &names, &mut joint_rows)?;
     }
     if let Some(c) = &raw.contact {
         let here = |m: String| ConfigError { file: file.into(), location: at(c), message: m };
@@ -137,6 +138,18 @@ pub(super) fn build_checked(
         branch: Vec::new(),
     };
     add_drives(file, raw, &mut scene, length_scale, &lookup)?;
+    for (i, d) in raw.drives.iter().enumerate() {
+        // Drive i is the constraint after the joints' and the drives' before it.
+        let c = raw.joints.len() + i;
+        debug_assert_eq!(scene.system.constraints()[c].kind(), "drive");
+        name_joint(
+            (file, &format!("drives[{i}]")),
+            (d.value.name.as_ref(), c),
+            &scene.system,
+            &names,
+            &mut joint_rows,
+        )?;
+    }
     add_outputs(file, raw, &mut scene, &lookup, &joint_rows)?;
     add_branch(file, raw, &mut scene, &lookup, &joint_rows)?;
     let assembly = assemble_declared(file, raw, &mut scene, (length_scale, max_bytes), &lookup)?;
@@ -305,25 +318,23 @@ fn add_joint(
 /// Records the rows of joint `i` (just added) under its `name`, if it has one: a unique name of
 /// letters, digits or `_` that no body has.
 fn name_joint(
-    file: &str,
-    i: usize,
-    j: &Spanned<super::RawJoint>,
+    (file, item): (&str, &str),
+    (name, c): (Option<&Spanned<String>>, usize),
     system: &System,
     bodies: &HashMap<String, usize>,
     rows: &mut JointRows,
 ) -> Result<(), ConfigError> {
-    let Some(name) = &j.value.name else { return Ok(()) };
+    let Some(name) = name else { return Ok(()) };
     if !is_name(&name.value) || rows.contains_key(&name.value) || bodies.contains_key(&name.value) {
         return Err(ConfigError {
             file: file.into(),
             location: at(name),
             message: format!(
-                "joints[{i}]: field `name` = `{}` is invalid or repeated; expected a name of letters, digits or `_` that no other joint or body has",
+                "{item}: field `name` = `{}` is invalid or repeated; expected a name of letters, digits or `_` that no other joint, drive or body has",
                 short(&name.value)
             ),
         });
     }
-    let c = system.constraints().len() - 1;
     let constraint = &system.constraints()[c];
     let units = (0..constraint.rows()).map(|r| multiplier_unit(constraint.row_unit(r))).collect();
     rows.insert(name.value.clone(), (system.row_offsets()[c], units));

@@ -121,6 +121,9 @@ pub struct RawInvariant {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawDrive {
+    /// A name for outputs (`NAME.lambda`: the drive's force or torque); optional.
+    #[serde(default)]
+    pub name: Option<Spanned<String>>,
     /// The driven coordinate, `NAME.x|y|z|angle` (a position, or a planar body's angle).
     pub coordinate: Spanned<String>,
     /// A second body of the same kind: the drive prescribes the difference of the coordinate
