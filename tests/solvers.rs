@@ -202,6 +202,32 @@ fn every_solver_solves_the_chain() {
     }
 }
 
+/// A warm start far larger than the solution (the last step's multipliers while b has nearly
+/// vanished, as in a finite-difference Jacobian column of `radau5`) leaves the recurred residual
+/// of CG and PCG small while b − A x is lost to cancellation: both restart from the true
+/// residual and meet the tolerance on it (pcg_ic0 once failed here with residual 7.6e-6).
+#[test]
+fn cg_and_pcg_ic0_meet_the_true_residual_from_a_warm_start_1e12_times_the_solution() {
+    use tinkertoy::linsolve::{Cg, LinearSolver, PcgIc0, Stopping};
+    let scene = SCENES.iter().find(|e| e.name == "chain").unwrap().build_small().unwrap();
+    let sys = &scene.system;
+    let mut jac = sys.jacobian_layout();
+    sys.fill_jacobian(&scene.q0, &mut jac);
+    let pattern = NormalMatrix::new(&jac);
+    let op = Operator::Normal { jac: &jac, w: sys.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
+    let m = op.dim();
+    let b: Vec<f64> = (0..m).map(|i| 1e-12 * (i as f64 + 1.0).sin()).collect();
+    let stop = Stopping { tol: 1e-10, max_iter: 10_000, require_convergence: true };
+    let solvers: [(&str, Box<dyn LinearSolver>); 2] =
+        [("cg", Box::new(Cg::new(stop))), ("pcg_ic0", Box::new(PcgIc0::new(stop)))];
+    for (name, mut s) in solvers {
+        s.prepare(&op).unwrap();
+        let mut x: Vec<f64> = (0..m).map(|i| (0.3 * i as f64).cos()).collect();
+        let info = s.solve(&op, &b, &mut x).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(info.residual <= 1e-10, "{name}: {info:?}");
+    }
+}
+
 const BIN: &str = env!("CARGO_BIN_EXE_tinkertoy");
 
 /// The values of column `name` of a CSV text.
