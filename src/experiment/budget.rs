@@ -409,10 +409,11 @@ impl Experiment {
         let jac = v.scene.system.jacobian_layout().nnz() as u64;
         // The integrator's stages and dense-output storage on the formulation's state (at
         // most q and v), plus the formulation's, probe's and stabilizer's vectors.
-        let stages = c
+        let (stages, matrices) = c
             .integrator
             .and_then(|i| self.integrators[i].entry.build(c.step.control).ok())
-            .map_or(0, |i| i.workspace_vectors()) as u64;
+            .map_or((0, 0), |i| (i.workspace_vectors() as u64, i.workspace_matrices() as u64));
+        let state = (size.nq + size.ndof) as u64;
         // the formulation's own (e.g. midpoint's Krylov basis), on the rows it solves
         let own_rows = if f.entry.system == SystemKind::NormalWithStiffness {
             footprints.patterns.get(&(c.variant, true)).map_or(size.rows, |p| p.dim())
@@ -422,6 +423,7 @@ impl Experiment {
         let own = (f.entry.workspace)(&f.params, own_rows, size.nq + size.ndof);
         let workspace = 8 * ((24 + stages) * (size.nq + size.ndof) as u64 + 24 * size.rows as u64)
             + 3 * 16 * jac
+            + 8 * matrices * state.saturating_mul(state)
             + 8 * steps.min(STEP_TIMES_CAP as u64)
             + own;
         let probes = self.probe_times.len();

@@ -19,6 +19,7 @@ registry! {
         rk4,
         dopri5,
         dop853,
+        radau5,
     ];
 }
 pub mod runge_kutta;
@@ -112,6 +113,12 @@ pub struct IntegratorStats {
     /// Evaluations made only to sample inside a step (dop853's three extra dense-output stages);
     /// measurement, not counted in `rhs_evals`.
     pub dense_evals: u64,
+    /// Jacobians ∂f/∂y formed (implicit methods; their evaluations are in `rhs_evals`).
+    pub jacobians: u64,
+    /// Factorizations of the iteration matrix (implicit methods).
+    pub decompositions: u64,
+    /// Newton iterations (implicit methods).
+    pub newton_iterations: u64,
 }
 
 /// How the step size is chosen.
@@ -155,6 +162,13 @@ pub enum IntegrateError {
         /// The last stage's error.
         source: Box<IntegrateError>,
     },
+    /// An implicit method at a fixed step: its Newton iteration diverged or did not converge
+    /// (or its iteration matrix was singular), and the step may not be shortened.
+    #[error("Newton iteration of the implicit step did not converge at the fixed step h = {h:.3e} s")]
+    NoConvergence {
+        /// The step \[s\].
+        h: f64,
+    },
 }
 
 impl IntegrateError {
@@ -164,7 +178,7 @@ impl IntegrateError {
         match self {
             IntegrateError::Solve(e) => matches!(e, SolveError::TimeBudget { .. }),
             IntegrateError::StageFailed { source, .. } => source.is_time_budget(),
-            IntegrateError::StepSizeUnderflow { .. } => false,
+            IntegrateError::StepSizeUnderflow { .. } | IntegrateError::NoConvergence { .. } => false,
         }
     }
 }
@@ -185,6 +199,12 @@ pub trait Integrator: Send {
     /// storage), for the memory budget.
     fn workspace_vectors(&self) -> usize {
         4
+    }
+    /// Dense (nx + nv) × (nx + nv) matrices of f64 that [`Integrator::prepare`] allocates (an
+    /// implicit method's Jacobian and factors; a complex matrix counts twice), for the memory
+    /// budget.
+    fn workspace_matrices(&self) -> usize {
+        0
     }
     /// Work so far.
     fn stats(&self) -> IntegratorStats;

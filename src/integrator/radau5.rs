@@ -1,0 +1,824 @@
+//! `radau5` — the three-stage Radau IIA method of order 5 with error control: an implicit,
+//! L-stable, stiffly accurate collocation method for stiff problems (Hairer & Wanner, Solving
+//! ODEs II, §IV.8, and their code RADAU5, whose algorithm this follows step for step).
+//!
+//! The second-order ODE is advanced as the first-order system y = (x, ẋ), f(y) = (G(x) ẋ,
+//! a(x, ẋ)), as in [`super::runge_kutta`]; unit quaternions are renormalized after every
+//! accepted step. One step solves the collocation equations for the stage increments
+//! Zᵢ = y(t₀ + cᵢ h) − y₀, Z = h (A ⊗ I) F(Z), by simplified Newton iterations with the
+//! Jacobian ∂f/∂y frozen at y₀ and the iteration matrix transformed by the eigenvectors T of A⁻¹
+//! (Hairer II, (IV.8.15)–(IV.8.17)): one real system (γ/h − J) and one complex system
+//! ((α + iβ)/h − J) per iteration instead of one of size 3n.
+//!
+//! - **Jacobian**: by forward differences, one evaluation of f per column (RADAU5's increment
+//!   √(ε · max(10⁻⁵, |yⱼ|))); recomputed only when the last Newton iteration contracted slower
+//!   than θ = 0.001 or a step was rejected with an old one.
+//! - **Linear systems**: dense LU with partial pivoting of the two n × n iteration matrices
+//!   (n = dim x + dim ẋ), real and complex, factored in place in matrices allocated once per run
+//!   and refactored only when h changes. The ODE of the `force` and `lagrangian` formulations has
+//!   a dense Jacobian (f holds the inverse of the multiplier system), so the cell's linear solver
+//!   serves each evaluation of f and these dense factors serve Newton: n² memory and n³/3 work
+//!   per factorization, for mechanisms of a few hundred coordinates, not for large chains.
+//! - **Error estimate**: the embedded order-3 formula filtered by (I − γ₀ h J)⁻¹, evaluated a
+//!   second time at y₀ + err after a rejection or on the first step (Hairer II, (IV.8.19)–(8.20)).
+//! - **Step size**: h_new = h / clamp(err^¼ / fac, 1/8, 5), fac = min(0.9, 0.9 (2 k_max + 1) /
+//!   (k + 2 k_max)) with k Newton iterations, k_max = 7, and Gustafsson's predictive controller;
+//!   h is kept (no refactorization) when the ratio lies in [1, 1.2] and J is still good.
+//! - **Tolerances**: as RADAU5, the user's rtol and atol are used as rtol′ = 0.1 rtol^(2/3),
+//!   atol′ = rtol′ atol / rtol, so that the order-3 estimate yields errors proportional to rtol.
+//! - **Failures**: a Newton iteration that diverges or will not converge within 7 iterations, a
+//!   singular iteration matrix, or an evaluation of f that fails is a rejected step, retried at
+//!   half the step, down to the step-size underflow bound.
+//! - **Dense output**: the collocation polynomial of the last step (order 3 between steps).
+
+use super::registry::{IntegratorEntry, Make};
+use super::{IntegrateError, Integrator, IntegratorStats, SecondOrderOde};
+use nalgebra::{Complex, ComplexField, DMatrix, DVector, Matrix3, Vector3};
+
+/// Newton iterations per step at most (RADAU5's NIT).
+const NIT: usize = 7;
+/// Safety factor of the step-size controller.
+const SAFE: f64 = 0.9;
+/// Newton contraction below which the Jacobian is kept for the next step (RADAU5's THET).
+const THET: f64 = 0.001;
+/// Bounds of h_new / h: at most 8 times larger, at least 5 times smaller.
+const FAC_GROW: f64 = 8.0;
+const FAC_SHRINK: f64 = 5.0;
+/// Step ratios in [1, 1.2] keep h and the factorizations (RADAU5's QUOT1, QUOT2).
+const KEEP_RATIO: (f64, f64) = (1.0, 1.2);
+/// The first step size tried \[s\] (RADAU5's default).
+const FIRST_STEP: f64 = 1e-6;
+
+/// The Radau IIA (s = 3) coefficients and the transformation of A⁻¹ to block-diagonal form.
+#[derive(Clone, Copy, Debug)]
+pub struct Coefficients {
+    /// Nodes c₁, c₂, c₃ = 1.
+    pub c: [f64; 3],
+    /// T: its columns are the real eigenvector of A⁻¹ and the real and imaginary parts of a
+    /// complex one, so that T⁻¹ A⁻¹ T = [γ 0 0; 0 α −β; 0 β α].
+    pub t: Matrix3<f64>,
+    /// T⁻¹.
+    pub ti: Matrix3<f64>,
+    /// The real eigenvalue γ of A⁻¹.
+    pub gamma: f64,
+    /// The complex pair α ± iβ of A⁻¹.
+    pub alpha: f64,
+    /// Its imaginary part β > 0.
+    pub beta: f64,
+    /// The error estimate's weights on Z₁, Z₂, Z₃, divided by γ₀ = 1/γ (RADAU5's DD1–DD3).
+    pub dd: [f64; 3],
+}
+
+impl Coefficients {
+    /// Builds the coefficients from the Butcher matrix of Radau IIA (Hairer II, Table IV.5.6).
+    pub fn new() -> Self {
+        let s6 = 6f64.sqrt();
+        #[rustfmt::skip]
+        let a = Matrix3::new(
+            (88.0 - 7.0 * s6) / 360.0, (296.0 - 169.0 * s6) / 1800.0, (-2.0 + 3.0 * s6) / 225.0,
+            (296.0 + 169.0 * s6) / 1800.0, (88.0 + 7.0 * s6) / 360.0, (-2.0 - 3.0 * s6) / 225.0,
+            (16.0 - s6) / 36.0, (16.0 + s6) / 36.0, 1.0 / 9.0,
+        );
+        let c = [(4.0 - s6) / 10.0, (4.0 + s6) / 10.0, 1.0];
+        // The eigenvalues of A: one real, u, and a complex pair p ± iq (closed forms; those of
+        // A⁻¹ are their reciprocals).
+        let (c81, c9) = (81f64.cbrt(), 9f64.cbrt());
+        let u = (6.0 + c81 - c9) / 30.0;
+        let (p, q) = ((12.0 - c81 + c9) / 60.0, (c81 + c9) * 3f64.sqrt() / 60.0);
+        let real = null_vector(&a, Complex::new(u, 0.0));
+        let pair = null_vector(&a, Complex::new(p, q));
+        let t = Matrix3::from_columns(&[real.map(|z| z.re), pair.map(|z| z.re), pair.map(|z| z.im)]);
+        let ti = t.try_inverse().expect("the eigenvectors of Radau IIA's A are independent");
+        let norm = p * p + q * q;
+        // The embedded order-3 formula ŷ₁ = y₀ + h (γ₀ f(y₀) + Σ b̂ᵢ f(Yᵢ)), γ₀ = u: its weights
+        // from the order conditions Σ b̂ᵢ cᵢ^(k−1) = 1/k − γ₀ δ_{k1}, k = 1, 2, 3; then
+        // ŷ₁ − y₁ = γ₀ h f(y₀) + eᵀ Z with e = A⁻ᵀ (b̂ − b) since h f(Yᵢ) = (A⁻¹ Z)ᵢ.
+        let v = Matrix3::from_fn(|k, i| c[i].powi(k as i32));
+        let bhat = v.try_inverse().expect("distinct nodes") * Vector3::new(1.0 - u, 0.5, 1.0 / 3.0);
+        let b = Vector3::new(a[(2, 0)], a[(2, 1)], a[(2, 2)]);
+        let ainv = a.try_inverse().expect("A is invertible");
+        let e = ainv.transpose() * (bhat - b);
+        Coefficients {
+            c,
+            t,
+            ti,
+            gamma: 1.0 / u,
+            alpha: p / norm,
+            beta: q / norm,
+            dd: [e[0] / u, e[1] / u, e[2] / u],
+        }
+    }
+}
+
+impl Default for Coefficients {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A vector v ≠ 0 with (A − λ I) v = 0 for an eigenvalue λ of the 3 × 3 matrix A: the cross
+/// product of two rows of A − λ I (without conjugation, so it is orthogonal to both rows in the
+/// bilinear sense, and to the third, which they span).
+fn null_vector(a: &Matrix3<f64>, lambda: Complex<f64>) -> Vector3<Complex<f64>> {
+    let m = a.map(|x| Complex::new(x, 0.0)) - Matrix3::identity() * lambda;
+    let (r0, r1) = (m.row(0), m.row(1));
+    Vector3::new(
+        r0[1] * r1[2] - r0[2] * r1[1],
+        r0[2] * r1[0] - r0[0] * r1[2],
+        r0[0] * r1[1] - r0[1] * r1[0],
+    )
+}
+
+/// A dense LU factorization with partial pivoting, in place in a matrix allocated once (real
+/// or complex; Golub & Van Loan, Matrix Computations, Alg. 3.4.1, through nalgebra's elimination
+/// steps).
+#[derive(Debug)]
+struct InPlaceLu<T: ComplexField<RealField = f64> + Copy> {
+    a: DMatrix<T>,
+    pivots: Vec<usize>,
+    rhs: DVector<T>,
+}
+
+impl<T: ComplexField<RealField = f64> + Copy> InPlaceLu<T> {
+    fn new(n: usize) -> Self {
+        InPlaceLu { a: DMatrix::zeros(n, n), pivots: vec![0; n], rhs: DVector::zeros(n) }
+    }
+
+    /// Factors `a` in place; false when a pivot is zero to working precision (below n ε max|A|).
+    fn factor(&mut self) -> bool {
+        let n = self.a.nrows();
+        let scale = self.a.iter().fold(0.0f64, |m, x| m.max(x.modulus()));
+        let tiny = n as f64 * f64::EPSILON * scale;
+        for i in 0..n {
+            let piv = self.a.view_range(i.., i).icamax() + i;
+            let diag = self.a[(piv, i)];
+            let size = diag.modulus();
+            if !(size > tiny) || !size.is_finite() {
+                return false;
+            }
+            self.pivots[i] = piv;
+            if piv != i {
+                self.a.columns_range_mut(..i).swap_rows(i, piv);
+                nalgebra::linalg::gauss_step_swap(&mut self.a, diag, i, piv);
+            } else {
+                nalgebra::linalg::gauss_step(&mut self.a, diag, i);
+            }
+        }
+        true
+    }
+
+    /// Solves A x = `rhs` in place with the factors.
+    fn solve(&mut self) {
+        for i in 0..self.a.nrows() {
+            self.rhs.swap_rows(i, self.pivots[i]);
+        }
+        self.a.solve_lower_triangular_with_diag_mut(&mut self.rhs, T::one());
+        // The factorization refused zero pivots, so U is invertible.
+        let _ = self.a.solve_upper_triangular_mut(&mut self.rhs);
+    }
+}
+
+/// How one attempted step ended.
+enum Attempt {
+    /// Accepted, with the next step size \[s\].
+    Accepted { h_new: f64 },
+    /// Rejected (error too large, Newton failure, singular matrix or failed evaluation), with the
+    /// step to retry and, when an evaluation failed, its error.
+    Rejected { h_new: f64, failure: Option<IntegrateError> },
+}
+
+/// The Radau IIA order-5 integrator with its workspaces.
+#[derive(Debug)]
+pub struct Radau5 {
+    /// The user's tolerances, and those the method uses (RADAU5's transformation).
+    rtol: f64,
+    atol: f64,
+    tr: f64,
+    ta: f64,
+    k: Coefficients,
+    d: usize,
+    y0: Vec<f64>,
+    f0: Vec<f64>,
+    f0_valid: bool,
+    /// Stage increments Z and their transformed values W = T⁻¹ Z.
+    z: [Vec<f64>; 3],
+    w: [Vec<f64>; 3],
+    /// Stage values f(y₀ + Zᵢ).
+    fz: [Vec<f64>; 3],
+    tmp: Vec<f64>,
+    tmp2: Vec<f64>,
+    scal: Vec<f64>,
+    jac: DMatrix<f64>,
+    e1: InPlaceLu<f64>,
+    e2: InPlaceLu<Complex<f64>>,
+    /// Whether `jac` is ∂f/∂y at the current y₀ (fresh) or may be reused (valid).
+    jac_fresh: bool,
+    jac_valid: bool,
+    /// The step the factors are for (0: none).
+    factored_h: f64,
+    h: f64,
+    first: bool,
+    last_rejected: bool,
+    /// Gustafsson's controller: the last accepted step and its error.
+    hacc: f64,
+    erracc: f64,
+    faccon: f64,
+    theta: f64,
+    /// The last accepted step's collocation polynomial, in Newton form about its end, and its
+    /// length \[s\] (0: none).
+    cont: [Vec<f64>; 4],
+    dense_h: f64,
+    /// A fixed step \[s\] instead of error control (order measurements).
+    fixed: Option<f64>,
+    stats: IntegratorStats,
+}
+
+impl Radau5 {
+    /// Radau IIA 5 with relative and absolute tolerances `rtol`, `atol` (as RADAU5's RTOL, ATOL).
+    pub fn new(rtol: f64, atol: f64) -> Self {
+        let tr = 0.1 * rtol.powf(2.0 / 3.0);
+        let ta = tr * atol / rtol;
+        Radau5 {
+            rtol,
+            atol,
+            tr,
+            ta,
+            k: Coefficients::new(),
+            d: 0,
+            y0: vec![],
+            f0: vec![],
+            f0_valid: false,
+            z: Default::default(),
+            w: Default::default(),
+            fz: Default::default(),
+            tmp: vec![],
+            tmp2: vec![],
+            scal: vec![],
+            jac: DMatrix::zeros(0, 0),
+            e1: InPlaceLu::new(0),
+            e2: InPlaceLu::new(0),
+            jac_fresh: false,
+            jac_valid: false,
+            factored_h: 0.0,
+            h: 0.0,
+            first: true,
+            last_rejected: false,
+            hacc: 0.0,
+            erracc: 1e-2,
+            faccon: 1.0,
+            theta: THET,
+            cont: Default::default(),
+            dense_h: 0.0,
+            fixed: None,
+            stats: IntegratorStats::default(),
+        }
+    }
+
+    /// Radau IIA 5 with the constant step `h` \[s\] and no error control, Newton converged to
+    /// about 10⁻¹⁵ relative: for measuring the method's order. A step whose Newton iteration
+    /// fails ends the run ([`IntegrateError::NoConvergence`]); it is not retried shorter.
+    pub fn with_fixed_step(h: f64) -> Self {
+        Radau5 { tr: 1e-14, ta: 1e-14, fixed: Some(h), ..Self::new(1e-14, 1e-14) }
+    }
+
+    /// The tolerances as given.
+    pub fn tolerances(&self) -> (f64, f64) {
+        (self.rtol, self.atol)
+    }
+
+    /// f(y) = (G(x) ẋ, a(x, ẋ)) into `out`.
+    fn f(
+        ode: &mut dyn SecondOrderOde,
+        d: usize,
+        y: &[f64],
+        out: &mut [f64],
+        stats: &mut IntegratorStats,
+    ) -> Result<(), IntegrateError> {
+        let (x, xd) = y.split_at(d);
+        let (ox, oa) = out.split_at_mut(d);
+        ode.position_rate(x, xd, ox);
+        stats.rhs_evals += 1;
+        ode.accel(x, xd, oa)?;
+        Ok(())
+    }
+
+    /// ∂f/∂y at y₀ by forward differences (one evaluation per column).
+    fn jacobian(&mut self, ode: &mut dyn SecondOrderOde) -> Result<(), IntegrateError> {
+        let n = self.y0.len();
+        for j in 0..n {
+            let yj = self.y0[j];
+            let delta = (f64::EPSILON * yj.abs().max(1e-5)).sqrt();
+            self.tmp.copy_from_slice(&self.y0);
+            self.tmp[j] = yj + delta;
+            Self::f(ode, self.d, &self.tmp, &mut self.tmp2, &mut self.stats)?;
+            for i in 0..n {
+                self.jac[(i, j)] = (self.tmp2[i] - self.f0[i]) / delta;
+            }
+        }
+        self.stats.jacobians += 1;
+        self.factored_h = 0.0; // the factors are of the old J
+        self.jac_fresh = true;
+        self.jac_valid = true;
+        Ok(())
+    }
+
+    /// Factors γ/h − J and (α + iβ)/h − J; false when either is singular.
+    fn factor(&mut self, h: f64) -> bool {
+        let n = self.y0.len();
+        let (fac1, alphn, betan) = (self.k.gamma / h, self.k.alpha / h, self.k.beta / h);
+        for j in 0..n {
+            for i in 0..n {
+                let jij = self.jac[(i, j)];
+                let diag = i == j;
+                self.e1.a[(i, j)] = if diag { fac1 - jij } else { -jij };
+                self.e2.a[(i, j)] = if diag { Complex::new(alphn - jij, betan) } else { Complex::new(-jij, 0.0) };
+            }
+        }
+        self.stats.decompositions += 1;
+        self.factored_h = h;
+        self.e1.factor() && self.e2.factor()
+    }
+
+    /// The Newton iteration's starting stage increments: the last step's collocation polynomial
+    /// extrapolated (zero on the first step or after the state was changed).
+    fn starting_values(&mut self, h: f64) {
+        let n = self.y0.len();
+        if self.dense_h == 0.0 {
+            for i in 0..3 {
+                self.z[i].iter_mut().for_each(|x| *x = 0.0);
+                self.w[i].iter_mut().for_each(|x| *x = 0.0);
+            }
+            return;
+        }
+        let (c1m1, c2m1) = (self.k.c[0] - 1.0, self.k.c[1] - 1.0);
+        for (s, c) in self.k.c.iter().enumerate() {
+            let cq = c * h / self.dense_h;
+            for i in 0..n {
+                let (a1, a2, a3) = (self.cont[1][i], self.cont[2][i], self.cont[3][i]);
+                self.z[s][i] = cq * (a1 + (cq - c2m1) * (a2 + (cq - c1m1) * a3));
+            }
+        }
+        self.transform_z_to_w();
+    }
+
+    /// W = T⁻¹ Z, component by component.
+    fn transform_z_to_w(&mut self) {
+        let ti = self.k.ti;
+        for i in 0..self.y0.len() {
+            let z = Vector3::new(self.z[0][i], self.z[1][i], self.z[2][i]);
+            let w = ti * z;
+            (self.w[0][i], self.w[1][i], self.w[2][i]) = (w[0], w[1], w[2]);
+        }
+    }
+
+    /// The scaled RMS norm of `v` (with `scal`) over `parts` vectors.
+    fn norm(&self, parts: &[&[f64]]) -> f64 {
+        let mut sum = 0.0;
+        for v in parts {
+            for (x, s) in v.iter().zip(&self.scal) {
+                sum += (x / s) * (x / s);
+            }
+        }
+        (sum / (parts.len() * self.scal.len()) as f64).sqrt()
+    }
+}
+
+/// How a Newton iteration ended.
+enum Newton {
+    /// Converged after this many iterations.
+    Converged(usize),
+    /// Diverged, too slow or failed: retry with h times this factor.
+    Failed { factor: f64, failure: Option<IntegrateError> },
+}
+
+impl Radau5 {
+    /// Simplified Newton on the transformed stage equations (Hairer II, (IV.8.16)–(8.18)).
+    fn newton(&mut self, ode: &mut dyn SecondOrderOde, h: f64) -> Result<Newton, IntegrateError> {
+        let n = self.y0.len();
+        let fnewt = (10.0 * f64::EPSILON / self.tr).max(0.03f64.min(self.tr.sqrt()));
+        self.faccon = self.faccon.max(f64::EPSILON).powf(0.8);
+        self.theta = THET;
+        let (mut dynold, mut thqold) = (0.0, 0.0);
+        let (fac1, alphn, betan) = (self.k.gamma / h, self.k.alpha / h, self.k.beta / h);
+        // A fixed step cannot be shortened: iterate longer, without predicting the outcome.
+        let nit = if self.fixed.is_some() { 50 } else { NIT };
+        for newt in 1..=nit {
+            for s in 0..3 {
+                for i in 0..n {
+                    self.tmp[i] = self.y0[i] + self.z[s][i];
+                }
+                if let Err(e) = Self::f(ode, self.d, &self.tmp, &mut self.fz[s], &mut self.stats) {
+                    if e.is_time_budget() {
+                        return Err(e);
+                    }
+                    return Ok(Newton::Failed { factor: 0.5, failure: Some(e) });
+                }
+            }
+            self.stats.newton_iterations += 1;
+            // Right-hand sides G − Λ W / h with G = T⁻¹ F, solved in place into ΔW.
+            let ti = self.k.ti;
+            for i in 0..n {
+                let g = ti * Vector3::new(self.fz[0][i], self.fz[1][i], self.fz[2][i]);
+                let (w1, w2, w3) = (self.w[0][i], self.w[1][i], self.w[2][i]);
+                self.e1.rhs[i] = g[0] - fac1 * w1;
+                self.e2.rhs[i] = Complex::new(g[1] - alphn * w2 + betan * w3, g[2] - betan * w2 - alphn * w3);
+            }
+            self.e1.solve();
+            self.e2.solve();
+            for i in 0..n {
+                (self.fz[0][i], self.fz[1][i], self.fz[2][i]) = (self.e1.rhs[i], self.e2.rhs[i].re, self.e2.rhs[i].im);
+            }
+            let dyno = self.norm(&[&self.fz[0], &self.fz[1], &self.fz[2]]);
+            if newt > 1 && newt < nit {
+                let thq = dyno / dynold;
+                self.theta = if newt == 2 { thq } else { (thq * thqold).sqrt() };
+                thqold = thq;
+                if !(self.theta < 0.99) {
+                    return Ok(Newton::Failed { factor: 0.5, failure: None });
+                }
+                self.faccon = self.theta / (1.0 - self.theta);
+                let dyth = self.faccon * dyno * self.theta.powi((NIT - 1 - newt) as i32) / fnewt;
+                if dyth >= 1.0 && self.fixed.is_none() {
+                    let qnewt = dyth.clamp(1e-4, 20.0);
+                    let factor = 0.8 * qnewt.powf(-1.0 / (4.0 + (NIT - 1 - newt) as f64));
+                    return Ok(Newton::Failed { factor, failure: None });
+                }
+            }
+            dynold = dyno.max(f64::EPSILON);
+            for s in 0..3 {
+                for i in 0..n {
+                    self.w[s][i] += self.fz[s][i];
+                }
+            }
+            let t = self.k.t;
+            for i in 0..n {
+                let z = t * Vector3::new(self.w[0][i], self.w[1][i], self.w[2][i]);
+                (self.z[0][i], self.z[1][i], self.z[2][i]) = (z[0], z[1], z[2]);
+            }
+            if self.faccon * dyno <= fnewt {
+                return Ok(Newton::Converged(newt));
+            }
+        }
+        Ok(Newton::Failed { factor: 0.5, failure: None })
+    }
+
+    /// The scaled error estimate of the step just solved (Hairer II, (IV.8.19)–(8.20)).
+    fn error_estimate(&mut self, ode: &mut dyn SecondOrderOde, h: f64) -> Result<f64, IntegrateError> {
+        let n = self.y0.len();
+        let hee = self.k.dd.map(|d| d / h);
+        for i in 0..n {
+            self.tmp2[i] = hee[0] * self.z[0][i] + hee[1] * self.z[1][i] + hee[2] * self.z[2][i];
+            self.e1.rhs[i] = self.tmp2[i] + self.f0[i];
+        }
+        self.e1.solve();
+        let mut err = self.norm(&[self.e1.rhs.as_slice()]).max(1e-10);
+        if err >= 1.0 && (self.first || self.last_rejected) {
+            for i in 0..n {
+                self.tmp[i] = self.y0[i] + self.e1.rhs[i];
+            }
+            let mut fe = std::mem::take(&mut self.fz[0]);
+            let r = Self::f(ode, self.d, &self.tmp, &mut fe, &mut self.stats);
+            if r.is_ok() {
+                for ((r, fi), f2) in self.e1.rhs.iter_mut().zip(&fe).zip(&self.tmp2) {
+                    *r = fi + f2;
+                }
+                self.e1.solve();
+                err = self.norm(&[self.e1.rhs.as_slice()]).max(1e-10);
+            }
+            self.fz[0] = fe;
+            if let Err(e) = r
+                && e.is_time_budget()
+            {
+                return Err(e);
+            }
+        }
+        Ok(err)
+    }
+
+    /// One attempt at a step of h from y₀.
+    fn attempt(&mut self, ode: &mut dyn SecondOrderOde, h: f64) -> Result<Attempt, IntegrateError> {
+        if !self.jac_valid {
+            self.jacobian(ode)?;
+        }
+        if self.factored_h != h && !self.factor(h) {
+            self.factored_h = 0.0;
+            self.jac_valid = self.jac_fresh;
+            return Ok(Attempt::Rejected { h_new: 0.5 * h, failure: None });
+        }
+        self.starting_values(h);
+        let newt = match self.newton(ode, h)? {
+            Newton::Converged(k) => k,
+            Newton::Failed { factor, failure } => {
+                self.jac_valid = self.jac_fresh;
+                return Ok(Attempt::Rejected { h_new: factor * h, failure });
+            }
+        };
+        if self.fixed.is_some() {
+            return Ok(Attempt::Accepted { h_new: h });
+        }
+        let err = self.error_estimate(ode, h)?;
+        let fac = SAFE.min(SAFE * (1 + 2 * NIT) as f64 / (newt + 2 * NIT) as f64);
+        let mut quot = (err.powf(0.25) / fac).clamp(1.0 / FAC_GROW, FAC_SHRINK);
+        if err >= 1.0 {
+            self.jac_valid = self.jac_fresh;
+            let h_new = if self.first { 0.1 * h } else { h / quot };
+            return Ok(Attempt::Rejected { h_new, failure: None });
+        }
+        if !self.first {
+            // Gustafsson's predictive controller (RADAU5's default).
+            let facgus = (self.hacc / h) * (err * err / self.erracc).powf(0.25) / SAFE;
+            quot = quot.max(facgus.clamp(1.0 / FAC_GROW, FAC_SHRINK));
+        }
+        self.hacc = h;
+        self.erracc = err.max(1e-2);
+        let mut h_new = h / quot;
+        if self.last_rejected {
+            h_new = h_new.min(h);
+        }
+        Ok(Attempt::Accepted { h_new })
+    }
+
+    /// Ends an accepted step of h: y₁ = y₀ + Z₃, the collocation polynomial, f(y₁), and whether
+    /// to keep J and h.
+    fn accept(&mut self, ode: &mut dyn SecondOrderOde, h: f64, h_new: f64, clipped: bool) -> Result<(), IntegrateError> {
+        let n = self.y0.len();
+        let (c1, c1m1, c2m1) = (self.k.c[0], self.k.c[0] - 1.0, self.k.c[1] - 1.0);
+        let c1mc2 = self.k.c[0] - self.k.c[1];
+        for i in 0..n {
+            let (z1, z2, z3) = (self.z[0][i], self.z[1][i], self.z[2][i]);
+            // Divided differences on the nodes s = 0, c₂ − 1, c₁ − 1, −1 (s = (t − t₁)/h).
+            let y1 = self.y0[i] + z3;
+            let a1 = (z2 - z3) / c2m1;
+            let ak = (z1 - z2) / c1mc2;
+            let a2 = (ak - a1) / c1m1;
+            let acont3 = (ak - z1 / c1) / self.k.c[1];
+            self.cont[0][i] = y1;
+            self.cont[1][i] = a1;
+            self.cont[2][i] = a2;
+            self.cont[3][i] = a2 - acont3;
+        }
+        self.dense_h = h;
+        self.y0.copy_from_slice(&self.cont[0]);
+        ode.normalize(&mut self.y0[..self.d]);
+        Self::f(ode, self.d, &self.y0, &mut self.f0, &mut self.stats)?;
+        self.f0_valid = true;
+        self.first = false;
+        self.last_rejected = false;
+        self.stats.steps += 1;
+        // The Jacobian at the new y₀ is recomputed unless Newton contracted fast.
+        self.jac_fresh = false;
+        self.jac_valid = self.theta <= THET && self.fixed.is_none();
+        let ratio = h_new / h;
+        let keep = self.jac_valid && (KEEP_RATIO.0..=KEEP_RATIO.1).contains(&ratio);
+        let next = if keep { h } else { h_new };
+        self.h = if clipped { next.max(self.h) } else { next };
+        Ok(())
+    }
+}
+
+impl Integrator for Radau5 {
+    fn prepare(&mut self, nx: usize, nv: usize) {
+        let n = nx + nv;
+        self.d = nx;
+        self.y0 = vec![0.0; n];
+        self.f0 = vec![0.0; n];
+        self.z = std::array::from_fn(|_| vec![0.0; n]);
+        self.w = std::array::from_fn(|_| vec![0.0; n]);
+        self.fz = std::array::from_fn(|_| vec![0.0; n]);
+        self.cont = std::array::from_fn(|_| vec![0.0; n]);
+        self.tmp = vec![0.0; n];
+        self.tmp2 = vec![0.0; n];
+        self.scal = vec![0.0; n];
+        self.jac = DMatrix::zeros(n, n);
+        self.e1 = InPlaceLu::new(n);
+        self.e2 = InPlaceLu::new(n);
+        self.reset();
+        self.h = 0.0;
+        self.first = true;
+        self.stats = IntegratorStats::default();
+    }
+
+    fn workspace_vectors(&self) -> usize {
+        // y0, f0, Z, W, F (3 each), the polynomial (4), two temporaries, the scale, 3 right-hand sides
+        26
+    }
+
+    fn workspace_matrices(&self) -> usize {
+        // J, the real factors and the complex ones (two words per entry)
+        4
+    }
+
+    fn step(
+        &mut self,
+        ode: &mut dyn SecondOrderOde,
+        x: &mut [f64],
+        xd: &mut [f64],
+        h_max: f64,
+    ) -> Result<f64, IntegrateError> {
+        let d = self.d;
+        if !self.f0_valid {
+            self.y0[..d].copy_from_slice(x);
+            self.y0[d..].copy_from_slice(xd);
+            Self::f(ode, d, &self.y0, &mut self.f0, &mut self.stats)?;
+            self.f0_valid = true;
+        }
+        if self.h == 0.0 {
+            self.h = self.fixed.unwrap_or(FIRST_STEP).min(h_max);
+        }
+        for (s, y) in self.scal.iter_mut().zip(&self.y0) {
+            *s = self.ta + self.tr * y.abs();
+        }
+        loop {
+            let clipped = h_max < self.h;
+            let h = if clipped { h_max } else { self.h };
+            match self.attempt(ode, h)? {
+                Attempt::Accepted { h_new } => {
+                    self.accept(ode, h, h_new, clipped)?;
+                    x.copy_from_slice(&self.y0[..d]);
+                    xd.copy_from_slice(&self.y0[d..]);
+                    return Ok(h);
+                }
+                Attempt::Rejected { h_new, failure } => {
+                    if self.fixed.is_some() {
+                        return Err(IntegrateError::NoConvergence { h });
+                    }
+                    self.stats.rejected += 1;
+                    self.last_rejected = true;
+                    self.h = h_new;
+                    if !(self.h > 1e-14 * h_max.max(1.0)) {
+                        return Err(match failure {
+                            Some(e) => IntegrateError::StageFailed { h, source: Box::new(e) },
+                            None => IntegrateError::StepSizeUnderflow { h: self.h },
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    fn stats(&self) -> IntegratorStats {
+        self.stats
+    }
+
+    fn reset(&mut self) {
+        // The state was changed between steps: f(y₀), J and the extrapolation are stale.
+        self.f0_valid = false;
+        self.jac_fresh = false;
+        self.jac_valid = false;
+        self.factored_h = 0.0;
+        self.dense_h = 0.0;
+    }
+
+    fn dense_output(
+        &mut self,
+        ode: &mut dyn SecondOrderOde,
+        theta: f64,
+        x: &mut [f64],
+        xd: &mut [f64],
+    ) -> Result<bool, IntegrateError> {
+        if self.dense_h == 0.0 {
+            return Ok(false);
+        }
+        let s = theta - 1.0;
+        let (c1m1, c2m1) = (self.k.c[0] - 1.0, self.k.c[1] - 1.0);
+        for i in 0..self.tmp.len() {
+            let (a0, a1, a2, a3) = (self.cont[0][i], self.cont[1][i], self.cont[2][i], self.cont[3][i]);
+            self.tmp[i] = a0 + s * (a1 + (s - c2m1) * (a2 + (s - c1m1) * a3));
+        }
+        let d = self.d;
+        x.copy_from_slice(&self.tmp[..d]);
+        xd.copy_from_slice(&self.tmp[d..]);
+        ode.normalize(x);
+        Ok(true)
+    }
+}
+
+/// The registry entry of `radau5`.
+pub const ENTRY: IntegratorEntry = IntegratorEntry {
+    name: "radau5",
+    summary: "Radau IIA order 5, implicit and L-stable for stiff problems: simplified Newton on the transformed stages, finite-difference Jacobian, dense LU (Hairer & Wanner's RADAU5), adaptive (rtol = atol = tolerance)",
+    order: 5,
+    make: Make::Adaptive(|rtol, atol| Box::new(Radau5::new(rtol, atol))),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::Coefficients;
+    use nalgebra::Matrix3;
+
+    #[test]
+    fn the_transformation_block_diagonalises_a_inverse_and_the_estimate_has_radau5s_weights() {
+        let k = Coefficients::new();
+        let s6 = 6f64.sqrt();
+        #[rustfmt::skip]
+        let a = Matrix3::new(
+            (88.0 - 7.0 * s6) / 360.0, (296.0 - 169.0 * s6) / 1800.0, (-2.0 + 3.0 * s6) / 225.0,
+            (296.0 + 169.0 * s6) / 1800.0, (88.0 + 7.0 * s6) / 360.0, (-2.0 - 3.0 * s6) / 225.0,
+            (16.0 - s6) / 36.0, (16.0 + s6) / 36.0, 1.0 / 9.0,
+        );
+        let block = k.ti * a.try_inverse().unwrap() * k.t;
+        #[rustfmt::skip]
+        let want = Matrix3::new(
+            k.gamma, 0.0, 0.0,
+            0.0, k.alpha, -k.beta,
+            0.0, k.beta, k.alpha,
+        );
+        // Entries of size ~10: rounding of a few ulps of that.
+        assert!((block - want).amax() <= 1e-13, "{block} vs {want}");
+        // RADAU5's published constants (DD1–DD3 in radau5.f), derived here from the order
+        // conditions of the embedded formula.
+        let dd = [-(13.0 + 7.0 * s6) / 3.0, (-13.0 + 7.0 * s6) / 3.0, -1.0 / 3.0];
+        for (got, want) in k.dd.iter().zip(dd) {
+            assert!((got - want).abs() <= 1e-12 * want.abs().max(1.0), "dd {:?} vs {dd:?}", k.dd);
+        }
+        assert!((k.gamma - 3.637834252744496).abs() < 1e-12, "gamma {}", k.gamma);
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::Radau5;
+    use crate::integrator::{Control, Integrator, RungeKutta, SecondOrderOde};
+    use crate::linsolve::{SolveError, SolverCounters};
+
+    /// ẍ = −k x − c ẋ (the pendulum's −sin x when `linear` is false).
+    struct Oscillator {
+        linear: Option<(f64, f64)>,
+    }
+
+    impl SecondOrderOde for Oscillator {
+        fn dim(&self) -> usize {
+            1
+        }
+        fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
+            (x[0], xd[0]) = (1.0, 0.0);
+        }
+        fn accel(&mut self, x: &[f64], xd: &[f64], a: &mut [f64]) -> Result<(), SolveError> {
+            a[0] = match self.linear {
+                Some((k, c)) => -k * x[0] - c * xd[0],
+                None => -x[0].sin(),
+            };
+            Ok(())
+        }
+        fn cartesian(&self, x: &[f64], xd: &[f64], q: &mut [f64], v: &mut [f64]) {
+            (q[0], v[0]) = (x[0], xd[0]);
+        }
+        fn cartesian_acceleration(&self, _: &[f64], _: &[f64], a: &[f64], out: &mut [f64]) {
+            out[0] = a[0];
+        }
+        fn constraint_force(&mut self, _: &[f64], _: &[f64], out: &mut [f64]) -> Result<(), SolveError> {
+            out[0] = 0.0;
+            Ok(())
+        }
+        fn solver_counters(&self) -> SolverCounters {
+            SolverCounters::default()
+        }
+    }
+
+    /// (x, ẋ) at `t_end` from x = 1, ẋ = 0.
+    fn integrate(method: &mut dyn Integrator, ode: &mut Oscillator, t_end: f64) -> (f64, f64) {
+        method.prepare(1, 1);
+        let (mut x, mut xd) = ([1.0], [0.0]);
+        let mut t = 0.0;
+        while t < t_end * (1.0 - 1e-12) {
+            t += method.step(ode, &mut x, &mut xd, t_end - t).unwrap();
+        }
+        (x[0], xd[0])
+    }
+
+    #[test]
+    fn fixed_steps_converge_at_order_five_on_the_pendulum() {
+        // Reference: Dop853 with 4000 steps (error ~ 1e-16, far below the smallest error here).
+        let mut ode = Oscillator { linear: None };
+        let (xr, vr) = integrate(&mut RungeKutta::new(&crate::integrator::dop853::DOP853, Control::Fixed { h: 1e-3 }), &mut ode, 4.0);
+        // Steps where the leading error term dominates and stays far above rounding.
+        let hs = [0.4, 0.2, 0.1];
+        let errs: Vec<f64> = hs
+            .iter()
+            .map(|&h| {
+                let (x, v) = integrate(&mut Radau5::with_fixed_step(h), &mut ode, 4.0);
+                (x - xr).abs().max((v - vr).abs())
+            })
+            .collect();
+        let p = crate::metrics::observed_order(&hs, &errs);
+        eprintln!("radau5 fixed steps {hs:?}: errors {errs:?}, observed order {p:.3}");
+        assert!((p - 5.0).abs() <= 0.2, "observed order {p:.3} (errors {errs:?})");
+    }
+
+    #[test]
+    fn a_stiff_damper_takes_long_steps_at_the_tolerance() {
+        // ẍ + (1 + 10⁶) ẋ + 10⁶ x = 0: eigenvalues −1 and −10⁶. x = (10⁶ e^(−t) − e^(−10⁶ t)) /
+        // (10⁶ − 1). An explicit method needs h < 2.8e-6 s to stay stable; Radau IIA is L-stable.
+        let (k, c) = (1e6, 1e6 + 1.0);
+        let mut ode = Oscillator { linear: Some((k, c)) };
+        let mut radau = Radau5::new(1e-8, 1e-8);
+        let (x, _) = integrate(&mut radau, &mut ode, 10.0);
+        let exact = (1e6 * (-10f64).exp() - (-1e7f64).exp()) / (1e6 - 1.0);
+        let s = radau.stats();
+        eprintln!("radau5 on the stiff damper: x(10) error {:.2e}, {s:?}", (x - exact).abs());
+        // Global error of a stable, tolerance-proportional method: within 100 rtol of |x|max = 1.
+        assert!((x - exact).abs() <= 1e-6, "x(10) = {x:e}, exact {exact:e}");
+        // The transient of 10⁻⁶ s is resolved in a few dozen steps, then steps grow to ~1 s.
+        assert!(s.steps < 200, "{s:?}");
+    }
+}
