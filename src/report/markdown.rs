@@ -249,7 +249,7 @@ fn run_notes(out: &mut String, exp: &Experiment, rows: &[Row], prov: &Provenance
     if !exp.tolerances.is_empty() {
         let _ = writeln!(
             out,
-            "- adaptive cells step from 0 to the duration as their error control chooses and are sampled at the exact sample times through their dense output (dopri5: order 4; dop853: order 7, whose 3 extra evaluations per sampled step are not counted as cost), so sampling does not change their steps"
+            "- adaptive cells step from 0 to the duration as their error control chooses and are sampled at the exact sample times through their dense output (dopri5: order 4; dop853: order 7, whose 3 extra evaluations per sampled step are not counted as cost; radau5: its collocation polynomial, order 3), so sampling does not change their steps"
         );
     }
     if exp.goals.repeats > 0 {

@@ -557,6 +557,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("models/newtons_cradle.yaml", include_str!("../../../models/newtons_cradle.yaml")),
     ("models/sphere_rolling_down_incline.yaml", include_str!("../../../models/sphere_rolling_down_incline.yaml")),
     ("models/sphere_sliding_to_rolling.yaml", include_str!("../../../models/sphere_sliding_to_rolling.yaml")),
+    ("models/stiff_damper.yaml", include_str!("../../../models/stiff_damper.yaml")),
     ("models/tumbling_boxes.yaml", include_str!("../../../models/tumbling_boxes.yaml")),
 ];
 
