@@ -75,6 +75,7 @@ fn impulse_rattle_and_force_steps_allocate_nothing() {
         ("rattle", &[][..], "sparse_cholesky"),
         ("rattle", &full_newton[..], "sparse_cholesky"),
         ("midpoint", &[][..], "sparse_cholesky"),
+        ("generalized_alpha", &[][..], "sparse_cholesky"),
         ("impulse", &[][..], "gauss_seidel"),
         ("impulse", &[][..], "cg"),
     ] {
@@ -307,4 +308,43 @@ fn lagrangian_evaluations_allocate_nothing() {
         });
         assert_eq!(n, 0, "lagrangian on {} + {solver}: {n} allocations in 5 steps", scene.name);
     }
+}
+
+/// The implicit methods' Newton iterations on the stiff damper (`models/stiff_damper.yaml`):
+/// `radau5`'s transformed stages and dense LU, and `generalized_alpha`'s full Newton (GMRES with
+/// finite-difference products, which the stiff spring makes it take) allocate nothing per step.
+#[test]
+fn radau5_and_generalized_alpha_full_newton_allocate_nothing() {
+    let path = format!("{}/models/stiff_damper.yaml", env!("CARGO_MANIFEST_DIR"));
+    let scene = tinkertoy::scene::model_file::load(&path).unwrap().scene;
+    let s = solvers::find("dense_lu").unwrap();
+    let f = formulations::find("generalized_alpha").unwrap();
+    let Dynamics::Stepper(mut st) = (f.build)(&f.params.defaults(), &scene, (s.build)(&s.params.defaults())).unwrap()
+    else {
+        panic!()
+    };
+    let (mut q, mut v) = (scene.q0.clone(), scene.v0.clone());
+    st.step(0.1, &mut q, &mut v).unwrap();
+    let n = allocations_during(|| {
+        for _ in 0..5 {
+            st.step(0.1, &mut q, &mut v).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "generalized_alpha full Newton: {n} allocations in 5 steps");
+    let f = formulations::find("force").unwrap();
+    let Dynamics::Ode(mut ode) = (f.build)(&f.params.defaults(), &scene, (s.build)(&s.params.defaults())).unwrap()
+    else {
+        panic!()
+    };
+    let mut it = tinkertoy::integrator::radau5::Radau5::new(1e-6, 1e-6);
+    it.prepare(ode.position_dim(), ode.dim());
+    let (mut q, mut v) = (vec![0.0; ode.position_dim()], vec![0.0; ode.dim()]);
+    ode.initial(&mut q, &mut v);
+    it.step(ode.as_mut(), &mut q, &mut v, 10.0).unwrap();
+    let n = allocations_during(|| {
+        for _ in 0..5 {
+            it.step(ode.as_mut(), &mut q, &mut v, 10.0).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "radau5: {n} allocations in 5 steps");
 }

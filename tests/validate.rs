@@ -24,7 +24,11 @@ fn validate_passes_on_every_built_in_cell() {
     let steppers = FORMULATIONS.iter().filter(|f| f.order.is_some()).count();
     let orders: Vec<_> = checks.iter().filter(|c| c.case.starts_with("stepper order")).collect();
     assert_eq!(orders.len(), 2 * steppers, "{orders:?}");
-    assert!(orders.iter().all(|c| c.outcome == Outcome::Pass), "{orders:?}");
+    // generalized_alpha steps vector-space coordinates only: in space it is not applicable, and
+    // the check says so (Info) instead of passing.
+    let in_space = |c: &tinkertoy::validate::Check| c.cell.starts_with("generalized_alpha") && c.case.contains("3D");
+    assert!(orders.iter().filter(|c| !in_space(c)).all(|c| c.outcome == Outcome::Pass), "{orders:?}");
+    assert!(orders.iter().filter(|c| in_space(c)).all(|c| c.outcome == Outcome::Info), "{orders:?}");
     // The steppers declared conservative (rattle, midpoint) keep the pendulum's energy without drift.
     let conservative = FORMULATIONS.iter().filter(|f| f.conservative).count();
     let energy: Vec<_> = checks.iter().filter(|c| c.case.starts_with("stepper: bounded energy")).collect();

@@ -19,6 +19,7 @@ registry! {
         pgs,
         rattle,
         midpoint,
+        generalized_alpha,
         xpbd,
         xpbd_newton,
         soft_step,
@@ -27,6 +28,7 @@ registry! {
 }
 
 pub use force::{Force, ForceParams};
+pub use generalized_alpha::{GeneralizedAlpha, GeneralizedAlphaOptions};
 pub use impulse::Impulse;
 pub use lagrangian::{Lagrangian, LagrangianParams};
 pub use midpoint::{Midpoint, MidpointOptions};
