@@ -157,6 +157,40 @@ fn lagrangians_loop_closure_system_counts_in_the_memory_budget() {
     assert!(!reports.exists());
 }
 
+#[test]
+fn radau5s_dense_matrices_count_in_the_memory_budget() {
+    // `radau5` keeps J and its real and complex factors, 4 dense n × n matrices of n = x and ẋ
+    // together: a chain of 2 000 particles under `force` has n = 8 000, 8 · 4 · 8 000² B ≈ 2 GB,
+    // refused under a 1 000 MB cell limit with the integrator named; 200 particles (n = 800,
+    // about 20 MB) are accepted.
+    let dir = temp_dir("radau_budget");
+    let reports = dir.join("reports");
+    let go = |n: u32| {
+        let config = dir.join("radau.yaml");
+        std::fs::write(
+            &config,
+            BASE.replace("scene: {name: pendulum}", &format!("scene: {{name: chain, params: {{n: {n}}}}}"))
+                .replace("solvers: [{name: dense_lu}]", "solvers: [{name: sparse_cholesky}]")
+                .replace(
+                    "integrators: [{name: rk4}]\nsteps: [0.01]",
+                    "integrators: [{name: radau5}]\ntolerances: [1.0e-6]",
+                ),
+        )
+        .unwrap();
+        dry_run(&config, &reports, "cell_memory_mb=1000")
+    };
+    let (code, stderr) = go(2000);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("limits.cell_memory_mb` = 1000") && stderr.contains("integrator `radau5` keeps dense"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let (code, stderr) = go(200);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!reports.exists());
+}
+
 /// `run CONFIG --reports REPORTS --limit LIMIT --dry-run`: (exit status, standard error).
 fn dry_run(config: &Path, reports: &Path, limit: &str) -> (Option<i32>, String) {
     let out = Command::new(BIN)

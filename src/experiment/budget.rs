@@ -431,6 +431,15 @@ impl Experiment {
         CellMemory { system, solver, workspace, samples: n_samples * sample_bytes(recorded) }
     }
 
+    /// The name of cell `c`'s integrator and the bytes of its dense matrices, if it keeps any
+    /// (an implicit method's Jacobian and factors).
+    fn dense_integrator_bytes(&self, c: &Cell, size: &SceneSize) -> Option<(&'static str, u64)> {
+        let entry = self.integrators[c.integrator?].entry;
+        let matrices = entry.build(c.step.control).ok()?.workspace_matrices() as u64;
+        let n = (size.nq + size.ndof) as u64;
+        (matrices > 0).then(|| (entry.name, 8 * matrices * n.saturating_mul(n)))
+    }
+
     /// Cell `c`'s estimate `m` against `limits.cell_memory_mb`, the error naming its largest part.
     fn check_cell_memory(&self, c: &Cell, m: &CellMemory) -> Result<(), ConfigError> {
         let limit = self.limits.get(Limit::CellMemoryMb) * 1e6;
@@ -439,6 +448,7 @@ impl Experiment {
         }
         let (f, s) = (&self.formulations[c.formulation], &self.solvers[c.solver]);
         let size = SceneSize::of(&self.variants[c.variant].scene);
+        let mut dense = false;
         let what = if m.solver >= m.system && m.solver >= m.workspace && m.solver >= m.samples {
             format!("solver `{}` needs about {} MB", s.label, mb(m.solver))
         } else if m.system >= m.workspace && m.system >= m.samples {
@@ -452,6 +462,13 @@ impl Experiment {
             }
         } else if m.samples >= m.workspace {
             format!("its samples need about {} MB", mb(m.samples))
+        } else if let Some((name, bytes)) = self.dense_integrator_bytes(c, &size) {
+            dense = true;
+            format!(
+                "integrator `{name}` keeps dense n x n matrices, n = {} (positions and velocities): about {} MB",
+                size.nq + size.ndof,
+                mb(bytes)
+            )
         } else {
             format!("its states and workspaces need about {} MB", mb(m.workspace))
         };
@@ -459,12 +476,13 @@ impl Experiment {
             &self.file,
             None,
             format!(
-                "field `limits.cell_memory_mb` = {}: cell `{}` would need about {} MB ({what}, on {} constraint rows and {} coordinates) — choose a sparse or matrix-free solver, a smaller scene, or raise the limit",
+                "field `limits.cell_memory_mb` = {}: cell `{}` would need about {} MB ({what}, on {} constraint rows and {} coordinates) — choose {}, a smaller scene, or raise the limit",
                 fmt_num(self.limits.get(Limit::CellMemoryMb)),
                 self.cell_label(c),
                 mb(m.total()),
                 size.rows,
-                size.nq
+                size.nq,
+                if dense { "an explicit integrator" } else { "a sparse or matrix-free solver" }
             ),
         )
     }
