@@ -386,8 +386,8 @@ fn stiff_damper_alpha(sel: &Selection, scene: &crate::scene::Scene, reference: &
     }
 }
 
-/// The largest distance of output `column` from the reference rows at the samples (NaN when a
-/// reference time has no sample).
+/// The largest distance of the scene's first output from the reference rows' first column at the
+/// samples (NaN when a reference time has no sample).
 fn worst_distance(scene: &crate::scene::Scene, r: &crate::experiment::RunResult, reference: &[Vec<f64>]) -> f64 {
     let s = &scene.outputs[0];
     reference.iter().fold(0.0f64, |worst, row| match r.samples.iter().find(|x| (x.t - row[0]).abs() < 1e-9) {
