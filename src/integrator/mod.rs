@@ -26,6 +26,8 @@ pub mod runge_kutta;
 pub mod tableaus;
 
 mod dop853_tableau;
+#[cfg(test)]
+mod test_ode;
 
 pub use explicit_euler::ExplicitEuler;
 pub use runge_kutta::RungeKutta;

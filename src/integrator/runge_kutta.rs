@@ -440,37 +440,8 @@ mod tests {
     use crate::integrator::dop853::DOP853;
     use crate::integrator::dopri5::DOPRI5;
     use crate::integrator::tableaus::Tableau;
-    use crate::integrator::{Control, Integrator, SecondOrderOde};
-    use crate::linsolve::{SolveError, SolverCounters};
-
-    /// The pendulum ẍ = −sin x from x = 1, ẋ = 0 (nonlinear: no linear superconvergence).
-    struct Oscillator;
-
-    impl SecondOrderOde for Oscillator {
-        fn dim(&self) -> usize {
-            1
-        }
-        fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
-            (x[0], xd[0]) = (1.0, 0.0);
-        }
-        fn accel(&mut self, x: &[f64], _: &[f64], a: &mut [f64]) -> Result<(), SolveError> {
-            a[0] = -x[0].sin();
-            Ok(())
-        }
-        fn cartesian(&self, x: &[f64], xd: &[f64], q: &mut [f64], v: &mut [f64]) {
-            (q[0], v[0]) = (x[0], xd[0]);
-        }
-        fn cartesian_acceleration(&self, _: &[f64], _: &[f64], a: &[f64], out: &mut [f64]) {
-            out[0] = a[0];
-        }
-        fn constraint_force(&mut self, _: &[f64], _: &[f64], out: &mut [f64]) -> Result<(), SolveError> {
-            out[0] = 0.0;
-            Ok(())
-        }
-        fn solver_counters(&self) -> SolverCounters {
-            SolverCounters::default()
-        }
-    }
+    use crate::integrator::test_ode::Oscillator;
+    use crate::integrator::{Control, Integrator};
 
     /// The interpolant's error at θ = 0.3 after one step of h from x = 1 (max over x and ẋ: the
     /// velocity error is the leading one), and its error at θ = 0 and θ = 1 against the step's own
@@ -479,7 +450,7 @@ mod tests {
         let mut rk = RungeKutta::new(tab, Control::Fixed { h });
         rk.prepare(1, 1);
         let (mut x, mut xd) = ([1.0], [0.0]);
-        let mut ode = Oscillator;
+        let mut ode = Oscillator { linear: None };
         rk.step(&mut ode, &mut x, &mut xd, h).unwrap();
         let (mut xi, mut vi) = ([0.0], [0.0]);
         assert!(rk.dense_output(&mut ode, 1.0, &mut xi, &mut vi).unwrap());

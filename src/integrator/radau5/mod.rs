@@ -31,9 +31,17 @@
 //!   half the step, down to the step-size underflow bound.
 //! - **Dense output**: the collocation polynomial of the last step (order 3 between steps).
 
+mod coefficients;
+mod lu;
+#[cfg(test)]
+mod tests;
+
+pub use coefficients::{Coefficients, butcher_a};
+
 use super::registry::{IntegratorEntry, Make};
 use super::{IntegrateError, Integrator, IntegratorStats, SecondOrderOde};
-use nalgebra::{Complex, ComplexField, DMatrix, DVector, Matrix3, Vector3};
+use lu::InPlaceLu;
+use nalgebra::{Complex, DMatrix, Vector3};
 
 /// Newton iterations per step at most (RADAU5's NIT).
 const NIT: usize = 7;
@@ -48,135 +56,6 @@ const FAC_SHRINK: f64 = 5.0;
 const KEEP_RATIO: (f64, f64) = (1.0, 1.2);
 /// The first step size tried \[s\] (RADAU5's default).
 const FIRST_STEP: f64 = 1e-6;
-
-/// The Radau IIA (s = 3) coefficients and the transformation of A⁻¹ to block-diagonal form.
-#[derive(Clone, Copy, Debug)]
-pub struct Coefficients {
-    /// Nodes c₁, c₂, c₃ = 1.
-    pub c: [f64; 3],
-    /// T: its columns are the real eigenvector of A⁻¹ and the real and imaginary parts of a
-    /// complex one, so that T⁻¹ A⁻¹ T = [γ 0 0; 0 α −β; 0 β α].
-    pub t: Matrix3<f64>,
-    /// T⁻¹.
-    pub ti: Matrix3<f64>,
-    /// The real eigenvalue γ of A⁻¹.
-    pub gamma: f64,
-    /// The complex pair α ± iβ of A⁻¹.
-    pub alpha: f64,
-    /// Its imaginary part β > 0.
-    pub beta: f64,
-    /// The error estimate's weights on Z₁, Z₂, Z₃, divided by γ₀ = 1/γ (RADAU5's DD1–DD3).
-    pub dd: [f64; 3],
-}
-
-impl Coefficients {
-    /// Builds the coefficients from the Butcher matrix of Radau IIA (Hairer II, Table IV.5.6).
-    pub fn new() -> Self {
-        let s6 = 6f64.sqrt();
-        #[rustfmt::skip]
-        let a = Matrix3::new(
-            (88.0 - 7.0 * s6) / 360.0, (296.0 - 169.0 * s6) / 1800.0, (-2.0 + 3.0 * s6) / 225.0,
-            (296.0 + 169.0 * s6) / 1800.0, (88.0 + 7.0 * s6) / 360.0, (-2.0 - 3.0 * s6) / 225.0,
-            (16.0 - s6) / 36.0, (16.0 + s6) / 36.0, 1.0 / 9.0,
-        );
-        let c = [(4.0 - s6) / 10.0, (4.0 + s6) / 10.0, 1.0];
-        // The eigenvalues of A: one real, u, and a complex pair p ± iq (closed forms; those of
-        // A⁻¹ are their reciprocals).
-        let (c81, c9) = (81f64.cbrt(), 9f64.cbrt());
-        let u = (6.0 + c81 - c9) / 30.0;
-        let (p, q) = ((12.0 - c81 + c9) / 60.0, (c81 + c9) * 3f64.sqrt() / 60.0);
-        let real = null_vector(&a, Complex::new(u, 0.0));
-        let pair = null_vector(&a, Complex::new(p, q));
-        let t = Matrix3::from_columns(&[real.map(|z| z.re), pair.map(|z| z.re), pair.map(|z| z.im)]);
-        let ti = t.try_inverse().expect("the eigenvectors of Radau IIA's A are independent");
-        let norm = p * p + q * q;
-        // The embedded order-3 formula ŷ₁ = y₀ + h (γ₀ f(y₀) + Σ b̂ᵢ f(Yᵢ)), γ₀ = u: its weights
-        // from the order conditions Σ b̂ᵢ cᵢ^(k−1) = 1/k − γ₀ δ_{k1}, k = 1, 2, 3; then
-        // ŷ₁ − y₁ = γ₀ h f(y₀) + eᵀ Z with e = A⁻ᵀ (b̂ − b) since h f(Yᵢ) = (A⁻¹ Z)ᵢ.
-        let v = Matrix3::from_fn(|k, i| c[i].powi(k as i32));
-        let bhat = v.try_inverse().expect("distinct nodes") * Vector3::new(1.0 - u, 0.5, 1.0 / 3.0);
-        let b = Vector3::new(a[(2, 0)], a[(2, 1)], a[(2, 2)]);
-        let ainv = a.try_inverse().expect("A is invertible");
-        let e = ainv.transpose() * (bhat - b);
-        Coefficients {
-            c,
-            t,
-            ti,
-            gamma: 1.0 / u,
-            alpha: p / norm,
-            beta: q / norm,
-            dd: [e[0] / u, e[1] / u, e[2] / u],
-        }
-    }
-}
-
-impl Default for Coefficients {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// A vector v ≠ 0 with (A − λ I) v = 0 for an eigenvalue λ of the 3 × 3 matrix A: the cross
-/// product of two rows of A − λ I (without conjugation, so it is orthogonal to both rows in the
-/// bilinear sense, and to the third, which they span).
-fn null_vector(a: &Matrix3<f64>, lambda: Complex<f64>) -> Vector3<Complex<f64>> {
-    let m = a.map(|x| Complex::new(x, 0.0)) - Matrix3::identity() * lambda;
-    let (r0, r1) = (m.row(0), m.row(1));
-    Vector3::new(
-        r0[1] * r1[2] - r0[2] * r1[1],
-        r0[2] * r1[0] - r0[0] * r1[2],
-        r0[0] * r1[1] - r0[1] * r1[0],
-    )
-}
-
-/// A dense LU factorization with partial pivoting, in place in a matrix allocated once (real
-/// or complex; Golub & Van Loan, Matrix Computations, Alg. 3.4.1, through nalgebra's elimination
-/// steps).
-#[derive(Debug)]
-struct InPlaceLu<T: ComplexField<RealField = f64> + Copy> {
-    a: DMatrix<T>,
-    pivots: Vec<usize>,
-    rhs: DVector<T>,
-}
-
-impl<T: ComplexField<RealField = f64> + Copy> InPlaceLu<T> {
-    fn new(n: usize) -> Self {
-        InPlaceLu { a: DMatrix::zeros(n, n), pivots: vec![0; n], rhs: DVector::zeros(n) }
-    }
-
-    /// Factors `a` in place; false when a pivot is zero to working precision (below n ε max|A|).
-    fn factor(&mut self) -> bool {
-        let n = self.a.nrows();
-        let scale = self.a.iter().fold(0.0f64, |m, x| m.max(x.modulus()));
-        let tiny = n as f64 * f64::EPSILON * scale;
-        for i in 0..n {
-            let piv = self.a.view_range(i.., i).icamax() + i;
-            let diag = self.a[(piv, i)];
-            let size = diag.modulus();
-            if !(size > tiny) || !size.is_finite() {
-                return false;
-            }
-            self.pivots[i] = piv;
-            if piv != i {
-                self.a.columns_range_mut(..i).swap_rows(i, piv);
-                nalgebra::linalg::gauss_step_swap(&mut self.a, diag, i, piv);
-            } else {
-                nalgebra::linalg::gauss_step(&mut self.a, diag, i);
-            }
-        }
-        true
-    }
-
-    /// Solves A x = `rhs` in place with the factors.
-    fn solve(&mut self) {
-        for i in 0..self.a.nrows() {
-            self.rhs.swap_rows(i, self.pivots[i]);
-        }
-        self.a.solve_lower_triangular_with_diag_mut(&mut self.rhs, T::one());
-        // The factorization refused zero pivots, so U is invertible.
-        let _ = self.a.solve_upper_triangular_mut(&mut self.rhs);
-    }
-}
 
 /// How one attempted step ended.
 enum Attempt {
@@ -700,125 +579,3 @@ pub const ENTRY: IntegratorEntry = IntegratorEntry {
     order: 5,
     make: Make::Adaptive(|rtol, atol| Box::new(Radau5::new(rtol, atol))),
 };
-
-#[cfg(test)]
-mod tests {
-    use super::Coefficients;
-    use nalgebra::Matrix3;
-
-    #[test]
-    fn the_transformation_block_diagonalises_a_inverse_and_the_estimate_has_radau5s_weights() {
-        let k = Coefficients::new();
-        let s6 = 6f64.sqrt();
-        #[rustfmt::skip]
-        let a = Matrix3::new(
-            (88.0 - 7.0 * s6) / 360.0, (296.0 - 169.0 * s6) / 1800.0, (-2.0 + 3.0 * s6) / 225.0,
-            (296.0 + 169.0 * s6) / 1800.0, (88.0 + 7.0 * s6) / 360.0, (-2.0 - 3.0 * s6) / 225.0,
-            (16.0 - s6) / 36.0, (16.0 + s6) / 36.0, 1.0 / 9.0,
-        );
-        let block = k.ti * a.try_inverse().unwrap() * k.t;
-        #[rustfmt::skip]
-        let want = Matrix3::new(
-            k.gamma, 0.0, 0.0,
-            0.0, k.alpha, -k.beta,
-            0.0, k.beta, k.alpha,
-        );
-        // Entries of size ~10: rounding of a few ulps of that.
-        assert!((block - want).amax() <= 1e-13, "{block} vs {want}");
-        // RADAU5's published constants (DD1–DD3 in radau5.f), derived here from the order
-        // conditions of the embedded formula.
-        let dd = [-(13.0 + 7.0 * s6) / 3.0, (-13.0 + 7.0 * s6) / 3.0, -1.0 / 3.0];
-        for (got, want) in k.dd.iter().zip(dd) {
-            assert!((got - want).abs() <= 1e-12 * want.abs().max(1.0), "dd {:?} vs {dd:?}", k.dd);
-        }
-        assert!((k.gamma - 3.637834252744496).abs() < 1e-12, "gamma {}", k.gamma);
-    }
-}
-
-#[cfg(test)]
-mod order_tests {
-    use super::Radau5;
-    use crate::integrator::{Control, Integrator, RungeKutta, SecondOrderOde};
-    use crate::linsolve::{SolveError, SolverCounters};
-
-    /// ẍ = −k x − c ẋ (the pendulum's −sin x when `linear` is false).
-    struct Oscillator {
-        linear: Option<(f64, f64)>,
-    }
-
-    impl SecondOrderOde for Oscillator {
-        fn dim(&self) -> usize {
-            1
-        }
-        fn initial(&self, x: &mut [f64], xd: &mut [f64]) {
-            (x[0], xd[0]) = (1.0, 0.0);
-        }
-        fn accel(&mut self, x: &[f64], xd: &[f64], a: &mut [f64]) -> Result<(), SolveError> {
-            a[0] = match self.linear {
-                Some((k, c)) => -k * x[0] - c * xd[0],
-                None => -x[0].sin(),
-            };
-            Ok(())
-        }
-        fn cartesian(&self, x: &[f64], xd: &[f64], q: &mut [f64], v: &mut [f64]) {
-            (q[0], v[0]) = (x[0], xd[0]);
-        }
-        fn cartesian_acceleration(&self, _: &[f64], _: &[f64], a: &[f64], out: &mut [f64]) {
-            out[0] = a[0];
-        }
-        fn constraint_force(&mut self, _: &[f64], _: &[f64], out: &mut [f64]) -> Result<(), SolveError> {
-            out[0] = 0.0;
-            Ok(())
-        }
-        fn solver_counters(&self) -> SolverCounters {
-            SolverCounters::default()
-        }
-    }
-
-    /// (x, ẋ) at `t_end` from x = 1, ẋ = 0.
-    fn integrate(method: &mut dyn Integrator, ode: &mut Oscillator, t_end: f64) -> (f64, f64) {
-        method.prepare(1, 1);
-        let (mut x, mut xd) = ([1.0], [0.0]);
-        let mut t = 0.0;
-        while t < t_end * (1.0 - 1e-12) {
-            t += method.step(ode, &mut x, &mut xd, t_end - t).unwrap();
-        }
-        (x[0], xd[0])
-    }
-
-    #[test]
-    fn fixed_steps_converge_at_order_five_on_the_pendulum() {
-        // Reference: Dop853 with 4000 steps (error ~ 1e-16, far below the smallest error here).
-        let mut ode = Oscillator { linear: None };
-        let (xr, vr) = integrate(&mut RungeKutta::new(&crate::integrator::dop853::DOP853, Control::Fixed { h: 1e-3 }), &mut ode, 4.0);
-        // Steps where the leading error term dominates and stays far above rounding.
-        let hs = [0.4, 0.2, 0.1];
-        let errs: Vec<f64> = hs
-            .iter()
-            .map(|&h| {
-                let (x, v) = integrate(&mut Radau5::with_fixed_step(h), &mut ode, 4.0);
-                (x - xr).abs().max((v - vr).abs())
-            })
-            .collect();
-        let p = crate::metrics::observed_order(&hs, &errs);
-        eprintln!("radau5 fixed steps {hs:?}: errors {errs:?}, observed order {p:.3}");
-        assert!((p - 5.0).abs() <= 0.2, "observed order {p:.3} (errors {errs:?})");
-    }
-
-    #[test]
-    fn a_stiff_damper_takes_long_steps_at_the_tolerance() {
-        // ẍ + (1 + 10⁶) ẋ + 10⁶ x = 0: eigenvalues −1 and −10⁶. x = (10⁶ e^(−t) − e^(−10⁶ t)) /
-        // (10⁶ − 1). An explicit method needs h < 2.8e-6 s to stay stable; Radau IIA is L-stable.
-        let (k, c) = (1e6, 1e6 + 1.0);
-        let mut ode = Oscillator { linear: Some((k, c)) };
-        let mut radau = Radau5::new(1e-8, 1e-8);
-        let (x, _) = integrate(&mut radau, &mut ode, 10.0);
-        let exact = (1e6 * (-10f64).exp() - (-1e7f64).exp()) / (1e6 - 1.0);
-        let s = radau.stats();
-        eprintln!("radau5 on the stiff damper: x(10) error {:.2e}, {s:?}", (x - exact).abs());
-        // Global error of a stable, tolerance-proportional method: within 100 rtol of |x|max = 1.
-        assert!((x - exact).abs() <= 1e-6, "x(10) = {x:e}, exact {exact:e}");
-        // The transient of 10⁻⁶ s is resolved in a few dozen steps, then steps grow to ~1 s.
-        assert!(s.steps < 200, "{s:?}");
-    }
-}
