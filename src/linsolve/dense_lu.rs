@@ -1,50 +1,54 @@
 //! Dense LU with partial pivoting (nalgebra's Gaussian elimination steps), for small systems.
 //!
 //! P A = L U by Doolittle elimination with row pivoting (Golub & Van Loan, Matrix Computations,
-//! Alg. 3.4.1), done in place in a matrix allocated once per run; then L y = P b, U x = y. The
-//! reference solver the others are checked against. O(m³) per solve: not for large systems.
+//! Alg. 3.4.1), done in place in a matrix allocated once per run ([`InPlaceLu`], which `radau5`
+//! also uses); then L y = P b, U x = y. The reference solver the others are checked against.
+//! O(m³) per solve: not for large systems.
 
 use super::registry::{SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, SolveError, SolveInfo, relative_residual};
 use crate::params::{NoParams, ParamTable};
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{ComplexField, DMatrix, DVector};
 
 /// Dense LU with partial pivoting.
 #[derive(Debug, Default)]
 pub struct DenseLu {
-    a: DMatrix<f64>,
-    pivots: Vec<usize>,
-    rhs: DVector<f64>,
+    lu: InPlaceLu<f64>,
     ax: Vec<f64>,
     scratch: Vec<f64>,
 }
 
-impl LinearSolver for DenseLu {
-    fn name(&self) -> &'static str {
-        "dense_lu"
+/// P A = L U with partial pivoting, in place in a matrix allocated once, real or complex (Golub &
+/// Van Loan, Matrix Computations, Alg. 3.4.1, through nalgebra's elimination steps): the factors
+/// of `dense_lu` and of `radau5`'s two iteration matrices.
+#[derive(Debug, Default)]
+pub struct InPlaceLu<T: ComplexField<RealField = f64> + Copy> {
+    /// The matrix, overwritten by its factors.
+    pub a: DMatrix<T>,
+    pivots: Vec<usize>,
+    /// The right-hand side, overwritten by the solution.
+    pub rhs: DVector<T>,
+}
+
+impl<T: ComplexField<RealField = f64> + Copy> InPlaceLu<T> {
+    /// Room for n × n.
+    pub fn new(n: usize) -> Self {
+        InPlaceLu { a: DMatrix::zeros(n, n), pivots: vec![0; n], rhs: DVector::zeros(n) }
     }
 
-    fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
-        let n = op.dim();
-        self.a = DMatrix::zeros(n, n);
-        self.pivots = vec![0; n];
-        self.rhs = DVector::zeros(n);
-        self.ax = vec![0.0; n];
-        self.scratch = vec![0.0; op.scratch_len()];
-        Ok(())
-    }
-
-    fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
-        let n = op.dim();
-        op.to_dense(self.a.as_mut_slice());
-        let scale = self.a.amax();
+    /// Factors `a` in place; Err(the column) where a pivot is zero to working precision (at most
+    /// n ε max|A|, with |z| = |Re z| + |Im z|) or not finite.
+    pub fn factor(&mut self) -> Result<(), usize> {
+        let n = self.a.nrows();
+        let scale = self.a.camax();
         // A pivot below n·ε·max|A| is zero to working precision.
         let tiny = n as f64 * f64::EPSILON * scale;
         for i in 0..n {
             let piv = self.a.view_range(i.., i).icamax() + i;
             let diag = self.a[(piv, i)];
-            if diag.abs() <= tiny || !diag.is_finite() {
-                return Err(SolveError::Singular { solver: "dense_lu", pivot: i, dim: n });
+            let size = diag.modulus();
+            if size <= tiny || !size.is_finite() {
+                return Err(i);
             }
             self.pivots[i] = piv;
             if piv != i {
@@ -54,20 +58,47 @@ impl LinearSolver for DenseLu {
                 nalgebra::linalg::gauss_step(&mut self.a, diag, i);
             }
         }
+        Ok(())
+    }
+
+    /// Solves A x = `rhs` in place with the factors: L y = P b, U x = y; false where U has a zero
+    /// on its diagonal.
+    pub fn solve(&mut self) -> bool {
+        for i in 0..self.a.nrows() {
+            self.rhs.swap_rows(i, self.pivots[i]);
+        }
+        self.a.solve_lower_triangular_with_diag_mut(&mut self.rhs, T::one());
+        self.a.solve_upper_triangular_mut(&mut self.rhs)
+    }
+}
+
+impl LinearSolver for DenseLu {
+    fn name(&self) -> &'static str {
+        "dense_lu"
+    }
+
+    fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
+        let n = op.dim();
+        self.lu = InPlaceLu::new(n);
+        self.ax = vec![0.0; n];
+        self.scratch = vec![0.0; op.scratch_len()];
+        Ok(())
+    }
+
+    fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        let n = op.dim();
+        op.to_dense(self.lu.a.as_mut_slice());
+        self.lu.factor().map_err(|pivot| SolveError::Singular { solver: "dense_lu", pivot, dim: n })?;
         self.solve_same(op, b, x)
     }
 
     fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
         let n = op.dim();
-        self.rhs.as_mut_slice().copy_from_slice(b);
-        for i in 0..n {
-            self.rhs.swap_rows(i, self.pivots[i]);
-        }
-        self.a.solve_lower_triangular_with_diag_mut(&mut self.rhs, 1.0);
-        if !self.a.solve_upper_triangular_mut(&mut self.rhs) {
+        self.lu.rhs.as_mut_slice().copy_from_slice(b);
+        if !self.lu.solve() {
             return Err(SolveError::Singular { solver: "dense_lu", pivot: n, dim: n });
         }
-        x.copy_from_slice(self.rhs.as_slice());
+        x.copy_from_slice(self.lu.rhs.as_slice());
         let residual = relative_residual(op, b, x, &mut self.ax, &mut self.scratch);
         Ok(SolveInfo { iterations: 1, residual })
     }

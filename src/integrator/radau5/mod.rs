@@ -32,7 +32,6 @@
 //! - **Dense output**: the collocation polynomial of the last step (order 3 between steps).
 
 mod coefficients;
-mod lu;
 #[cfg(test)]
 mod tests;
 
@@ -40,7 +39,7 @@ pub use coefficients::{Coefficients, butcher_a};
 
 use super::registry::{IntegratorEntry, Make};
 use super::{IntegrateError, Integrator, IntegratorStats, SecondOrderOde};
-use lu::InPlaceLu;
+use crate::linsolve::dense_lu::InPlaceLu;
 use nalgebra::{Complex, DMatrix, Vector3};
 
 /// Newton iterations per step at most (RADAU5's NIT).
@@ -215,7 +214,7 @@ impl Radau5 {
         }
         self.stats.decompositions += 1;
         self.factored_h = h;
-        self.e1.factor() && self.e2.factor()
+        self.e1.factor().is_ok() && self.e2.factor().is_ok()
     }
 
     /// The Newton iteration's starting stage increments: the last step's collocation polynomial
@@ -302,6 +301,7 @@ impl Radau5 {
                 self.e1.rhs[i] = g[0] - fac1 * w1;
                 self.e2.rhs[i] = Complex::new(g[1] - alphn * w2 + betan * w3, g[2] - betan * w2 - alphn * w3);
             }
+            // The factorization refused zero pivots: U is invertible and both solves succeed.
             self.e1.solve();
             self.e2.solve();
             for i in 0..n {
