@@ -371,9 +371,10 @@ fn state_at_one(
     (last.q.clone(), last.v.clone(), last.lambda.clone())
 }
 
-/// Generalized-α and HHT-α on the index-3 pendulum: q, v and λ at t = 1 s all converge at order
-/// 2 — no order reduction in the multiplier (Arnold & Brüls 2007, Theorem 2, for ρ∞ < 1; with the
-/// consistent q̈₀ the initial perturbation they analyse is absent). Reference: `force` + Dop853 at
+/// Generalized-α and HHT-α on the index-3 pendulum, in the index-3 and the stabilized index-2
+/// form: q, v and λ at t = 1 s all converge at order 2 — no order reduction in the multiplier
+/// (Arnold & Brüls 2007, Theorem 2, for ρ∞ < 1; with the consistent q̈₀ the initial perturbation
+/// they analyse is absent). Reference: `force` + Dop853 at
 /// 1e-13 (its error ~1e-12 is far below the smallest error here, ~1e-6). Steps 1/200 to 1/800 s
 /// are in the asymptotic range (the slope between the two smallest is asserted within ±0.1).
 /// Printed, not asserted: with ρ∞ = 0 (α_m = −1) λ's slope is 1.10, 1.71, 1.88 over successive
@@ -382,8 +383,12 @@ fn state_at_one(
 fn generalized_alpha_is_second_order_in_q_v_and_lambda_on_the_index_3_pendulum() {
     let (qr, vr, lr) = state_at_one("force", &[], Some("dop853"), Control::Adaptive { rtol: 1e-13, atol: 1e-13 });
     let dist = |a: &[f64], b: &[f64]| a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
-    let variants: [&[(&str, Scalar)]; 2] =
-        [&[("rho_inf", Scalar::Num(0.9))], &[("hht", Scalar::Bool(true)), ("rho_inf", Scalar::Num(0.7))]];
+    let variants: [&[(&str, Scalar)]; 4] = [
+        &[("rho_inf", Scalar::Num(0.9))],
+        &[("hht", Scalar::Bool(true)), ("rho_inf", Scalar::Num(0.7))],
+        &[("rho_inf", Scalar::Num(0.9)), ("stabilized", Scalar::Bool(true))],
+        &[("hht", Scalar::Bool(true)), ("rho_inf", Scalar::Num(0.7)), ("stabilized", Scalar::Bool(true))],
+    ];
     let hs = [1.0 / 200.0, 1.0 / 400.0, 1.0 / 800.0];
     for params in variants {
         let mut errs = [[0.0; 3]; 3];
@@ -412,4 +417,66 @@ fn generalized_alpha_is_second_order_in_q_v_and_lambda_on_the_index_3_pendulum()
         );
         (prev, prev_h) = (e, h);
     }
+}
+
+/// The stabilized index-2 form of generalized-α enforces J v = 0 at every step's end, the index-3
+/// form only C = 0 (its J v error is the method's O(h²) velocity error). Pendulum θ₀ = 1 rad,
+/// h = 1/50 s, 1 s. Bound: Newton stops when its last correction Δq is at most tol (1 + |q|) =
+/// 2e-10 m; the velocity row was solved exactly in its linearization, so what is left of J v is
+/// the change of J over that correction times v, |Δq|/L · |v| ≤ 2e-10 × 1.5 m/s (L = 1 m, |v| ≤
+/// √(2 g L (1 − cos 1)) ≈ 3 m/s), within 1e-9 m/s.
+#[test]
+fn stabilized_generalized_alpha_keeps_the_velocity_constraint() {
+    let scene = scenes::find("pendulum").unwrap().build_default(&[("theta0", Scalar::Num(1.0))]).unwrap();
+    let drift = |stabilized: bool| {
+        let params = [("stabilized", Scalar::Bool(stabilized))];
+        let spec = CellSpec::named(
+            "generalized_alpha",
+            &params,
+            "sparse_cholesky",
+            &[],
+            None,
+            Control::Fixed { h: 0.02 },
+            1.0,
+        )
+        .unwrap();
+        let r = run(&scene, &spec);
+        assert_eq!(r.summary.status.label(), "ok");
+        (r.summary.max_drift_position, r.summary.max_drift_velocity)
+    };
+    let (c3, v3) = drift(false);
+    let (c2, v2) = drift(true);
+    eprintln!("index-3: |C| {c3:.2e} m, |J v| {v3:.2e} m/s; stabilized: |C| {c2:.2e} m, |J v| {v2:.2e} m/s");
+    assert!(c2 <= 1e-9 && c3 <= 1e-9, "{c2:e} {c3:e}");
+    assert!(v2 <= 1e-9, "stabilized |J v| = {v2:e}");
+    assert!(v3 > 1e3 * v2, "index-3 |J v| = {v3:e}: the stabilized form should be far tighter");
+}
+
+/// The index-3 form turns the rounding of C (~ε = 2.2e-16 m) into λ through β′ ~ 1/(β h²)
+/// (Bottasso, Bauchau & Cardona 2007): on the pendulum (θ₀ = 1 rad, t = 1 s, m = 1 kg, L = 1 m)
+/// λ's error stops falling with h and rises, about ε β′ L m = 9e-6 N at h = 1e-5 s. The
+/// stabilized index-2 form solves for λ on J v = 0, scaled by γ′ ~ 1/h, and its λ error keeps its
+/// order 2 (slope within ±0.1) down to 1e-5 s. Measured: index-3 2.9e-6 and 2.3e-5 N, stabilized
+/// 6.3e-8 and 6.0e-10 N at h = 1e-4 and 1e-5 s.
+#[test]
+fn stabilized_generalized_alpha_multipliers_escape_the_index_3_rounding() {
+    let (_, _, lr) = state_at_one("force", &[], Some("dop853"), Control::Adaptive { rtol: 1e-13, atol: 1e-13 });
+    let hs = [1e-4, 1e-5];
+    let err = |stabilized: bool| {
+        hs.map(|h| {
+            let (_, _, l) = state_at_one(
+                "generalized_alpha",
+                &[("stabilized", Scalar::Bool(stabilized))],
+                None,
+                Control::Fixed { h },
+            );
+            (l[0] - lr[0]).abs()
+        })
+    };
+    let (e3, e2) = (err(false), err(true));
+    let p = tinkertoy::metrics::observed_order(&hs, &e2);
+    eprintln!("lambda errors at h = {hs:?}: index-3 {e3:?}, stabilized {e2:?} (order {p:.3})");
+    assert!((p - 2.0).abs() <= 0.1, "stabilized lambda order {p:.3}");
+    assert!(e3[1] > e3[0], "index-3 lambda error should grow below 1e-4 s: {e3:?}");
+    assert!(e3[1] > 1e3 * e2[1], "{e3:?} against {e2:?}");
 }

@@ -70,12 +70,14 @@ fn sparse_cholesky_refactor_and_solve_allocate_nothing() {
 fn impulse_rattle_and_force_steps_allocate_nothing() {
     let scene = chain();
     let full_newton = [("krylov", Scalar::Num(10.0))];
+    let stabilized = [("stabilized", Scalar::Bool(true))];
     for (name, params, solver) in [
         ("impulse", &[][..], "sparse_cholesky"),
         ("rattle", &[][..], "sparse_cholesky"),
         ("rattle", &full_newton[..], "sparse_cholesky"),
         ("midpoint", &[][..], "sparse_cholesky"),
         ("generalized_alpha", &[][..], "sparse_cholesky"),
+        ("generalized_alpha", &stabilized[..], "sparse_cholesky"),
         ("impulse", &[][..], "gauss_seidel"),
         ("impulse", &[][..], "cg"),
     ] {

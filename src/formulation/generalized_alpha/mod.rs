@@ -28,8 +28,21 @@
 //! since a change of λ moves q by W Jᵀ Δλ/β′); the iterate starts from q̈ₙ and λₙ. q̈₀ and λ₀ are the
 //! consistent ones, from J W Jᵀ λ₀ = −J̇v − J W Q. λₙ₊₁ is the multiplier at tₙ₊₁ (second order,
 //! no order reduction: Arnold & Brüls, Theorem 2, for ρ∞ < 1).
+//!
+//! `stabilized: true` gives the stabilized index-2 form (the GGL idea of Gear, Gupta &
+//! Leimkuhler 1985 in generalized-α, as Arnold, Cardona & Brüls 2016 write it): λ enforces the
+//! velocity constraint J(qₙ₊₁) vₙ₊₁ = 0, and a second multiplier η the position constraint
+//! C(qₙ₊₁) = 0 through qₙ₊₁ = qₙ + h vₙ + h² (½ − β) aₙ + h² β aₙ₊₁ + W J(qₙ)ᵀ η. Deviation: the
+//! correction is mass-weighted (W Jᵀ, GGL's M q̇ = M v − Jᵀη; the papers take Jᵀ) so that both
+//! multipliers' Schur complements are the same J W Jᵀ, factored once per iteration; the exact
+//! solution has η = 0 either way. Newton's unknowns are (x, Δλ, Δη), x the change of q through a,
+//! so Δq = x + W J(qₙ)ᵀ Δη, Δv = γ′ x, Δq̈ = β′ x; the residual is (W r/β′, J v/γ′, C). λ then
+//! scales with γ′ ~ 1/h instead of β′ ~ 1/h²: its rounding stays small at small steps, and
+//! J v = 0 holds at every step's end.
 //! Coordinates must be a vector space (particles, rigid-2D bodies): rigid-3D orientations would
 //! need the Lie-group method (Brüls & Cardona 2010), which is not built; contact is not handled.
+
+mod full_newton;
 
 use super::Dynamics;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
@@ -40,6 +53,7 @@ use crate::metrics::inf_norm;
 use crate::params::Params;
 use crate::scene::Scene;
 use crate::sparse::BlockJacobian;
+use full_newton::Gmres;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +72,8 @@ pub struct GeneralizedAlphaOptions {
     /// Newton iterations per step before the run fails
     #[schemars(range(min = 1, max = 100_000))]
     pub max_iter: usize,
+    /// true: the stabilized index-2 form (the GGL idea of Gear, Gupta & Leimkuhler 1985 in generalized-alpha, Arnold, Cardona & Bruls 2016): lambda enforces the velocity constraint J v = 0 at the step's end and a second multiplier eta the position constraint C = 0 through a mass-weighted correction q += W J(q_n)^T eta; lambda's rounding grows as 1/h instead of 1/h^2; false: the index-3 form (C = 0 by lambda, J v = 0 not enforced)
+    pub stabilized: bool,
     /// 0: simplified Newton only, the matrix [beta' M, -J^T; J, 0] (the applied forces' stiffness and damping and the geometric stiffness left out); k > 0: where simplified Newton contracts slower than 1/2 in a step, full Newton for the rest of it: the exact Jacobian of the residual applied by finite differences, solved by at most k GMRES iterations preconditioned by that matrix (stiff springs and dampers need it)
     #[schemars(range(min = 0, max = 200))]
     pub krylov: usize,
@@ -65,7 +81,7 @@ pub struct GeneralizedAlphaOptions {
 
 impl Default for GeneralizedAlphaOptions {
     fn default() -> Self {
-        GeneralizedAlphaOptions { rho_inf: 0.9, hht: false, tol: 1e-10, max_iter: 50, krylov: 10 }
+        GeneralizedAlphaOptions { rho_inf: 0.9, hht: false, stabilized: false, tol: 1e-10, max_iter: 50, krylov: 10 }
     }
 }
 
@@ -86,22 +102,24 @@ impl FormulationParams for GeneralizedAlphaOptions {
         Ok(Dynamics::Stepper(Box::new(GeneralizedAlpha::new(scene, *self, solver)?)))
     }
 
-    /// With full Newton: GMRES's k + 1 basis vectors of n + m, its Hessenberg matrix, the
-    /// perturbed state (q, v, q̈, λ), three residual-sized vectors and the evaluation Jacobian (at
-    /// most 12 values per row).
+    /// The stabilized form's second Jacobian J(qₙ) (at most 12 values per row); with full
+    /// Newton: GMRES's k + 1 basis vectors of n + m (n + 2m stabilized), its Hessenberg matrix,
+    /// the perturbed state (q, v, q̈, λ), three residual-sized vectors and the evaluation Jacobian.
     fn workspace_bytes(&self, rows: usize, state: usize) -> u64 {
+        let start = if self.stabilized { 8 * 12 * rows as u64 } else { 0 };
         if self.krylov == 0 {
-            return 0;
+            return start;
         }
-        let (k, len) = (self.krylov as u64, (rows + state) as u64);
-        8 * ((k + 1) * len + (k + 1) * k + 5 * k + 4 * len + 12 * rows as u64)
+        let extra = if self.stabilized { rows } else { 0 };
+        let (k, len) = (self.krylov as u64, (rows + extra + state) as u64);
+        start + 8 * ((k + 1) * len + (k + 1) * k + 5 * k + 4 * len + 12 * rows as u64)
     }
 }
 
 /// The registry entry of `generalized_alpha`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<GeneralizedAlphaOptions>(
     "generalized_alpha",
-    "generalized-alpha (or HHT-alpha) on the index-3 equations M qdd = Q + J^T lambda, C = 0 (Arnold & Bruls 2007), order 2 in q, v and lambda, high frequencies damped to rho_inf; Newton on qdd and lambda, simplified with J W J^T and full (finite-difference products, GMRES) where that stalls; particles and rigid-2D bodies",
+    "generalized-alpha (or HHT-alpha) on the index-3 equations M qdd = Q + J^T lambda, C = 0 (Arnold & Bruls 2007), or in the stabilized index-2 form (J v = 0 by lambda, C = 0 by a second multiplier), order 2 in q, v and lambda, high frequencies damped to rho_inf; Newton on qdd and lambda, simplified with J W J^T and full (finite-difference products, GMRES) where that stalls; particles and rigid-2D bodies",
     FormulationKind::Stepper,
 )
 .with_order(2);
@@ -143,38 +161,20 @@ pub struct GeneralizedAlpha<'a> {
     acc: Vec<f64>,
     /// λ (force units, the multipliers of C at the step's end).
     lambda: Vec<f64>,
-    /// The scaled residual F̃ = (W r/β′, C) at the iterate, and the Newton correction (Δq, Δλ).
+    /// The scaled residual F̃ = (W r/β′, C) at the iterate, and the Newton correction (Δq, Δλ);
+    /// stabilized, F̃ = (W r/β′, J v/γ′, C) and the correction (x, Δλ, Δη) (module docs).
     f: Vec<f64>,
     dx: Vec<f64>,
+    /// The position change of the last correction (length n).
+    shift: Vec<f64>,
+    /// J(qₙ) of the stabilized form's position correction W J(qₙ)ᵀ η.
+    jac_start: Option<BlockJacobian>,
     /// J at the residual's configuration (the solve's J is the iteration matrix's).
     jac_eval: BlockJacobian,
     /// Full Newton's workspace (`krylov` > 0).
     gmres: Option<Gmres>,
     /// Whether q̈₀ and λ₀ have been computed.
     started: bool,
-}
-
-/// GMRES on the Newton system with finite-difference products (Knoll & Keyes 2004) and the
-/// simplified Newton matrix as right preconditioner (Saad 2003, Alg. 9.5).
-struct Gmres {
-    /// Orthonormal basis of the Krylov space, k + 1 vectors of length n + m.
-    basis: Vec<Vec<f64>>,
-    /// Hessenberg matrix, column-major (k + 1) × k, and the Givens rotations.
-    hess: Vec<f64>,
-    cs: Vec<f64>,
-    sn: Vec<f64>,
-    g: Vec<f64>,
-    /// The least-squares solution (k).
-    y: Vec<f64>,
-    /// The perturbed iterate (q, v, q̈, λ) and the residual there.
-    qp: Vec<f64>,
-    vp: Vec<f64>,
-    qddp: Vec<f64>,
-    lp: Vec<f64>,
-    fp: Vec<f64>,
-    /// Scratch of length n + m.
-    w: Vec<f64>,
-    z: Vec<f64>,
 }
 
 impl<'a> GeneralizedAlpha<'a> {
@@ -193,21 +193,9 @@ impl<'a> GeneralizedAlpha<'a> {
         let core = StepperCore::new(scene, solver)?;
         let (nq, n, m) = (scene.system.nq(), scene.system.ndof(), scene.system.nrows());
         let k = opts.krylov;
-        let gmres = (k > 0).then(|| Gmres {
-            basis: vec![vec![0.0; n + m]; k + 1],
-            hess: vec![0.0; (k + 1) * k],
-            cs: vec![0.0; k],
-            sn: vec![0.0; k],
-            g: vec![0.0; k + 1],
-            y: vec![0.0; k],
-            qp: vec![0.0; nq],
-            vp: vec![0.0; n],
-            qddp: vec![0.0; n],
-            lp: vec![0.0; m],
-            fp: vec![0.0; n + m],
-            w: vec![0.0; n + m],
-            z: vec![0.0; n + m],
-        });
+        // The unknowns: (Δq, Δλ), or stabilized (x, Δλ, Δη).
+        let len = if opts.stabilized { n + 2 * m } else { n + m };
+        let gmres = (k > 0).then(|| Gmres::new(k, len, nq, n, m));
         Ok(GeneralizedAlpha {
             core,
             opts,
@@ -216,8 +204,10 @@ impl<'a> GeneralizedAlpha<'a> {
             qdd_prev: vec![0.0; n],
             acc: vec![0.0; n],
             lambda: vec![0.0; m],
-            f: vec![0.0; n + m],
-            dx: vec![0.0; n + m],
+            f: vec![0.0; len],
+            dx: vec![0.0; len],
+            shift: vec![0.0; n],
+            jac_start: opts.stabilized.then(|| scene.system.jacobian_layout()),
             jac_eval: scene.system.jacobian_layout(),
             gmres,
             started: false,
@@ -249,8 +239,17 @@ impl<'a> GeneralizedAlpha<'a> {
     }
 }
 
-/// The scaled residual F̃ = (W r/β′, C) at (q, v, q̈, λ), r = M q̈ − Q(q, v) − J(q)ᵀλ, into `out`
-/// (J(q) into `jac`).
+/// The Newton equations' scaling of a step: β′, γ′, and whether the stabilized form's rows are
+/// present.
+#[derive(Clone, Copy)]
+struct Scale {
+    beta_p: f64,
+    gamma_p: f64,
+    stabilized: bool,
+}
+
+/// The scaled residual F̃ = (W r/β′, C) at (q, v, q̈, λ), r = M q̈ − Q(q, v) − J(q)ᵀλ, or
+/// stabilized (W r/β′, J(q) v/γ′, C), into `out` (J(q) into `jac`).
 #[allow(clippy::too_many_arguments)]
 fn residual(
     core: &mut StepperCore<'_>,
@@ -259,46 +258,77 @@ fn residual(
     v: &[f64],
     qdd: &[f64],
     lambda: &[f64],
-    beta_p: f64,
+    s: Scale,
     out: &mut [f64],
 ) {
     let sys = core.ns.system;
-    let n = qdd.len();
+    let (n, m) = (qdd.len(), lambda.len());
     core.eval_forces(q, v);
-    sys.eval_constraints(q, &mut out[n..]);
     sys.fill_jacobian(q, jac);
+    if s.stabilized {
+        jac.mul(v, &mut out[n..n + m]);
+        out[n..n + m].iter_mut().for_each(|x| *x /= s.gamma_p);
+        sys.eval_constraints(q, &mut out[n + m..]);
+    } else {
+        sys.eval_constraints(q, &mut out[n..]);
+    }
     jac.mul_t(lambda, &mut core.tmp);
     for i in 0..n {
         let r = sys.mass()[i] * qdd[i] - core.applied[i] - core.tmp[i];
-        out[i] = sys.inv_mass()[i] * r / beta_p;
+        out[i] = sys.inv_mass()[i] * r / s.beta_p;
     }
 }
 
-/// x = P⁻¹ y for the simplified Newton matrix in scaled form, P (Δq, Δλ) = (Δq − W JᵀΔλ/β′,
-/// J Δq) with the solve's J: (J W Jᵀ) Δλ = β′ (y_C − J y_q), Δq = y_q + W JᵀΔλ/β′. `same`: the
-/// factorization of the last solve is reused.
-fn precondition(core: &mut StepperCore<'_>, beta_p: f64, y: &[f64], x: &mut [f64], same: bool) -> Result<(), SolveError> {
-    let n = core.tmp.len();
+/// x = P⁻¹ y for the simplified Newton matrix in scaled form, with the solve's J:
+/// P (Δq, Δλ) = (Δq − W JᵀΔλ/β′, J Δq), so (J W Jᵀ) Δλ = β′ (y_C − J y_q), Δq = y_q + W JᵀΔλ/β′;
+/// stabilized, P (x, Δλ, Δη) = (x − W JᵀΔλ/β′, J x, J x + J W Jᵀ Δη) (J(qₙ) taken as J), the same
+/// two lines on the velocity row and then (J W Jᵀ) Δη = y_C − J x with the same factorization.
+/// `same`: the factorization of the last solve is reused.
+fn precondition(core: &mut StepperCore<'_>, s: Scale, y: &[f64], x: &mut [f64], same: bool) -> Result<(), SolveError> {
+    let (n, m) = (core.tmp.len(), core.ns.rhs.len());
     core.ns.jac.mul(&y[..n], &mut core.ns.rhs);
-    for (b, yc) in core.ns.rhs.iter_mut().zip(&y[n..]) {
-        *b = beta_p * (yc - *b);
+    for (b, yc) in core.ns.rhs.iter_mut().zip(&y[n..n + m]) {
+        *b = s.beta_p * (yc - *b);
     }
     core.ns.lambda.fill(0.0);
     if same { core.ns.solve_same(true)? } else { core.ns.solve(true)? }
     x[..n].copy_from_slice(&y[..n]);
-    core.ns.add_w_jt(&core.ns.lambda, 1.0 / beta_p, &mut x[..n], &mut core.tmp);
-    x[n..].copy_from_slice(&core.ns.lambda);
+    core.ns.add_w_jt(&core.ns.lambda, 1.0 / s.beta_p, &mut x[..n], &mut core.tmp);
+    x[n..n + m].copy_from_slice(&core.ns.lambda);
+    if s.stabilized {
+        core.ns.jac.mul(&x[..n], &mut core.ns.rhs);
+        for (b, yc) in core.ns.rhs.iter_mut().zip(&y[n + m..]) {
+            *b = yc - *b;
+        }
+        core.ns.lambda.fill(0.0);
+        core.ns.solve_same(true)?;
+        x[n + m..].copy_from_slice(&core.ns.lambda);
+    }
     Ok(())
+}
+
+/// The position change of a correction d: Δq = d_q, or stabilized x + W J(qₙ)ᵀ Δη, into `out`.
+fn position_change(jac_start: Option<&BlockJacobian>, inv_mass: &[f64], d: &[f64], m: usize, out: &mut [f64]) {
+    let n = out.len();
+    match jac_start {
+        None => out.copy_from_slice(&d[..n]),
+        Some(j0) => {
+            j0.mul_t(&d[n + m..], out);
+            for ((o, x), w) in out.iter_mut().zip(&d[..n]).zip(inv_mass) {
+                *o = x + w * *o;
+            }
+        }
+    }
 }
 impl GeneralizedAlpha<'_> {
     /// The Newton correction (Δq, Δλ) into `dx` for the scaled residual `f` at (q, v): the
     /// simplified Newton step P⁻¹(−F̃), refined by GMRES on the exact Jacobian when `full`.
-    fn correction(&mut self, q: &[f64], v: &[f64], beta_p: f64, gamma_p: f64, full: bool) -> Result<(), SolveError> {
+    fn correction(&mut self, q: &[f64], v: &[f64], s: Scale, full: bool) -> Result<(), SolveError> {
         self.core.ns.update_jacobian(q);
         for x in self.f.iter_mut() {
             *x = -*x;
         }
-        let r = precondition(&mut self.core, beta_p, &self.f, &mut self.dx, false);
+        let r = precondition(&mut self.core, s, &self.f, &mut self.dx, false);
         for x in self.f.iter_mut() {
             *x = -*x;
         }
@@ -307,140 +337,10 @@ impl GeneralizedAlpha<'_> {
             return Ok(());
         }
         let Some(mut g) = self.gmres.take() else { return Ok(()) };
-        let r = self.refine(&mut g, q, v, beta_p, gamma_p);
+        let r = self.refine(&mut g, q, v, s);
         self.gmres = Some(g);
         r
     }
-
-    /// The directional derivative of F̃ at the iterate along x = (Δq, Δλ), by a forward
-    /// difference (Δv = γ′Δq, Δq̈ = β′Δq), into `out`.
-    #[allow(clippy::too_many_arguments)]
-    fn jacobian_times(
-        &mut self,
-        g: &mut Gmres,
-        q: &[f64],
-        v: &[f64],
-        beta_p: f64,
-        gamma_p: f64,
-        x: &[f64],
-        out: &mut [f64],
-    ) {
-        let n = v.len();
-        // ε relative to each component's size (positions in m, multipliers in N).
-        let rel = x[..n]
-            .iter()
-            .zip(q)
-            .map(|(d, u)| d.abs() / (1.0 + u.abs()))
-            .chain(x[n..].iter().zip(&self.lambda).map(|(d, u)| d.abs() / (1.0 + u.abs())))
-            .fold(0.0f64, f64::max);
-        if rel == 0.0 {
-            out.fill(0.0);
-            return;
-        }
-        let eps = f64::EPSILON.sqrt() / rel;
-        for i in 0..n {
-            g.qp[i] = q[i] + eps * x[i];
-            g.vp[i] = v[i] + eps * gamma_p * x[i];
-            g.qddp[i] = self.qdd[i] + eps * beta_p * x[i];
-        }
-        g.qp[n..].copy_from_slice(&q[n..]);
-        for (l, (l0, d)) in g.lp.iter_mut().zip(self.lambda.iter().zip(&x[n..])) {
-            *l = l0 + eps * d;
-        }
-        residual(&mut self.core, &mut self.jac_eval, &g.qp, &g.vp, &g.qddp, &g.lp, beta_p, &mut g.fp);
-        for ((o, fp), f) in out.iter_mut().zip(&g.fp).zip(&self.f) {
-            *o = (fp - f) / eps;
-        }
-    }
-
-    /// GMRES from `dx` (the preconditioned start) on F̃′ dx = −F̃, right-preconditioned, at most
-    /// `krylov` iterations, to a relative residual of 1e-8 (Saad 2003, Alg. 9.5).
-    fn refine(&mut self, g: &mut Gmres, q: &[f64], v: &[f64], beta_p: f64, gamma_p: f64) -> Result<(), SolveError> {
-        let k = self.opts.krylov;
-        let dx = std::mem::take(&mut self.dx);
-        let mut w = std::mem::take(&mut g.w);
-        self.jacobian_times(g, q, v, beta_p, gamma_p, &dx, &mut w);
-        self.dx = dx;
-        // r₀ = −F̃ − F̃′ x₀
-        let fnorm = norm(&self.f);
-        for ((b, wi), fi) in g.basis[0].iter_mut().zip(&w).zip(&self.f) {
-            *b = -fi - wi;
-        }
-        let beta = norm(&g.basis[0]);
-        g.w = w;
-        if !(beta > 1e-8 * fnorm) {
-            return Ok(());
-        }
-        g.basis[0].iter_mut().for_each(|b| *b /= beta);
-        g.g.fill(0.0);
-        g.g[0] = beta;
-        let mut used = 0;
-        for j in 0..k {
-            let (mut z, mut w) = (std::mem::take(&mut g.z), std::mem::take(&mut g.w));
-            precondition(&mut self.core, beta_p, &g.basis[j], &mut z, true)?;
-            self.jacobian_times(g, q, v, beta_p, gamma_p, &z, &mut w);
-            g.z = z;
-            g.w = w;
-            used = j + 1;
-            if arnoldi(g, j, k) <= 1e-8 * fnorm {
-                break;
-            }
-        }
-        // y from the triangular system, then dx += P⁻¹ (V y).
-        for i in (0..used).rev() {
-            let s: f64 = (i + 1..used).map(|l| g.hess[l * (k + 1) + i] * g.y[l]).sum();
-            g.y[i] = (g.g[i] - s) / g.hess[i * (k + 1) + i];
-        }
-        g.w.fill(0.0);
-        for (yj, vj) in g.y[..used].iter().zip(&g.basis) {
-            for (wi, vi) in g.w.iter_mut().zip(vj) {
-                *wi += yj * vi;
-            }
-        }
-        precondition(&mut self.core, beta_p, &g.w, &mut g.z, true)?;
-        for (d, z) in self.dx.iter_mut().zip(&g.z) {
-            *d += z;
-        }
-        Ok(())
-    }
-}
-
-/// One Arnoldi step on column j with the new vector in `g.w` (modified Gram–Schmidt), the Givens
-/// rotations applied; returns the least-squares residual |g_{j+1}|.
-fn arnoldi(g: &mut Gmres, j: usize, k: usize) -> f64 {
-    let col = j * (k + 1);
-    for i in 0..=j {
-        let h: f64 = g.w.iter().zip(&g.basis[i]).map(|(a, b)| a * b).sum();
-        g.hess[col + i] = h;
-        for (wi, vi) in g.w.iter_mut().zip(&g.basis[i]) {
-            *wi -= h * vi;
-        }
-    }
-    let hn = norm(&g.w);
-    g.hess[col + j + 1] = hn;
-    if j + 1 < g.basis.len() && hn > 0.0 {
-        let (next, w) = (&mut g.basis[j + 1], &g.w);
-        for (b, wi) in next.iter_mut().zip(w) {
-            *b = wi / hn;
-        }
-    }
-    for i in 0..j {
-        let (a, b) = (g.hess[col + i], g.hess[col + i + 1]);
-        g.hess[col + i] = g.cs[i] * a + g.sn[i] * b;
-        g.hess[col + i + 1] = -g.sn[i] * a + g.cs[i] * b;
-    }
-    let (a, b) = (g.hess[col + j], g.hess[col + j + 1]);
-    let d = a.hypot(b);
-    (g.cs[j], g.sn[j]) = if d > 0.0 { (a / d, b / d) } else { (1.0, 0.0) };
-    g.hess[col + j] = d;
-    g.hess[col + j + 1] = 0.0;
-    g.g[j + 1] = -g.sn[j] * g.g[j];
-    g.g[j] *= g.cs[j];
-    g.g[j + 1].abs()
-}
-
-fn norm(x: &[f64]) -> f64 {
-    x.iter().map(|a| a * a).sum::<f64>().sqrt()
 }
 
 /// Relative Newton corrections below which a correction that stops shrinking is rounding: the
@@ -449,6 +349,13 @@ fn norm(x: &[f64]) -> f64 {
 /// at h = 1e-6 s λ's corrections stall at 2.4e-8 relative; full Newton's finite-difference
 /// products are accurate to about √ε of the residual.
 const ROUNDING_FLOOR: f64 = 1e-6;
+
+/// A scaled residual F̃ (in metres) within this many ulps of the configuration's size,
+/// ‖F̃‖∞ ≤ 16 ε (1 + ‖q‖∞), is the rounding of C's evaluation: a correction that stops shrinking
+/// there is noise whatever its size. The index-3 form needs it at small steps, where rounding
+/// alone moves λ by more than [`ROUNDING_FLOOR`]: the pendulum at h = 1e-5 s (β′ = 4e10 s⁻²)
+/// turns a C of 1e-16 m into relative λ corrections of 1.4e-6.
+const ROUNDING_ULPS: f64 = 16.0;
 
 impl GeneralizedAlpha<'_> {
     /// The failure of a step's Newton iteration after `it` iterations with relative correction
@@ -466,7 +373,11 @@ impl Stepper for GeneralizedAlpha<'_> {
         let Coefficients { alpha_m, alpha_f, gamma, beta } = self.k;
         let beta_p = (1.0 - alpha_m) / (h * h * beta * (1.0 - alpha_f));
         let gamma_p = gamma / (h * beta);
-        let n = v.len();
+        let s = Scale { beta_p, gamma_p, stabilized: self.opts.stabilized };
+        let (n, m) = (v.len(), self.lambda.len());
+        if let Some(j0) = &mut self.jac_start {
+            self.core.ns.system.fill_jacobian(q, j0);
+        }
         // Predictor with q̈ₙ₊₁ = q̈ₙ: aₙ₊₁ = (q̈ₙ − α_m aₙ)/(1 − α_m); q̈ₙ is kept for a's update.
         self.qdd_prev.copy_from_slice(&self.qdd);
         for i in 0..n {
@@ -477,27 +388,30 @@ impl Stepper for GeneralizedAlpha<'_> {
         }
         let (mut it, mut previous, mut full) = (0, f64::INFINITY, false);
         loop {
-            residual(&mut self.core, &mut self.jac_eval, q, v, &self.qdd, &self.lambda, beta_p, &mut self.f);
+            residual(&mut self.core, &mut self.jac_eval, q, v, &self.qdd, &self.lambda, s, &mut self.f);
             if !self.f.iter().all(|x| x.is_finite()) {
                 return Err(self.not_converged(it, f64::INFINITY));
             }
-            self.correction(q, v, beta_p, gamma_p, full)?;
+            self.correction(q, v, s, full)?;
+            position_change(self.jac_start.as_ref(), self.core.ns.system.inv_mass(), &self.dx, m, &mut self.shift);
             for i in 0..n {
-                let dq = self.dx[i];
-                q[i] += dq;
-                v[i] += gamma_p * dq;
-                self.qdd[i] += beta_p * dq;
+                let x = self.dx[i];
+                q[i] += self.shift[i];
+                v[i] += gamma_p * x;
+                self.qdd[i] += beta_p * x;
             }
-            for (l, d) in self.lambda.iter_mut().zip(&self.dx[n..]) {
+            for (l, d) in self.lambda.iter_mut().zip(&self.dx[n..n + m]) {
                 *l += d;
             }
             it += 1;
             // Converged when the correction just applied is within tol of the iterate's size, or
-            // when the corrections stopped shrinking below the rounding floor.
-            let dq = inf_norm(&self.dx[..n]) / (1.0 + inf_norm(&q[..n]));
-            let dl = inf_norm(&self.dx[n..]) / (1.0 + inf_norm(&self.lambda));
+            // when the corrections stopped shrinking below the rounding floor or from a residual
+            // at the rounding of C.
+            let dq = inf_norm(&self.shift) / (1.0 + inf_norm(&q[..n]));
+            let dl = inf_norm(&self.dx[n..n + m]) / (1.0 + inf_norm(&self.lambda));
             let size = dq.max(dl);
-            if size <= self.opts.tol || (size <= ROUNDING_FLOOR && size >= 0.5 * previous) {
+            let rounding = inf_norm(&self.f) <= ROUNDING_ULPS * f64::EPSILON * (1.0 + inf_norm(&q[..n]));
+            if size <= self.opts.tol || (size >= 0.5 * previous && (size <= ROUNDING_FLOOR || rounding)) {
                 break;
             }
             if it >= self.opts.max_iter {
