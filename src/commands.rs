@@ -75,6 +75,7 @@ pub fn list(reg: &Registry) -> String {
         let kind = match e.kind {
             FormulationKind::Ode => "an ODE: pairs with integrators",
             FormulationKind::Stepper => "its own time stepper: pairs with steps",
+            FormulationKind::Dae => "a DAE: pairs with the integrators of DAEs",
         };
         let solvers: Vec<&str> = reg.solvers().iter().filter(|s| e.pairs_with(s)).map(|s| s.name).collect();
         let contact = if e.contact { "; runs contact" } else { "" };

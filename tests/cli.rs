@@ -65,6 +65,11 @@ fn malformed_configs_give_one_line_exit_2_and_write_nothing() {
         ("ode_without_integrators.yaml", &[":6:11:", "`force` yields an ODE", "integrators", "rk4"]),
         ("integrators_without_ode.yaml", &["no formulation here yields an ODE", "rattle, xpbd", "force, lagrangian"]),
         ("unused_tolerances.yaml", &[":9:13:", "`tolerances` pairs with no cell", "dopri5, dop853"]),
+        ("dae_without_dae_integrator.yaml", &[":5:11:", "`dae` yields a DAE", "radau5"]),
+        (
+            "integrator_pairs_with_nothing.yaml",
+            &[":9:11:", "`rk4` pairs with none", "(dae)", "radau5", "force, lagrangian"],
+        ),
         ("record_too_large.yaml", &[":12:9:", "field `record`", "MB", "record_limit_mb"]),
         (
             "pgs_with_solver_params.yaml",

@@ -15,7 +15,7 @@
 
 use super::config::{ConfigError, at};
 use super::grid::{Cell, Experiment, err};
-use crate::formulation::registry::SystemKind;
+use crate::formulation::registry::{FormulationKind, SystemKind};
 use crate::linsolve::registry::Footprint;
 use crate::params::fmt_num;
 use crate::scene::registry::SceneSize;
@@ -393,6 +393,13 @@ impl Footprints {
     }
 }
 
+/// The length of the state an implicit integrator's dense matrices are square in: q and v, and a
+/// DAE's multipliers.
+fn dense_state(kind: FormulationKind, size: &SceneSize) -> u64 {
+    let multipliers = if kind == FormulationKind::Dae { size.rows } else { 0 };
+    (size.nq + size.ndof + multipliers) as u64
+}
+
 impl Experiment {
     /// The estimated memory of cell `c`.
     fn cell_memory(&self, c: &Cell, footprints: &mut Footprints) -> CellMemory {
@@ -413,7 +420,7 @@ impl Experiment {
             .integrator
             .and_then(|i| self.integrators[i].entry.build(c.step.control).ok())
             .map_or((0, 0), |i| (i.workspace_vectors() as u64, i.workspace_matrices() as u64));
-        let state = (size.nq + size.ndof) as u64;
+        let state = dense_state(f.entry.kind, &size);
         // the formulation's own (e.g. midpoint's Krylov basis), on the rows it solves
         let own_rows = if f.entry.system == SystemKind::NormalWithStiffness {
             footprints.patterns.get(&(c.variant, true)).map_or(size.rows, |p| p.dim())
@@ -436,7 +443,7 @@ impl Experiment {
     fn dense_integrator_bytes(&self, c: &Cell, size: &SceneSize) -> Option<(&'static str, u64)> {
         let entry = self.integrators[c.integrator?].entry;
         let matrices = entry.build(c.step.control).ok()?.workspace_matrices() as u64;
-        let n = (size.nq + size.ndof) as u64;
+        let n = dense_state(self.formulations[c.formulation].entry.kind, size);
         (matrices > 0).then(|| (entry.name, 8 * matrices * n.saturating_mul(n)))
     }
 

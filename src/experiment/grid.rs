@@ -347,10 +347,11 @@ impl Experiment {
                     // (integrator, its step controls): every integrator for an ODE formulation,
                     // the formulation's own stepping for a stepper.
                     let times: Vec<(Option<usize>, &[StepChoice])> = match f.entry.kind {
-                        FormulationKind::Ode => self
+                        FormulationKind::Ode | FormulationKind::Dae => self
                             .integrators
                             .iter()
                             .enumerate()
+                            .filter(|(_, it)| f.entry.kind.pairs_with_integrator(it.entry))
                             .map(|(i, it)| match it.entry.kind() {
                                 IntegratorKind::Adaptive { .. } => (Some(i), self.tolerances.as_slice()),
                                 IntegratorKind::Fixed { .. } => (Some(i), self.steps.as_slice()),

@@ -39,25 +39,11 @@ pub(super) fn check_pairings(
     steps: &[StepChoice],
     tolerances: &[StepChoice],
 ) -> Result<(), ConfigError> {
-    let has_ode = formulations.iter().any(|f| f.entry.kind == FormulationKind::Ode);
+    let paired = |i: &Item<IntegratorEntry>| formulations.iter().any(|f| f.entry.kind.pairs_with_integrator(i.entry));
     let uses_tolerances =
-        has_ode && integrators.iter().any(|i| matches!(i.entry.kind(), IntegratorKind::Adaptive { .. }));
+        integrators.iter().any(|i| paired(i) && matches!(i.entry.kind(), IntegratorKind::Adaptive { .. }));
     let uses_steps = formulations.iter().any(|f| f.entry.kind == FormulationKind::Stepper)
-        || has_ode && integrators.iter().any(|i| matches!(i.entry.kind(), IntegratorKind::Fixed { .. }));
-    if let (Some(list), false, false) = (&raw.tolerances, tolerances.is_empty(), uses_tolerances) {
-        return err(
-            file,
-            at(list),
-            "field `tolerances` pairs with no cell: only an adaptive integrator (dopri5, dop853) of an ODE formulation takes tolerances; remove it or add one".into(),
-        );
-    }
-    if let (Some(list), false, false) = (&raw.steps, steps.is_empty(), uses_steps) {
-        return err(
-            file,
-            at(list),
-            "field `steps` pairs with no cell: step sizes are for fixed-step integrators of ODE formulations and for stepping formulations; remove it or add one".into(),
-        );
-    }
+        || integrators.iter().any(|i| paired(i) && matches!(i.entry.kind(), IntegratorKind::Fixed { .. }));
     for (i, f) in formulations.iter().enumerate() {
         check_formulation(file, at(&raw.formulations.value[i].name), f, solvers, integrators, steps)?;
     }
@@ -85,7 +71,7 @@ pub(super) fn check_pairings(
         }
     }
     if let (Some(list), false) = (&raw.integrators, integrators.is_empty())
-        && !formulations.iter().any(|f| f.entry.kind == FormulationKind::Ode)
+        && !formulations.iter().any(|f| f.entry.kind.takes_integrators())
     {
         return err(
             file,
@@ -97,7 +83,46 @@ pub(super) fn check_pairings(
             ),
         );
     }
+    for (i, it) in integrators.iter().enumerate() {
+        if !paired(it) {
+            return err(
+                file,
+                at(&raw.integrators.as_ref().expect("integrators are listed").value[i].name),
+                format!(
+                    "integrator `{}` pairs with none of the formulations: those here that take integrators ({}) yield DAEs, which only the integrators of DAEs advance ({}); add an ODE formulation ({}) or remove it",
+                    it.entry.name,
+                    formulations
+                        .iter()
+                        .filter(|f| f.entry.kind == FormulationKind::Dae)
+                        .map(|f| f.entry.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    dae_integrators(),
+                    names_of_kind(FormulationKind::Ode)
+                ),
+            );
+        }
+    }
+    if let (Some(list), false, false) = (&raw.tolerances, tolerances.is_empty(), uses_tolerances) {
+        return err(
+            file,
+            at(list),
+            "field `tolerances` pairs with no cell: only an adaptive integrator (dopri5, dop853, radau5) of an ODE or DAE formulation takes tolerances; remove it or add one".into(),
+        );
+    }
+    if let (Some(list), false, false) = (&raw.steps, steps.is_empty(), uses_steps) {
+        return err(
+            file,
+            at(list),
+            "field `steps` pairs with no cell: step sizes are for fixed-step integrators of ODE formulations and for stepping formulations; remove it or add one".into(),
+        );
+    }
     Ok(())
+}
+
+/// The registered integrators of DAEs, comma-separated.
+fn dae_integrators() -> String {
+    crate::registry::active().integrators().iter().filter(|e| e.dae).map(|e| e.name).collect::<Vec<_>>().join(", ")
 }
 
 /// Formulation `f` (at `loc`) pairs with a listed solver and has the integrators or steps its kind
@@ -142,6 +167,17 @@ fn check_formulation(
                 ),
             );
         }
+        FormulationKind::Dae if !integrators.iter().any(|i| i.entry.dae) => {
+            return err(
+                file,
+                loc,
+                format!(
+                    "formulation `{}` yields a DAE and needs an integrator of DAEs in `integrators` (one of: {})",
+                    f.entry.name,
+                    dae_integrators()
+                ),
+            );
+        }
         FormulationKind::Stepper if steps.is_empty() => {
             return err(
                 file,
@@ -171,8 +207,9 @@ pub(super) fn cells_per_variant(
                 continue;
             }
             let controls: usize = match f.entry.kind {
-                FormulationKind::Ode => integrators
+                FormulationKind::Ode | FormulationKind::Dae => integrators
                     .iter()
+                    .filter(|it| f.entry.kind.pairs_with_integrator(it.entry))
                     .map(|it| match it.entry.kind() {
                         IntegratorKind::Adaptive { .. } => tolerances,
                         IntegratorKind::Fixed { .. } => steps,

@@ -134,6 +134,16 @@ impl<'a> Force<'a> {
     }
 }
 
+impl Force<'_> {
+    /// The multipliers of Witkin eq. 11 at (q, v) (with this formulation's gains) into `out`; the
+    /// solve is counted as cost.
+    pub(super) fn multipliers(&mut self, q: &[f64], v: &[f64], out: &mut [f64]) -> Result<(), SolveError> {
+        self.evaluate(q, v, true)?;
+        out.copy_from_slice(&self.ns.lambda);
+        Ok(())
+    }
+}
+
 impl SecondOrderOde for Force<'_> {
     fn dim(&self) -> usize {
         self.ns.system.ndof()

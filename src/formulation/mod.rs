@@ -24,9 +24,11 @@ registry! {
         xpbd_newton,
         soft_step,
         lagrangian,
+        dae,
     ];
 }
 
+pub use dae::{Dae, DaeParams};
 pub use force::{Force, ForceParams};
 pub use generalized_alpha::{GeneralizedAlpha, GeneralizedAlphaOptions};
 pub use impulse::Impulse;

@@ -18,6 +18,26 @@ pub enum FormulationKind {
     Ode,
     /// It is its own time-stepping scheme: it pairs with step sizes, never with an integrator.
     Stepper,
+    /// It yields the constrained equations as a DAE (and, for measurement, the ODE of `force`
+    /// without feedback): it pairs with the integrators of DAEs only.
+    Dae,
+}
+
+impl FormulationKind {
+    /// Whether it pairs with integrators (an ODE or a DAE) rather than with its own steps.
+    pub fn takes_integrators(self) -> bool {
+        self != FormulationKind::Stepper
+    }
+
+    /// Whether it pairs with integrator `i`: every integrator for an ODE, the integrators of
+    /// DAEs for a DAE, none for a stepper.
+    pub fn pairs_with_integrator(self, i: &crate::integrator::registry::IntegratorEntry) -> bool {
+        match self {
+            FormulationKind::Ode => true,
+            FormulationKind::Dae => i.dae,
+            FormulationKind::Stepper => false,
+        }
+    }
 }
 
 /// The parameters of a formulation, which know how to build it on a scene.

@@ -28,4 +28,5 @@ pub const ENTRY: IntegratorEntry = IntegratorEntry {
     summary: "Dormand-Prince 8(5,3), adaptive (rtol = atol = tolerance)",
     order: DOP853.order,
     make: Make::Adaptive(|rtol, atol| Box::new(RungeKutta::new(&DOP853, Control::Adaptive { rtol, atol }))),
+    dae: false,
 };

@@ -53,4 +53,5 @@ pub const ENTRY: IntegratorEntry = IntegratorEntry {
     summary: "Dormand-Prince 5(4), adaptive (rtol = atol = tolerance)",
     order: DOPRI5.order,
     make: Make::Adaptive(|rtol, atol| Box::new(RungeKutta::new(&DOPRI5, Control::Adaptive { rtol, atol }))),
+    dae: false,
 };

@@ -55,4 +55,5 @@ pub const ENTRY: IntegratorEntry = IntegratorEntry {
     summary: "forward Euler, order 1, not symplectic",
     order: 1,
     make: Make::Fixed(|h| Box::new(ExplicitEuler::new(h))),
+    dae: false,
 };

@@ -101,6 +101,29 @@ pub trait SecondOrderOde: Send {
     fn project(&mut self, _x: &mut [f64], _xd: &mut [f64], _tol: f64, _max_iter: usize) -> Result<(), SolveError> {
         Ok(())
     }
+    /// The same mechanism as a constrained DAE, for an integrator of DAEs (`radau5`), when the
+    /// formulation offers it (`dae`); None (the default): only the ODE.
+    fn dae(&mut self) -> Option<&mut dyn ConstrainedDae> {
+        None
+    }
+}
+
+/// The constrained equations of motion in the mass-matrix form M y′ = F(y) of Hairer & Wanner
+/// (Solving ODEs II, §VII.1 and §IV.8's RADAU5 with a mass matrix) for y = (x, ẋ, λ),
+/// M = diag(I, I, 0):
+///   x′ = G(x) ẋ,   ẋ′ = W (Q(x, ẋ) + J(x)ᵀ λ),   0 = C(x) (index 3) or 0 = J(x) ẋ (index 2).
+/// x is index 1; ẋ is index 2 in the index-3 form and index 1 in the index-2 form; λ has the
+/// form's index. The x′ rows are the ODE's [`SecondOrderOde::position_rate`].
+pub trait ConstrainedDae {
+    /// Number of multipliers m (rows of C).
+    fn multipliers(&self) -> usize;
+    /// The index of the algebraic rows: 3 (C = 0) or 2 (J ẋ = 0).
+    fn index(&self) -> u32;
+    /// The consistent multipliers at (x, ẋ), from J W Jᵀ λ = −J̇ẋ − J W Q, into `lambda` (force
+    /// units).
+    fn consistent_multipliers(&mut self, x: &[f64], xd: &[f64], lambda: &mut [f64]) -> Result<(), SolveError>;
+    /// The ẋ′ rows W (Q + Jᵀλ) into `acc` and the algebraic rows (C, or J ẋ) into `alg`.
+    fn rhs(&mut self, x: &[f64], xd: &[f64], lambda: &[f64], acc: &mut [f64], alg: &mut [f64]);
 }
 
 /// Work done by an integrator so far.

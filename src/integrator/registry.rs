@@ -43,6 +43,9 @@ pub struct IntegratorEntry {
     pub order: u32,
     /// Its constructor, which says whether it takes a step size or tolerances.
     pub make: Make,
+    /// Whether it integrates the constrained equations in DAE form
+    /// ([`super::ConstrainedDae`]), and so pairs with the `dae` formulation.
+    pub dae: bool,
 }
 
 impl IntegratorEntry {

@@ -26,4 +26,5 @@ pub const ENTRY: IntegratorEntry = IntegratorEntry {
     summary: "classic Runge-Kutta, order 4 (seed 003)",
     order: RK4.order,
     make: Make::Fixed(|h| Box::new(RungeKutta::new(&RK4, Control::Fixed { h }))),
+    dae: false,
 };

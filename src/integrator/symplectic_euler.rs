@@ -55,4 +55,5 @@ pub const ENTRY: IntegratorEntry = IntegratorEntry {
     summary: "semi-implicit Euler, order 1, symplectic (seed 002)",
     order: 1,
     make: Make::Fixed(|h| Box::new(SymplecticEuler::new(h))),
+    dae: false,
 };

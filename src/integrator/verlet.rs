@@ -81,4 +81,5 @@ pub const ENTRY: IntegratorEntry = IntegratorEntry {
     summary: "velocity Verlet, order 2, symmetric",
     order: 2,
     make: Make::Fixed(|h| Box::new(Verlet::new(h))),
+    dae: false,
 };

@@ -42,7 +42,20 @@ impl<T: ComplexField<RealField = f64> + Copy> InPlaceLu<T> {
         let n = self.a.nrows();
         let scale = self.a.camax();
         // A pivot below n·ε·max|A| is zero to working precision.
-        let tiny = n as f64 * f64::EPSILON * scale;
+        self.factor_above(n as f64 * f64::EPSILON * scale)
+    }
+
+    /// Factors `a` in place refusing only a pivot that is exactly zero or not finite, as
+    /// LINPACK's DEC in RADAU5: for a graded matrix whose small pivots are not rounding (a DAE's
+    /// iteration matrix, whose multiplier pivots are ~ h² J W Jᵀ against entries ~ 1/h).
+    pub fn factor_graded(&mut self) -> Result<(), usize> {
+        self.factor_above(0.0)
+    }
+
+    /// Factors `a` in place; Err(the column) where a pivot's modulus is at most `tiny` or not
+    /// finite.
+    fn factor_above(&mut self, tiny: f64) -> Result<(), usize> {
+        let n = self.a.nrows();
         for i in 0..n {
             let piv = self.a.view_range(i.., i).icamax() + i;
             let diag = self.a[(piv, i)];

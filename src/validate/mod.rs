@@ -90,6 +90,7 @@ impl Selection<'_> {
             let solver = self.solvers.iter().any(|s| f.pairs_with(s));
             let time = match f.kind {
                 FormulationKind::Ode => !self.integrators.is_empty(),
+                FormulationKind::Dae => self.integrators.iter().any(|i| i.dae),
                 FormulationKind::Stepper => self.own_steppers,
             };
             solver && time
@@ -119,13 +120,20 @@ pub(crate) fn run_cell(
     duration: f64,
     interval: f64,
 ) -> Option<RunResult> {
+    let i = i.into();
+    // A DAE pairs with the integrators of DAEs only (the grid's rule): no cell otherwise.
+    if let Some(i) = i
+        && !f.kind.pairs_with_integrator(i)
+    {
+        return None;
+    }
     let spec = CellSpec {
         formulation: f,
         formulation_params: f.params.defaults(),
         solver: s,
         // A parameter outside its domain is a bug of `tight`, not a case to skip quietly.
         solver_params: s.params.with(s.name, &tight(s)).expect("validate's solver parameters lie in every domain"),
-        integrator: i.into(),
+        integrator: i,
         control,
         step_fraction: None,
         duration,

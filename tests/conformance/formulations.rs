@@ -18,7 +18,13 @@ fn every_formulation_builds_the_kind_its_entry_declares() {
         let built = SCENES.iter().find_map(|entry| {
             let scene = entry.build_small().unwrap();
             let kind = match (f.build)(&f.params.defaults(), &scene, (solver.build)(&solver.params.defaults())).ok()? {
-                Dynamics::Ode(_) => FormulationKind::Ode,
+                Dynamics::Ode(mut ode) => {
+                    if ode.dae().is_some() {
+                        FormulationKind::Dae
+                    } else {
+                        FormulationKind::Ode
+                    }
+                }
                 Dynamics::Stepper(_) => FormulationKind::Stepper,
             };
             Some((entry.name, kind))

@@ -30,6 +30,15 @@
 //!   singular iteration matrix, or an evaluation of f that fails is a rejected step, retried at
 //!   half the step, down to the step-size underflow bound.
 //! - **Dense output**: the collocation polynomial of the last step (order 3 between steps).
+//!
+//! On a DAE ([`super::ConstrainedDae`], the `dae` formulation) y = (x, ẋ, λ) and the method is
+//! RADAU5 with the mass matrix M = diag(I, I, 0): the iteration matrices are γ/h M − J and
+//! (α + iβ)/h M − J, the Newton right-hand sides are G − Λ M W/h, the error estimate is
+//! (γ/h M − J)⁻¹ (f(y₀) + M Σ eᵢZᵢ/h), and the error weights of index-2 components are divided
+//! by h and of index-3 ones by h² (Hairer II, §VII.4 and RADAU5's NIND2, NIND3). Its
+//! factorization refuses only exactly zero pivots (RADAU5's DEC; the matrix is graded), and its
+//! quaternions are not renormalized in the state (that would move q off C = 0), only in the
+//! outputs.
 
 mod coefficients;
 #[cfg(test)]
@@ -74,7 +83,11 @@ pub struct Radau5 {
     tr: f64,
     ta: f64,
     k: Coefficients,
+    /// Position coordinates d and differential components nd = d + dim ẋ; a DAE's multipliers
+    /// follow them in y, with the form's index (0: an ODE, no multipliers).
     d: usize,
+    nd: usize,
+    index: u32,
     y0: Vec<f64>,
     f0: Vec<f64>,
     f0_valid: bool,
@@ -123,6 +136,8 @@ impl Radau5 {
             ta,
             k: Coefficients::new(),
             d: 0,
+            nd: 0,
+            index: 0,
             y0: vec![],
             f0: vec![],
             f0_valid: false,
@@ -159,25 +174,68 @@ impl Radau5 {
         Radau5 { tr: 1e-14, ta: 1e-14, fixed: Some(h), ..Self::new(1e-14, 1e-14) }
     }
 
+    /// Allocates the workspace for n components of y (once per run; again only when a DAE's
+    /// multipliers join on the first step).
+    fn allocate(&mut self, n: usize) {
+        self.y0 = vec![0.0; n];
+        self.f0 = vec![0.0; n];
+        self.z = std::array::from_fn(|_| vec![0.0; n]);
+        self.w = std::array::from_fn(|_| vec![0.0; n]);
+        self.fz = std::array::from_fn(|_| vec![0.0; n]);
+        self.cont = std::array::from_fn(|_| vec![0.0; n]);
+        self.tmp = vec![0.0; n];
+        self.tmp2 = vec![0.0; n];
+        self.scal = vec![0.0; n];
+        self.jac = DMatrix::zeros(n, n);
+        self.e1 = InPlaceLu::new(n);
+        self.e2 = InPlaceLu::new(n);
+        self.reset();
+    }
+
     /// The tolerances as given.
     pub fn tolerances(&self) -> (f64, f64) {
         (self.rtol, self.atol)
     }
 
-    /// f(y) = (G(x) ẋ, a(x, ẋ)) into `out`.
+    /// f(y) = (G(x) ẋ, a(x, ẋ)) into `out`; for a DAE (y longer than its `nd` differential
+    /// components) F(y) = (G(x) ẋ, W (Q + Jᵀλ), C or J ẋ) ([`crate::integrator::ConstrainedDae`]).
     fn f(
         ode: &mut dyn SecondOrderOde,
-        d: usize,
+        (d, nd): (usize, usize),
         y: &[f64],
         out: &mut [f64],
         stats: &mut IntegratorStats,
     ) -> Result<(), IntegrateError> {
-        let (x, xd) = y.split_at(d);
-        let (ox, oa) = out.split_at_mut(d);
-        ode.position_rate(x, xd, ox);
+        let (x, rest) = y.split_at(d);
+        let (ox, orest) = out.split_at_mut(d);
+        if y.len() > nd {
+            let ((xd, lambda), (oa, oc)) = (rest.split_at(nd - d), orest.split_at_mut(nd - d));
+            ode.position_rate(x, xd, ox);
+            stats.rhs_evals += 1;
+            ode.dae().expect("a DAE's multipliers in y").rhs(x, xd, lambda, oa, oc);
+            return Ok(());
+        }
+        ode.position_rate(x, rest, ox);
         stats.rhs_evals += 1;
-        ode.accel(x, xd, oa)?;
+        ode.accel(x, rest, orest)?;
         Ok(())
+    }
+
+    /// The error weights at step h: atol′ + rtol′ |y₀ᵢ|, and for a DAE divided by h for the
+    /// index-2 components and by h² for the index-3 ones (RADAU5's scaling of higher-index
+    /// variables, whose local errors are larger by those factors; Hairer II, §VII.8).
+    fn scale(&mut self, h: f64) {
+        for (s, y) in self.scal.iter_mut().zip(&self.y0) {
+            *s = self.ta + self.tr * y.abs();
+        }
+        let (d, nd) = (self.d, self.nd);
+        let (index2, index3) = match self.index {
+            3 => (d..nd, nd..self.scal.len()),
+            2 => (nd..self.scal.len(), 0..0),
+            _ => (0..0, 0..0),
+        };
+        self.scal[index2].iter_mut().for_each(|s| *s /= h);
+        self.scal[index3].iter_mut().for_each(|s| *s /= h * h);
     }
 
     /// ∂f/∂y at y₀ by forward differences (one evaluation per column).
@@ -188,7 +246,7 @@ impl Radau5 {
             let delta = (f64::EPSILON * yj.abs().max(1e-5)).sqrt();
             self.tmp.copy_from_slice(&self.y0);
             self.tmp[j] = yj + delta;
-            Self::f(ode, self.d, &self.tmp, &mut self.tmp2, &mut self.stats)?;
+            Self::f(ode, (self.d, self.nd), &self.tmp, &mut self.tmp2, &mut self.stats)?;
             for i in 0..n {
                 self.jac[(i, j)] = (self.tmp2[i] - self.f0[i]) / delta;
             }
@@ -200,20 +258,26 @@ impl Radau5 {
         Ok(())
     }
 
-    /// Factors γ/h − J and (α + iβ)/h − J; false when either is singular.
+    /// Factors γ/h M − J and (α + iβ)/h M − J (M = I for an ODE, diag(I, 0) for a DAE); false
+    /// when either is singular.
     fn factor(&mut self, h: f64) -> bool {
         let n = self.y0.len();
         let (fac1, alphn, betan) = (self.k.gamma / h, self.k.alpha / h, self.k.beta / h);
         for j in 0..n {
             for i in 0..n {
                 let jij = self.jac[(i, j)];
-                let diag = i == j;
+                let diag = i == j && i < self.nd;
                 self.e1.a[(i, j)] = if diag { fac1 - jij } else { -jij };
                 self.e2.a[(i, j)] = if diag { Complex::new(alphn - jij, betan) } else { Complex::new(-jij, 0.0) };
             }
         }
         self.stats.decompositions += 1;
         self.factored_h = h;
+        if self.index > 0 {
+            // A DAE's matrix is graded (Hairer II, §VII.4: its condition grows like h^-index), and
+            // RADAU5 refuses only exactly zero pivots.
+            return self.e1.factor_graded().is_ok() && self.e2.factor_graded().is_ok();
+        }
         self.e1.factor().is_ok() && self.e2.factor().is_ok()
     }
 
@@ -285,7 +349,7 @@ impl Radau5 {
                 for i in 0..n {
                     self.tmp[i] = self.y0[i] + self.z[s][i];
                 }
-                if let Err(e) = Self::f(ode, self.d, &self.tmp, &mut self.fz[s], &mut self.stats) {
+                if let Err(e) = Self::f(ode, (self.d, self.nd), &self.tmp, &mut self.fz[s], &mut self.stats) {
                     if e.is_time_budget() {
                         return Err(e);
                     }
@@ -293,11 +357,11 @@ impl Radau5 {
                 }
             }
             self.stats.newton_iterations += 1;
-            // Right-hand sides G − Λ W / h with G = T⁻¹ F, solved in place into ΔW.
+            // Right-hand sides G − Λ M W / h with G = T⁻¹ F, solved in place into ΔW.
             let ti = self.k.ti;
             for i in 0..n {
                 let g = ti * Vector3::new(self.fz[0][i], self.fz[1][i], self.fz[2][i]);
-                let (w1, w2, w3) = (self.w[0][i], self.w[1][i], self.w[2][i]);
+                let (w1, w2, w3) = if i < self.nd { (self.w[0][i], self.w[1][i], self.w[2][i]) } else { (0.0, 0.0, 0.0) };
                 self.e1.rhs[i] = g[0] - fac1 * w1;
                 self.e2.rhs[i] = Complex::new(g[1] - alphn * w2 + betan * w3, g[2] - betan * w2 - alphn * w3);
             }
@@ -346,7 +410,8 @@ impl Radau5 {
         let n = self.y0.len();
         let hee = self.k.dd.map(|d| d / h);
         for i in 0..n {
-            self.tmp2[i] = hee[0] * self.z[0][i] + hee[1] * self.z[1][i] + hee[2] * self.z[2][i];
+            // M (Σ eᵢ Zᵢ)/h: the algebraic rows of a DAE have M = 0.
+            self.tmp2[i] = if i < self.nd { hee[0] * self.z[0][i] + hee[1] * self.z[1][i] + hee[2] * self.z[2][i] } else { 0.0 };
             self.e1.rhs[i] = self.tmp2[i] + self.f0[i];
         }
         self.e1.solve();
@@ -356,7 +421,7 @@ impl Radau5 {
                 self.tmp[i] = self.y0[i] + self.e1.rhs[i];
             }
             let mut fe = std::mem::take(&mut self.fz[0]);
-            let r = Self::f(ode, self.d, &self.tmp, &mut fe, &mut self.stats);
+            let r = Self::f(ode, (self.d, self.nd), &self.tmp, &mut fe, &mut self.stats);
             if r.is_ok() {
                 for ((r, fi), f2) in self.e1.rhs.iter_mut().zip(&fe).zip(&self.tmp2) {
                     *r = fi + f2;
@@ -376,6 +441,9 @@ impl Radau5 {
 
     /// One attempt at a step of h from y₀.
     fn attempt(&mut self, ode: &mut dyn SecondOrderOde, h: f64) -> Result<Attempt, IntegrateError> {
+        if self.index > 0 {
+            self.scale(h);
+        }
         if !self.jac_valid {
             self.jacobian(ode)?;
         }
@@ -438,8 +506,13 @@ impl Radau5 {
         }
         self.dense_h = h;
         self.y0.copy_from_slice(&self.cont[0]);
-        ode.normalize(&mut self.y0[..self.d]);
-        Self::f(ode, self.d, &self.y0, &mut self.f0, &mut self.stats)?;
+        // A DAE keeps its own state: renormalizing its quaternions would move q off C = 0 (the
+        // constraints read the quaternion's length), and the next step's initial values would be
+        // inconsistent, which the index-3 form amplifies by h⁻². Its outputs are normalized.
+        if self.index == 0 {
+            ode.normalize(&mut self.y0[..self.d]);
+        }
+        Self::f(ode, (self.d, self.nd), &self.y0, &mut self.f0, &mut self.stats)?;
         self.f0_valid = true;
         self.first = false;
         self.last_rejected = false;
@@ -457,21 +530,8 @@ impl Radau5 {
 
 impl Integrator for Radau5 {
     fn prepare(&mut self, nx: usize, nv: usize) {
-        let n = nx + nv;
-        self.d = nx;
-        self.y0 = vec![0.0; n];
-        self.f0 = vec![0.0; n];
-        self.z = std::array::from_fn(|_| vec![0.0; n]);
-        self.w = std::array::from_fn(|_| vec![0.0; n]);
-        self.fz = std::array::from_fn(|_| vec![0.0; n]);
-        self.cont = std::array::from_fn(|_| vec![0.0; n]);
-        self.tmp = vec![0.0; n];
-        self.tmp2 = vec![0.0; n];
-        self.scal = vec![0.0; n];
-        self.jac = DMatrix::zeros(n, n);
-        self.e1 = InPlaceLu::new(n);
-        self.e2 = InPlaceLu::new(n);
-        self.reset();
+        (self.d, self.nd, self.index) = (nx, nx + nv, 0);
+        self.allocate(nx + nv);
         self.h = 0.0;
         self.first = true;
         self.stats = IntegratorStats::default();
@@ -494,11 +554,19 @@ impl Integrator for Radau5 {
         xd: &mut [f64],
         h_max: f64,
     ) -> Result<f64, IntegrateError> {
-        let d = self.d;
+        let (d, nd) = (self.d, self.nd);
         if !self.f0_valid {
+            if let Some(dae) = ode.dae() {
+                let n = nd + dae.multipliers();
+                self.index = dae.index();
+                if self.y0.len() != n {
+                    self.allocate(n);
+                }
+                dae.consistent_multipliers(x, xd, &mut self.y0[nd..])?;
+            }
             self.y0[..d].copy_from_slice(x);
-            self.y0[d..].copy_from_slice(xd);
-            Self::f(ode, d, &self.y0, &mut self.f0, &mut self.stats)?;
+            self.y0[d..nd].copy_from_slice(xd);
+            Self::f(ode, (d, nd), &self.y0, &mut self.f0, &mut self.stats)?;
             self.f0_valid = true;
         }
         if self.h == 0.0 {
@@ -514,7 +582,10 @@ impl Integrator for Radau5 {
                 Attempt::Accepted { h_new } => {
                     self.accept(ode, h, h_new, clipped)?;
                     x.copy_from_slice(&self.y0[..d]);
-                    xd.copy_from_slice(&self.y0[d..]);
+                    xd.copy_from_slice(&self.y0[d..nd]);
+                    if self.index > 0 {
+                        ode.normalize(x);
+                    }
                     return Ok(h);
                 }
                 Attempt::Rejected { h_new, failure } => {
@@ -564,9 +635,9 @@ impl Integrator for Radau5 {
             let (a0, a1, a2, a3) = (self.cont[0][i], self.cont[1][i], self.cont[2][i], self.cont[3][i]);
             self.tmp[i] = a0 + s * (a1 + (s - c2m1) * (a2 + (s - c1m1) * a3));
         }
-        let d = self.d;
+        let (d, nd) = (self.d, self.nd);
         x.copy_from_slice(&self.tmp[..d]);
-        xd.copy_from_slice(&self.tmp[d..]);
+        xd.copy_from_slice(&self.tmp[d..nd]);
         ode.normalize(x);
         Ok(true)
     }
@@ -578,4 +649,5 @@ pub const ENTRY: IntegratorEntry = IntegratorEntry {
     summary: "Radau IIA order 5, implicit and L-stable for stiff problems: simplified Newton on the transformed stages, finite-difference Jacobian, dense LU (Hairer & Wanner's RADAU5), adaptive (rtol = atol = tolerance)",
     order: 5,
     make: Make::Adaptive(|rtol, atol| Box::new(Radau5::new(rtol, atol))),
+    dae: true,
 };
