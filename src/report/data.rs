@@ -21,7 +21,8 @@ fn opt(x: Option<f64>) -> String {
     x.map(num).unwrap_or_default()
 }
 
-/// `summary.csv`: one row per cell; with a reference file, one `ref_err_<column>` per column
+/// `summary.csv`: one row per cell (an integrator's Newton iterations, Jacobians and
+/// decompositions empty for a stepping formulation); with a reference file, one `ref_err_<column>` per column
 /// and `max_ref_err`; with events, `event<i>_crossings`, `event<i>_first` and `event<i>_period`.
 pub(super) fn write_summary(rows: &[Row], m: &Measurements, path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
@@ -56,6 +57,9 @@ pub(super) fn write_summary(rows: &[Row], m: &Measurements, path: &Path) -> csv:
         "linear_solves",
         "solver_iterations",
         "max_solver_residual",
+        "newton_iterations",
+        "jacobians",
+        "decompositions",
     ];
     w.write_record(fixed.iter().map(|s| s.to_string()).chain(extra.iter().cloned()))?;
     for r in rows {
@@ -96,6 +100,9 @@ pub(super) fn write_summary(rows: &[Row], m: &Measurements, path: &Path) -> csv:
             c.linear_solves.to_string(),
             c.solver_iterations.to_string(),
             num(s.max_solver_residual),
+            c.newton.map(|n| n.iterations.to_string()).unwrap_or_default(),
+            c.newton.map(|n| n.jacobians.to_string()).unwrap_or_default(),
+            c.newton.map(|n| n.decompositions.to_string()).unwrap_or_default(),
         ];
         w.write_record(head.into_iter().chain(tail))?;
     }

@@ -1,7 +1,7 @@
 //! The two ways a formulation advances — an ODE right-hand side with an integrator, or its own
 //! time stepper — behind one step function, with the cell's post-step stabilizer.
 
-use super::Counters;
+use super::{Counters, NewtonWork};
 use crate::experiment::cell::CellSpec;
 use crate::formulation::{Dynamics, NotApplicable, SecondOrderOde, Stepper};
 use crate::integrator::{Control, IntegrateError, Integrator, fixed_step};
@@ -168,6 +168,11 @@ impl<'a> Driver<'a> {
                     solver_iterations: s.iterations - uncounted.iterations,
                     wall_seconds: 0.0,
                     median_step_seconds: 0.0,
+                    newton: Some(NewtonWork {
+                        iterations: i.newton_iterations,
+                        jacobians: i.jacobians,
+                        decompositions: i.decompositions,
+                    }),
                 }
             }
             Driver::Stepper { stepper, steps, .. } => {
@@ -180,6 +185,7 @@ impl<'a> Driver<'a> {
                     solver_iterations: s.iterations,
                     wall_seconds: 0.0,
                     median_step_seconds: 0.0,
+                    newton: None,
                 }
             }
         }

@@ -37,6 +37,22 @@ pub struct Counters {
     pub wall_seconds: f64,
     /// Median wall time of one accepted or failed step (stabilizer included) \[s\]; 0 before any step.
     pub median_step_seconds: f64,
+    /// An integrator's Newton work (zero for the explicit ones); None for a stepping formulation,
+    /// whose Newton iterations are its linear solves.
+    #[serde(default)]
+    pub newton: Option<NewtonWork>,
+}
+
+/// The work of an implicit integrator's Newton iterations, the counts the Test Set for IVP
+/// Solvers reports next to steps and evaluations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct NewtonWork {
+    /// Newton iterations.
+    pub iterations: u64,
+    /// Jacobians formed (their evaluations are in `rhs_evals`).
+    pub jacobians: u64,
+    /// Factorizations of the iteration matrices (one real and one complex for `radau5`).
+    pub decompositions: u64,
 }
 
 /// The metrics at one sample time.
