@@ -116,6 +116,65 @@ fn showcase_as_three_shards_merges_into_the_single_run_byte_for_byte() {
     assert_eq!(a, b, "the merged report differs beyond timings");
 }
 
+/// Two shards on one reports directory in separate PID namespaces (`unshare --pid --fork
+/// --mount-proc`, as two cluster nodes whose PIDs mean nothing to each other): the second claims
+/// its shard while the first computes, both finish, and their merge equals one run byte for byte.
+/// The second's PID is shifted by three background `sleep`s, so that the first's PID (2) is a
+/// live `sleep` of another start time in the second's namespace. Regression: the second's
+/// cleanup took the first's temporary directory for a dead run's and removed it; the first
+/// computed everything and failed writing its result, "no such file or directory".
+#[test]
+fn shards_in_separate_pid_namespaces_share_one_reports_directory() {
+    if !Command::new("unshare").args(["--pid", "--fork", "--mount-proc", "true"]).status().is_ok_and(|s| s.success()) {
+        eprintln!("skipped: `unshare --pid --fork --mount-proc` is not permitted on this machine");
+        return;
+    }
+    let dir = temp_dir("pidns");
+    let config = configs().join("two_namespaces.yaml");
+    let (single, sharded) = (dir.join("single"), dir.join("sharded"));
+    assert_eq!(run(&config, &single, &["--threads", "1"]).0, 0);
+    let shard = |i: usize, pad: usize| {
+        // `; exit $s` keeps the shell from exec'ing the run, so that its PID is 2 + pad.
+        let script = format!(
+            "{}{BIN} run '{}' --reports '{}' --shard {i}/2 --threads 1; s=$?; exit $s",
+            "sleep 30 & ".repeat(pad),
+            s(&config),
+            s(&sharded)
+        );
+        Command::new("unshare")
+            .args(["--pid", "--fork", "--mount-proc", "sh", "-c", &script])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let first = shard(1, 0);
+    let t0 = Instant::now();
+    let computing = || {
+        std::fs::read_dir(&sharded).is_ok_and(|d| {
+            d.flatten().any(|e| e.file_name().to_string_lossy().starts_with(".two_namespaces.shard-1-of-2.tmp-"))
+        })
+    };
+    while !computing() {
+        assert!(t0.elapsed() < Duration::from_secs(30), "the first shard never started");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let second = shard(2, 3);
+    for (i, c) in [first, second].into_iter().enumerate() {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "shard {}: {}", i + 1, String::from_utf8_lossy(&out.stderr));
+    }
+    let shards: Vec<String> =
+        (1..=2).map(|i| sharded.join(format!("two_namespaces.shard-{i}-of-2")).display().to_string()).collect();
+    let merged = dir.join("merged");
+    let out = tinkertoy(&["merge", &shards[0], &shards[1], "--reports", s(&merged)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in ["summary.csv", "runs.csv", "orders.csv"] {
+        let a = std::fs::read(single.join("two_namespaces").join(f)).unwrap();
+        let b = std::fs::read(merged.join("two_namespaces").join(f)).unwrap();
+        assert!(a == b, "{f} differs between the single run and the merged shards");
+    }
+}
+
 #[test]
 fn merge_refuses_a_missing_a_duplicated_and_a_foreign_shard() {
     let dir = temp_dir("refuse");

@@ -177,6 +177,13 @@ fn host() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
 }
 
+/// This process's PID namespace (Linux: the link /proc/self/ns/pid, e.g. `pid:[4026531836]`;
+/// empty elsewhere): PIDs of another namespace — another container, or a cluster node's shard on
+/// this host — mean nothing here.
+fn pid_namespace() -> String {
+    std::fs::read_link("/proc/self/ns/pid").map(|l| l.display().to_string()).unwrap_or_default()
+}
+
 /// The start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat), which
 /// tells a live process from a later one that reused its PID.
 fn start_time(pid: u32) -> Option<u64> {
@@ -188,22 +195,34 @@ fn start_time(pid: u32) -> Option<u64> {
 /// Writes the marker of this run into `dir`.
 fn mark(dir: &Path) -> std::io::Result<()> {
     let pid = std::process::id();
-    let text = format!("tinkertoy run\nhost {}\npid {pid}\nstart {}\n", host(), start_time(pid).unwrap_or(0));
+    let text = format!(
+        "tinkertoy run\nhost {}\npidns {}\npid {pid}\nstart {}\n",
+        host(),
+        pid_namespace(),
+        start_time(pid).unwrap_or(0)
+    );
     std::fs::write(dir.join(MARKER), text)
 }
 
 /// Whether `dir` was made by a run of this host that is provably gone (its process is dead, or
 /// its PID now belongs to a process started at another time), or — `same_name` — by another run
-/// of the experiment whose lock we hold. Without a readable marker of this host: never.
+/// of the experiment whose lock we hold (the lock is the kernel's, whatever the PID namespace).
+/// Without a readable marker of this host: never; a run of another PID namespace (its marker's
+/// `pidns`; markers without it are of this one) is judged only through the lock, since its PID
+/// would be looked up among this namespace's processes.
 fn made_by_a_dead_run(dir: &Path, same_name: bool) -> bool {
     let Ok(text) = std::fs::read_to_string(dir.join(MARKER)) else { return false };
     let field = |k: &str| text.lines().find_map(|l| l.strip_prefix(k).map(|v| v.trim().to_string()));
     let (Some(h), Some(pid), Some(start)) = (field("host "), field("pid "), field("start ")) else { return false };
     let (Ok(pid), Ok(start)) = (pid.parse::<u32>(), start.parse::<u64>()) else { return false };
-    if h != host() || pid == std::process::id() {
+    let other_namespace = field("pidns ").is_some_and(|ns| ns != pid_namespace());
+    if h != host() || (!other_namespace && pid == std::process::id()) {
         return false;
     }
-    same_name || !alive(pid) || start_time(pid).is_some_and(|s| s != start)
+    if same_name {
+        return true;
+    }
+    !other_namespace && (!alive(pid) || start_time(pid).is_some_and(|s| s != start))
 }
 
 /// Removes what dead runs of this host left in `root`: temporary and old directories that hold
