@@ -175,6 +175,68 @@ fn shards_in_separate_pid_namespaces_share_one_reports_directory() {
     }
 }
 
+/// A resumed shard does not time again the cells its interrupted run timed: each timing is
+/// stored with the cell as it completes, on this host. A shard resumed after it finished reuses
+/// every cell and every timing (its shard file, timings included, byte-identical — a timing
+/// measured again would differ); with one cell's stored timing removed, that cell alone is
+/// timed again. Regression: `--resume` timed every cell again, most of a shard's cost with
+/// the default 3 repeats.
+#[test]
+fn a_resumed_shard_reuses_the_timings_it_stored() {
+    let dir = temp_dir("retime");
+    let config = configs().join("two_namespaces.yaml");
+    let shard = |extra: &[&str]| {
+        let mut args = vec!["--shard", "1/2", "--threads", "1"];
+        args.extend(extra);
+        let (code, stderr) = run(&config, &dir, &args);
+        assert_eq!(code, 0, "{stderr}");
+        let bytes = std::fs::read(dir.join("two_namespaces.shard-1-of-2/shard.bin")).unwrap();
+        (stderr, bytes)
+    };
+    let (_, first) = shard(&[]);
+    let (stderr, resumed) = shard(&["--resume"]);
+    assert!(stderr.contains("reused 2 of 2 cells") && stderr.contains("and 2 of their timings"), "{stderr}");
+    assert!(first == resumed, "the resumed shard's file differs: its cells were timed again");
+    let store = dir.join(".two_namespaces.shard-1-of-2.cells");
+    let timing = std::fs::read_dir(&store)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".timing.bin"))
+        .expect("a stored timing");
+    std::fs::remove_file(&timing).unwrap();
+    let (stderr, again) = shard(&["--resume"]);
+    assert!(stderr.contains("and 1 of their timings"), "{stderr}");
+    assert!(first != again, "the cell whose timing was removed should have been timed again");
+}
+
+/// `merge --wait` given one shard of two waits for the other, looked up by name, and merges
+/// both once it is published: the merge job of an array chained with `afterany` runs after a
+/// failed task and waits for its resubmission. With the other shard never there, it stops at its
+/// limit and names the missing shard.
+#[test]
+fn merge_waits_for_the_shards_still_missing() {
+    let dir = temp_dir("wait");
+    let config = configs().join("two_namespaces.yaml");
+    let shard_dir = |i: usize| dir.join(format!("two_namespaces.shard-{i}-of-2"));
+    assert_eq!(run(&config, &dir, &["--shard", "1/2", "--threads", "1"]).0, 0);
+    let out = tinkertoy(&["merge", s(&shard_dir(1)), "--wait", "1", "--reports", s(&dir.join("early"))]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("waiting for 1 of 2 shards") && stderr.contains("1 of 2 shards missing: 2"), "{stderr}");
+    let merged = dir.join("merged");
+    let waiting = Command::new(BIN)
+        .args(["merge", s(&shard_dir(1)), "--wait", "120", "--reports", s(&merged)])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert_eq!(run(&config, &dir, &["--shard", "2/2", "--threads", "1"]).0, 0);
+    let out = waiting.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary = std::fs::read_to_string(merged.join("two_namespaces/summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 1 + 4, "{summary}");
+}
+
 #[test]
 fn merge_refuses_a_missing_a_duplicated_and_a_foreign_shard() {
     let dir = temp_dir("refuse");

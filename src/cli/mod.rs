@@ -86,6 +86,12 @@ enum Command {
         /// Exit with status 3 when any cell failed or diverged.
         #[arg(long)]
         strict: bool,
+        /// Wait up to this many seconds for the shards not given or not yet there, looked up by
+        /// name next to the first (NAME.shard-I-of-N), checking every 2 s; then merge what is
+        /// there. For a merge job chained after an array with `afterany`, which runs even when
+        /// tasks failed and waits for their resubmission.
+        #[arg(long, value_name = "SECONDS")]
+        wait: Option<u64>,
     },
     /// Check every applicable cell against laws and reference cases; print a scorecard, write
     /// reports/validate/, exit 1 if anything fails.
@@ -309,7 +315,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Command::Run { config, threads, reports, strict, limits, dry_run, shard, resume, cells } => {
             run(config, threads, reports, Options { strict, limits, dry_run, shard, resume, cells })
         }
-        Command::Merge { shards, reports, strict } => merge(shards, reports, strict),
+        Command::Merge { shards, reports, strict, wait } => merge(shards, reports, strict, wait),
         Command::Validate { formulation, solver, integrator, reports } => {
             validate_cmd(formulation, solver, integrator, reports)
         }

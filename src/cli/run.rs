@@ -153,15 +153,18 @@ fn run_one(
         Err(e) => return stopped(&e),
     };
     let Plan { exp, shard, threads, .. } = &plan;
-    let (timings, core) = time_cells(exp, &computed.kept, &computed.results);
+    let (timings, core, timings_reused) = time_cells(exp, &computed);
     let mut prov = Provenance::collect(&exp.text, *threads);
     prov.load_start = load_start;
     prov.timing_core = core;
     let (reused, total) = (computed.reused, plan.cells.len());
     if reused > 0 {
-        eprintln!("{}: reused {reused} of {total} cells finished by an earlier run of this config and build", exp.name);
+        eprintln!(
+            "{}: reused {reused} of {total} cells finished by an earlier run of this config and build, and {timings_reused} of their timings",
+            exp.name
+        );
         prov.notes.push(format!(
-            "{reused} of {total} cells reused from an earlier run of this config and build (`--resume` or `--cells`); their timings were measured again"
+            "{reused} of {total} cells reused from an earlier run of this config and build (`--resume` or `--cells`); {timings_reused} of their timings too (measured on this host by that run), the others measured again"
         ));
     }
     let left_out = total - computed.kept.len();
@@ -246,8 +249,11 @@ fn print_dry_run(plan: &Plan) {
 struct Computed {
     kept: Vec<experiment::Cell>,
     results: Vec<experiment::RunResult>,
+    /// Whether each kept cell's result came from the store.
+    from_store: Vec<bool>,
     reused: usize,
     publisher: report::publish::Publisher,
+    store: experiment::store::Store,
 }
 
 /// Claims the report directory (every output error before computing), then runs the selected
@@ -290,16 +296,23 @@ fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Com
     bar.finish_and_clear();
     let reused = stored.iter().filter(|r| r.is_some()).count();
     let mut fresh = fresh.into_iter();
-    let (mut kept, mut results) = (Vec::new(), Vec::new());
+    let (mut kept, mut results, mut from_store) = (Vec::new(), Vec::new(), Vec::new());
     for ((c, sel), r) in cells.iter().zip(selected).zip(stored.iter_mut()) {
-        match (r.take(), sel) {
-            (Some(r), _) => results.push(r),
-            (None, true) => results.push(fresh.next().expect("one result per cell run")),
+        let stored = match (r.take(), sel) {
+            (Some(r), _) => {
+                results.push(r);
+                true
+            }
+            (None, true) => {
+                results.push(fresh.next().expect("one result per cell run"));
+                false
+            }
             (None, false) => continue,
-        }
+        };
+        from_store.push(stored);
         kept.push(c.clone());
     }
-    Ok(Computed { kept, results, reused, publisher })
+    Ok(Computed { kept, results, from_store, reused, publisher, store })
 }
 
 /// `--cells` publishes the selected cells and the stored others; a cell neither selected nor
@@ -333,22 +346,24 @@ fn progress(len: usize, template: &str, message: String) -> ProgressBar {
     bar
 }
 
-/// The timing repeats of the cells that ran to the end, one cell at a time; the core they were
-/// pinned to.
-fn time_cells(
-    exp: &experiment::Experiment,
-    kept: &[experiment::Cell],
-    results: &[experiment::RunResult],
-) -> (Vec<experiment::Timing>, Option<usize>) {
-    let timed = results.iter().filter(|r| r.summary.status == experiment::Status::Ok).count();
+/// The timing repeats of the cells that ran to the end, one cell at a time, each stored as it
+/// completes; a reused cell's stored timing is reused. The timings, the core they were pinned to
+/// and how many were reused.
+fn time_cells(exp: &experiment::Experiment, computed: &Computed) -> (Vec<experiment::Timing>, Option<usize>, usize) {
+    let Computed { kept, results, from_store, store, .. } = computed;
+    let known: Vec<Option<experiment::Timing>> =
+        kept.iter().zip(from_store).map(|(c, &s)| if s { store.load_timing(exp, c) } else { None }).collect();
+    let ok = |r: &experiment::RunResult| r.summary.status == experiment::Status::Ok;
+    let reused = known.iter().zip(results).filter(|(k, r)| k.is_some() && ok(r)).count();
+    let to_time = results.iter().filter(|r| ok(r)).count() - reused;
     let bar = progress(
-        timed * exp.goals.repeats,
+        to_time * exp.goals.repeats,
         "{msg} [{bar:40}] {pos}/{len} timed runs, {elapsed}",
         format!("{}: timing, one cell at a time", exp.name),
     );
-    let timed = exp.time_all(kept, results, &|| bar.inc(1));
+    let (timings, core) = exp.time_all(kept, results, &known, &|c, t| store.save_timing(exp, c, t), &|| bar.inc(1));
     bar.finish_and_clear();
-    timed
+    (timings, core, reused)
 }
 
 /// Writes shard `(i, n)`'s results as its sealed shard file and publishes it.
@@ -449,10 +464,54 @@ fn finish(
     }
 }
 
+/// The directories of every shard of the sweep the first of `dirs` belongs to, named
+/// NAME.shard-I-of-N next to it, once all of them hold a shard file or `seconds` have passed (then
+/// those that are there, and `merge` names the missing ones). Shard directories are published
+/// whole (renamed into place), so one that exists is complete.
+fn wait_for_shards(dirs: Vec<PathBuf>, seconds: u64) -> Result<Vec<PathBuf>, CommandError> {
+    let first = &dirs[0];
+    let file = first.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
+    let parsed = file.rsplit_once(".shard-").and_then(|(name, rest)| {
+        let (i, n) = rest.split_once("-of-")?;
+        Some((name.to_string(), i.parse::<usize>().ok()?, n.parse::<usize>().ok()?))
+    });
+    let Some((name, _, n)) = parsed.filter(|&(_, i, n)| (1..=n).contains(&i) && n <= 100_000) else {
+        return Err(CommandError::Usage(format!(
+            "--wait: `{}` is not named NAME.shard-I-of-N, so the other shards cannot be looked up; give shard directories as `run --shard` names them",
+            crate::params::short(&first.display().to_string())
+        )));
+    };
+    let parent = first.parent().map(PathBuf::from).unwrap_or_default();
+    let all: Vec<PathBuf> = (1..=n).map(|i| parent.join(format!("{name}.shard-{i}-of-{n}"))).collect();
+    let done = |d: &PathBuf| d.join(experiment::store::SHARD_FILE).is_file();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    let mut told = usize::MAX;
+    loop {
+        let missing: Vec<usize> = (1..=n).filter(|&i| !done(&all[i - 1])).collect();
+        if missing.is_empty() || std::time::Instant::now() >= deadline {
+            let present: Vec<PathBuf> = all.into_iter().filter(done).collect();
+            // none there: the given ones, whose reading names what is wrong
+            return Ok(if present.is_empty() { dirs } else { present });
+        }
+        if missing.len() != told {
+            eprintln!("{name}: waiting for {} of {n} shards (at most {seconds} s in all)", missing.len());
+            told = missing.len();
+        }
+        std::thread::sleep(std::time::Duration::from_secs(2).min(deadline - std::time::Instant::now()));
+    }
+}
+
 /// `merge`: checks that the shards are of one config and build and cover every cell once, then
 /// writes the report a single run would.
-pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool) -> ExitCode {
+pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool, wait: Option<u64>) -> ExitCode {
     report::publish::install_signal_cleanup();
+    let dirs = match wait {
+        Some(seconds) => match wait_for_shards(dirs, seconds) {
+            Ok(d) => d,
+            Err(e) => return stopped(&e),
+        },
+        None => dirs,
+    };
     let m = match experiment::store::merge_shards(&dirs) {
         Ok(m) => m,
         Err(e) => return stopped(&e.into()),

@@ -68,6 +68,20 @@ struct StoredCell {
     result: RunResult,
 }
 
+/// This machine's host name (Linux: the kernel's): in the run marker of a reports directory, and
+/// with every stored timing.
+pub(crate) fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
+}
+
+/// A cell's timing as stored, with the host that measured it: reused only on that host.
+#[derive(Serialize, Deserialize)]
+struct StoredTiming {
+    key: String,
+    host: String,
+    timing: Timing,
+}
+
 /// [`StoredCell`] as written (borrowing: the same encoding, no copy of the result).
 #[derive(Serialize)]
 struct StoredCellRef<'a> {
@@ -147,20 +161,46 @@ impl Store {
         let key = cell_key(&self.hash, exp, cell);
         let stored = StoredCellRef { key: &key, result };
         if let Ok(bytes) = postcard::to_stdvec(&stored).map(seal) {
-            // Created new (O_EXCL) without following links: a link planted at the temporary name
-            // is removed as a link, never written through; rename replaces a link at the final
-            // name itself, not its target.
-            let tmp = self.dir.join(format!("{}.bin.tmp", cell.id));
-            let _ = std::fs::remove_file(&tmp);
-            let created = {
-                use std::os::unix::fs::OpenOptionsExt;
-                std::fs::OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW).open(&tmp)
-            };
-            if let Ok(mut f) = created
-                && std::io::Write::write_all(&mut f, &bytes).is_ok()
-            {
-                let _ = std::fs::rename(&tmp, self.path(cell));
-            }
+            self.write(&self.path(cell), &bytes);
+        }
+    }
+
+    fn timing_path(&self, cell: &Cell) -> PathBuf {
+        self.dir.join(format!("{}.timing.bin", cell.id))
+    }
+
+    /// The stored timing of `cell`, if this host measured it for this build and config: a
+    /// resumed run does not time again what it timed before it was interrupted.
+    pub fn load_timing(&self, exp: &Experiment, cell: &Cell) -> Option<Timing> {
+        let bytes = std::fs::read(self.timing_path(cell)).ok()?;
+        let stored: StoredTiming = postcard::from_bytes(unseal(&bytes)?).ok()?;
+        (stored.key == cell_key(&self.hash, exp, cell) && stored.host == host()).then_some(stored.timing)
+    }
+
+    /// Stores the timing of `cell`, measured on this host (as [`Store::save`]).
+    pub fn save_timing(&self, exp: &Experiment, cell: &Cell, timing: &Timing) {
+        let stored = StoredTiming { key: cell_key(&self.hash, exp, cell), host: host(), timing: *timing };
+        if let Ok(bytes) = postcard::to_stdvec(&stored).map(seal) {
+            self.write(&self.timing_path(cell), &bytes);
+        }
+    }
+
+    /// Writes `bytes` to `path` through a temporary file renamed over it. Created new (O_EXCL)
+    /// without following links: a link planted at the temporary name is removed as a link, never
+    /// written through; rename replaces a link at the final name itself, not its target.
+    fn write(&self, path: &Path, bytes: &[u8]) {
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let _ = std::fs::remove_file(&tmp);
+        let created = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW).open(&tmp)
+        };
+        if let Ok(mut f) = created
+            && std::io::Write::write_all(&mut f, bytes).is_ok()
+        {
+            let _ = std::fs::rename(&tmp, path);
         }
     }
 }

@@ -110,12 +110,16 @@ impl Experiment {
     /// Times every cell that ran to the end, serially on one pinned thread: `self.goals.repeats`
     /// runs, then more until the fastest `repeats` agree within `self.goals.spread` or
     /// [`MAX_RUNS_FACTOR`] × `repeats` runs are spent; other cells (and all cells with 0 repeats)
-    /// keep the simulation pass's single measurement. Returns the timings and the core the thread
-    /// was pinned to.
+    /// keep the simulation pass's single measurement. A `known` timing (stored by an earlier,
+    /// interrupted run of this build and config on this host) is reused, not measured again; each
+    /// new timing is passed to `timed` as soon as it is complete, to be stored. Returns the
+    /// timings and the core the thread was pinned to.
     pub fn time_all(
         &self,
         cells: &[Cell],
         results: &[RunResult],
+        known: &[Option<Timing>],
+        timed: &(dyn Fn(&Cell, &Timing) + Sync),
         tick: &(dyn Fn() + Sync),
     ) -> (Vec<Timing>, Option<usize>) {
         let repeats = self.goals.repeats;
@@ -125,9 +129,13 @@ impl Experiment {
                 let timings = cells
                     .iter()
                     .zip(results)
-                    .map(|(c, r)| {
+                    .zip(known)
+                    .map(|((c, r), known)| {
                         if repeats == 0 || r.summary.status != Status::Ok {
                             return Timing::concurrent(r);
+                        }
+                        if let Some(t) = known {
+                            return *t;
                         }
                         let mut runs = Vec::with_capacity(MAX_RUNS_FACTOR * repeats);
                         loop {
@@ -145,6 +153,7 @@ impl Experiment {
                             }
                             let t = Timing::of_fastest(&runs, repeats, self.goals.spread);
                             if t.steady || runs.len() >= MAX_RUNS_FACTOR * repeats {
+                                timed(c, &t);
                                 break t;
                             }
                         }

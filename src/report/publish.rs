@@ -13,6 +13,7 @@
 //! has a window (two renames), once. On SIGINT, SIGTERM or SIGHUP the temporary directory is
 //! removed before the process exits.
 
+use crate::experiment::store::host;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -171,11 +172,6 @@ fn claim_checked(root: &Path, name: &str) -> Result<Publisher, PublishError> {
 /// The marker file inside every directory a run creates (its temporary directory, which becomes
 /// the published report): which host and process made it, and when that process started.
 pub(crate) const MARKER: &str = ".tinkertoy-run";
-
-/// This machine's host name (Linux: the kernel's), for the marker.
-fn host() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
-}
 
 /// This process's PID namespace (Linux: the link /proc/self/ns/pid, e.g. `pid:[4026531836]`;
 /// empty elsewhere): PIDs of another namespace — another container, or a cluster node's shard on
