@@ -224,6 +224,11 @@ fn merge_waits_for_the_shards_still_missing() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("waiting for 1 of 2 shards") && stderr.contains("1 of 2 shards missing: 2"), "{stderr}");
+    // A wait past any schedule's horizon is refused in one line (it overflowed the clock).
+    let out = tinkertoy(&["merge", s(&shard_dir(1)), "--wait", "18446744073709551615"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not in 0..=2592000"), "{stderr}");
     let merged = dir.join("merged");
     let waiting = Command::new(BIN)
         .args(["merge", s(&shard_dir(1)), "--wait", "120", "--reports", s(&merged)])

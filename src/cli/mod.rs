@@ -89,8 +89,8 @@ enum Command {
         /// Wait up to this many seconds for the shards not given or not yet there, looked up by
         /// name next to the first (NAME.shard-I-of-N), checking every 2 s; then merge what is
         /// there. For a merge job chained after an array with `afterany`, which runs even when
-        /// tasks failed and waits for their resubmission.
-        #[arg(long, value_name = "SECONDS")]
+        /// tasks failed and waits for their resubmission. At most 2592000 (30 days).
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=2_592_000))]
         wait: Option<u64>,
     },
     /// Check every applicable cell against laws and reference cases; print a scorecard, write

@@ -85,7 +85,13 @@ pub struct FormulationEntry {
     /// Whether it runs scenes with contact (inequality rows of its own); the others report such a
     /// scene as not applicable.
     pub contact: bool,
+    /// Named parameter sets that change the method, not just its accuracy (a stepping
+    /// formulation's other form), which `validate` checks next to the defaults.
+    pub variants: &'static [Variant],
 }
+
+/// A named parameter set of a formulation that `validate` checks as its own method.
+pub type Variant = (&'static str, &'static [(&'static str, crate::params::Scalar)]);
 
 fn build_erased<'a, P: FormulationParams>(
     p: &Resolved,
@@ -113,7 +119,13 @@ impl FormulationEntry {
             order: None,
             conservative: false,
             contact: false,
+            variants: &[],
         }
+    }
+
+    /// The same entry with parameter sets that `validate` checks as methods of their own.
+    pub const fn with_variants(self, variants: &'static [Variant]) -> Self {
+        FormulationEntry { variants, ..self }
     }
 
     /// The same entry declared energy-conserving (bounded energy error, no drift).

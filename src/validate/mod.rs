@@ -120,7 +120,21 @@ pub(crate) fn run_cell(
     duration: f64,
     interval: f64,
 ) -> Option<RunResult> {
-    let i = i.into();
+    run_cell_with(scene, f, f.params.defaults(), s, i.into(), control, duration, interval)
+}
+
+/// [`run_cell`] with the formulation's parameters `params` (a declared variant).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_cell_with(
+    scene: &Scene,
+    f: &FormulationEntry,
+    params: crate::params::Resolved,
+    s: &'static SolverEntry,
+    i: Option<&'static IntegratorEntry>,
+    control: Control,
+    duration: f64,
+    interval: f64,
+) -> Option<RunResult> {
     // A DAE pairs with the integrators of DAEs only (the grid's rule): no cell otherwise.
     if let Some(i) = i
         && !f.kind.pairs_with_integrator(i)
@@ -129,7 +143,7 @@ pub(crate) fn run_cell(
     }
     let spec = CellSpec {
         formulation: f,
-        formulation_params: f.params.defaults(),
+        formulation_params: params,
         solver: s,
         // A parameter outside its domain is a bug of `tight`, not a case to skip quietly.
         solver_params: s.params.with(s.name, &tight(s)).expect("validate's solver parameters lie in every domain"),

@@ -5,7 +5,7 @@
 //! their integrators' orders checked in `cases::pendulum`; a stepper's order was checked nowhere,
 //! which let `rattle` run at order 1 in space unnoticed.
 
-use super::{Check, Outcome, Selection, own_stepping, run_cell};
+use super::{Check, Outcome, Selection, own_stepping, run_cell, run_cell_with};
 use crate::experiment::Sample;
 use crate::integrator::Control;
 use crate::metrics::observed_order;
@@ -34,6 +34,7 @@ fn tip(scene: &Scene, q: &[f64], v: &[f64]) -> [f64; 3] {
 fn errors(
     sel: &Selection,
     f: &crate::formulation::registry::FormulationEntry,
+    params: &crate::params::Resolved,
     scene: &Scene,
     hs: &[f64],
     t_end: f64,
@@ -44,7 +45,7 @@ fn errors(
         let runs: Vec<Option<f64>> = hs
             .iter()
             .map(|&h| {
-                let r = run_cell(scene, f, s, i, Control::Fixed { h }, t_end, t_end)?;
+                let r = run_cell_with(scene, f, params.clone(), s, i, Control::Fixed { h }, t_end, t_end)?;
                 let last = r.samples.last()?;
                 (r.summary.status.is_ok() && (last.t - t_end).abs() < 1e-9).then(|| error(last))
             })
@@ -82,21 +83,29 @@ pub(super) fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
     let lambda_error = |re: &Option<Vec<f64>>, x: &Sample| {
         re.as_ref().map_or(f64::NAN, |re| re.iter().zip(&x.lambda).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())))
     };
-    for f in &sel.formulations {
+    // Each stepping formulation at its defaults and in every variant it declares.
+    let methods = sel.formulations.iter().filter(|f| f.order.is_some()).flat_map(|f| {
+        let variants = f.variants.iter().map(move |(label, given)| {
+            let params = f.params.with(f.name, given).expect("a declared variant lies in the parameters' domains");
+            (*f, format!("{} ({label})", f.name), params)
+        });
+        std::iter::once((*f, f.name.to_string(), f.params.defaults())).chain(variants)
+    });
+    for (f, name, params) in methods {
         let Some(order) = f.order else { continue };
         let planar_hs = [1.0 / 200.0, 1.0 / 400.0, 1.0 / 800.0];
-        let planar = errors(sel, f, &pendulum, &planar_hs, 1.0, &|x| {
+        let planar = errors(sel, f, &params, &pendulum, &planar_hs, 1.0, &|x| {
             pendulum.reference.as_ref().map_or(f64::NAN, |r| r.error(x.t, &x.q))
         });
-        let planar_l = errors(sel, f, &pendulum, &planar_hs, 1.0, &|x| lambda_error(&planar_lambda, x));
+        let planar_l = errors(sel, f, &params, &pendulum, &planar_hs, 1.0, &|x| lambda_error(&planar_lambda, x));
         let spatial_hs = [4e-3, 2e-3, 1e-3];
         let spatial = reference.and_then(|re| {
-            errors(sel, f, &two_hinge, &spatial_hs, 1.0, &|x| {
+            errors(sel, f, &params, &two_hinge, &spatial_hs, 1.0, &|x| {
                 let p = tip(&two_hinge, &x.q, &x.v);
                 ((p[0] - re[0]).powi(2) + (p[1] - re[1]).powi(2) + (p[2] - re[2]).powi(2)).sqrt()
             })
         });
-        let spatial_l = errors(sel, f, &two_hinge, &spatial_hs, 1.0, &|x| lambda_error(&spatial_lambda, x));
+        let spatial_l = errors(sel, f, &params, &two_hinge, &spatial_hs, 1.0, &|x| lambda_error(&spatial_lambda, x));
         for (case, hs, found, what) in [
             ("stepper order, 2D (exact pendulum)", &planar_hs, planar, "|theta(1) - theta_exact(1)|"),
             (
@@ -121,7 +130,7 @@ pub(super) fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
             let Some((solver, errs)) = found else {
                 out.push(Check {
                     case: case.into(),
-                    cell: format!("{} · (no solver runs it)", f.name),
+                    cell: format!("{name} · (no solver runs it)"),
                     measured: f64::NAN,
                     tolerance: format!("{order} +- {ORDER_TOL}"),
                     outcome: Outcome::Info,
@@ -133,7 +142,7 @@ pub(super) fn stepper_orders(sel: &Selection, out: &mut Vec<Check>) {
             let p = observed_order(&hs[1..], &errs[1..]);
             out.push(Check {
                 case: case.into(),
-                cell: format!("{} · {solver} · stepper · h={}..{}", f.name, hs[0], hs[2]),
+                cell: format!("{name} · {solver} · stepper · h={}..{}", hs[0], hs[2]),
                 measured: p,
                 tolerance: format!("{order} +- {ORDER_TOL}"),
                 outcome: if (p - order as f64).abs() <= ORDER_TOL { Outcome::Pass } else { Outcome::Fail },

@@ -122,7 +122,8 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<GeneralizedAlphaOptio
     "generalized-alpha (or HHT-alpha) on the index-3 equations M qdd = Q + J^T lambda, C = 0 (Arnold & Bruls 2007), or in the stabilized index-2 form (J v = 0 by lambda, C = 0 by a second multiplier), order 2 in q, v and lambda, high frequencies damped to rho_inf; Newton on qdd and lambda, simplified with J W J^T and full (finite-difference products, GMRES) where that stalls; particles and rigid-2D bodies",
     FormulationKind::Stepper,
 )
-.with_order(2);
+.with_order(2)
+.with_variants(&[("stabilized", &[("stabilized", crate::params::Scalar::Bool(true))])]);
 
 /// The method's coefficients.
 #[derive(Clone, Copy, Debug, PartialEq)]
