@@ -175,6 +175,7 @@ fn pgs_contact_steps_and_3d_steps_allocate_nothing_once_warm() {
     for (scene_name, name, solver) in [
         ("box_stack", "pgs", "gauss_seidel"),
         ("box_stack", "soft_step", "sparse_cholesky"),
+        ("box_stack", "xpbd", "sparse_cholesky"),
         ("chain_3d", "impulse", "sparse_cholesky"),
         ("door", "xpbd", "sparse_cholesky"),
     ] {

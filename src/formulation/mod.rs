@@ -8,6 +8,7 @@
 mod krylov;
 pub mod registry;
 mod soft_contact;
+mod xpbd_contact;
 pub mod softness;
 pub mod stepper_core;
 

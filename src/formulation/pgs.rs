@@ -193,6 +193,11 @@ impl Row {
         }
     }
 
+    /// W J_rᵀ on the `len` local columns from `start` (one body's columns of the row).
+    pub(super) fn local_wj(&self, start: usize, len: usize) -> &[f64] {
+        &self.wj[start..start + len]
+    }
+
     /// Fills W Jᵀ and 1 / (J W Jᵀ) from J and the diagonal `w`.
     pub(super) fn finish(&mut self, w: &[f64]) {
         let mut d = 0.0;

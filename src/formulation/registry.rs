@@ -85,6 +85,10 @@ pub struct FormulationEntry {
     /// Whether it runs scenes with contact (inequality rows of its own); the others report such a
     /// scene as not applicable.
     pub contact: bool,
+    /// The contact model of its own contact stages when it is not the rigid problem of the step
+    /// (`pgs` solves that problem; a soft or position-level contact answers another): `validate`
+    /// reports its misses of the exact contact cases as predicted, with this as the reason.
+    pub contact_model: Option<&'static str>,
     /// Named parameter sets that change the method, not just its accuracy (a stepping
     /// formulation's other form), which `validate` checks next to the defaults.
     pub variants: &'static [Variant],
@@ -119,6 +123,7 @@ impl FormulationEntry {
             order: None,
             conservative: false,
             contact: false,
+            contact_model: None,
             variants: &[],
         }
     }
@@ -133,9 +138,15 @@ impl FormulationEntry {
         FormulationEntry { conservative: true, ..self }
     }
 
-    /// The same entry declared to run scenes with contact.
+    /// The same entry declared to run scenes with contact, solving the rigid contact problem.
     pub const fn with_contact(self) -> Self {
         FormulationEntry { contact: true, ..self }
+    }
+
+    /// The same entry declared to run scenes with contact by stages of its own that answer
+    /// another problem than the rigid one, described by `model` ([`FormulationEntry::contact_model`]).
+    pub const fn with_contact_model(self, model: &'static str) -> Self {
+        FormulationEntry { contact: true, contact_model: Some(model), ..self }
     }
 
     /// The same entry with its declared order of accuracy (stepping formulations).

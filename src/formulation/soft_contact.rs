@@ -260,7 +260,7 @@ impl<'a> SoftContacts<'a> {
 }
 
 /// The body-frame coordinates \[m\] of the world point `p` on body `body` at q.
-fn body_local(sys: &System, q: &[f64], body: usize, p: Vector3<f64>) -> [f64; 3] {
+pub(super) fn body_local(sys: &System, q: &[f64], body: usize, p: Vector3<f64>) -> [f64; 3] {
     let o = sys.q_offsets()[body];
     match sys.bodies()[body].kind {
         crate::model::BodyKind::Rigid2 => {
@@ -278,7 +278,7 @@ fn body_local(sys: &System, q: &[f64], body: usize, p: Vector3<f64>) -> [f64; 3]
 }
 
 /// The world position \[m\] of a contact point carried by its body (`fixed` for the world).
-fn world(sys: &System, q: &[f64], anchor: Option<BodyPoint>, fixed: Vector3<f64>) -> Vector3<f64> {
+pub(super) fn world(sys: &System, q: &[f64], anchor: Option<BodyPoint>, fixed: Vector3<f64>) -> Vector3<f64> {
     match anchor {
         Some(a) => {
             let o = sys.q_offsets()[a.body];

@@ -92,7 +92,9 @@ pub const ENTRY: FormulationEntry = FormulationEntry::of::<SoftStepOptions>(
     FormulationKind::Stepper,
 )
 .with_order(1)
-.with_contact();
+.with_contact_model(
+    "soft contact (a damped spring on penetration in the solve stage, rigid only in the relax stage), not the rigid problem",
+);
 
 /// The soft-step stepper on one scene, with its workspaces.
 pub struct SoftStep<'a> {

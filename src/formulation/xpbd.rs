@@ -16,13 +16,19 @@
 //! linearized sweep closest to it. One compliance α applies to every constraint row.
 //! The constraint force for the power metric is Q̂ = Jᵀλ / h_s² of the last substep (eq. 9).
 //!
+//! On a scene with contact, each position iteration also projects the contacts after the joints
+//! (rigid normal corrections and static friction), and each substep ends with their dynamic
+//! friction and restitution at the velocity level: Müller et al. 2020, §3.5–3.6, in
+//! `formulation/xpbd_contact.rs`. Their force joins Q̂ (λ / h_s² and impulses / h_s).
+//!
 //! Full Newton steps on Macklin's eq. 8 (with the geometric stiffness) are the formulation
 //! `xpbd_newton`.
 
 use super::Dynamics;
 use super::stepper_core::StepperCore;
+use super::xpbd_contact::XpbdContacts;
 use super::registry::{FormulationEntry, FormulationKind, FormulationParams};
-use super::{NotApplicable, Stepper};
+use super::{NotApplicable, SolverCounters, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
 use crate::params::Params;
 use crate::scene::Scene;
@@ -61,10 +67,13 @@ impl FormulationParams for XpbdOptions {
 /// The registry entry of `xpbd`.
 pub const ENTRY: FormulationEntry = FormulationEntry::of::<XpbdOptions>(
     "xpbd",
-    "XPBD with substeps: compliant position projection (J W J^T + alpha/h^2) dlambda = -C - alpha/h^2 lambda",
+    "XPBD with substeps: compliant position projection (J W J^T + alpha/h^2) dlambda = -C - alpha/h^2 lambda; contacts as Mueller et al. 2020 (rigid position corrections with static friction, dynamic friction and restitution on velocities)",
     FormulationKind::Stepper,
 )
-.with_order(1);
+.with_order(1)
+.with_contact_model(
+    "position-level contact (Mueller et al. 2020): rigid corrections one contact at a time, each holding by static friction only up to mu times its own normal multiplier, and friction bounded by the position multipliers; first order in the substep, not the rigid problem of the step",
+);
 
 /// The XPBD stepper on one scene, with its workspaces.
 pub struct Xpbd<'a> {
@@ -73,13 +82,16 @@ pub struct Xpbd<'a> {
     q_prev: Vec<f64>,
     /// Substep length of the last step \[s\] (for Q̂).
     last_hs: f64,
+    /// The contact corrections, on a scene with contact.
+    contacts: Option<XpbdContacts<'a>>,
 }
 
 impl<'a> Xpbd<'a> {
     /// Sets up the stepper for `scene`.
     pub fn new(scene: &'a Scene, opts: XpbdOptions, solver: Box<dyn LinearSolver>) -> Result<Self, NotApplicable> {
         let q_prev = vec![0.0; scene.system.nq()];
-        Ok(Xpbd { core: StepperCore::new(scene, solver)?, opts, q_prev, last_hs: 1.0 })
+        let contacts = scene.system.contacts().map(|set| XpbdContacts::new(set, scene.system.ndof()));
+        Ok(Xpbd { core: StepperCore::with_contacts(scene, solver)?, opts, q_prev, last_hs: 1.0, contacts })
     }
 }
 
@@ -89,11 +101,14 @@ impl Stepper for Xpbd<'_> {
         self.last_hs = hs;
         let alpha_t = self.opts.compliance / (hs * hs);
         self.core.ns.reg = alpha_t;
+        let sys = self.core.ns.system;
         for _ in 0..self.opts.substeps {
-            let sys = self.core.ns.system;
             self.q_prev.copy_from_slice(q);
             self.core.integrate_velocities(q, v, hs);
             self.core.integrate_positions(q, v, hs);
+            if let Some(c) = self.contacts.as_mut() {
+                c.prepare(sys, q, v);
+            }
             self.core.accumulated.fill(0.0);
             for _ in 0..self.opts.iterations {
                 // (J W Jᵀ + α̃ I) Δλ = −C − α̃ λ   (eq. 12)
@@ -108,9 +123,18 @@ impl Stepper for Xpbd<'_> {
                 }
                 // q ← q ⊕ W Jᵀ Δλ   (eq. 17)
                 self.core.ns.displace(&self.core.ns.lambda, 1.0, q, &mut self.core.tmp);
+                if let Some(c) = self.contacts.as_mut() {
+                    c.project(sys, q, &self.q_prev, hs);
+                }
             }
             // v = (q − q_prev) / h_s (the logarithm of the relative rotation for orientations)
             sys.difference(&self.q_prev, q, hs, v);
+            if let Some(c) = self.contacts.as_mut() {
+                c.velocities(sys, q, v, hs);
+            }
+        }
+        if let Some(c) = self.contacts.as_mut() {
+            c.finish_step();
         }
         Ok(())
     }
@@ -123,5 +147,20 @@ impl Stepper for Xpbd<'_> {
     /// at every substep: J of the last iteration is still in place.
     fn constraint_force(&mut self, out: &mut [f64]) {
         self.core.accumulated_force(1.0 / (self.last_hs * self.last_hs), out);
+        if let Some(c) = &self.contacts {
+            c.add_force(out);
+        }
+    }
+
+    /// The joints' linear solves and the contacts' passes (one solve per step), together.
+    fn solver_counters(&self) -> SolverCounters {
+        let mut c = self.core.ns.counters;
+        if let Some(contact) = &self.contacts {
+            let k = contact.counters;
+            c.solves += k.solves;
+            c.iterations += k.iterations;
+            c.max_residual = c.max_residual.max(k.max_residual);
+        }
+        c
     }
 }

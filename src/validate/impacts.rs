@@ -326,7 +326,8 @@ pub(super) fn pgs_cells<'s>(
 }
 
 /// A contact cell of the exact cases: a `pgs` cell on the cone with tight solves (each contact
-/// solver), or `soft_step`, Box2D's soft contact at its defaults.
+/// solver), or a stepper with contact stages of its own at its defaults (`soft_step`, Box2D's
+/// soft contact; `xpbd`, position-level contact).
 #[derive(Clone, Copy)]
 pub(super) struct ContactCell<'s> {
     formulation: &'s crate::formulation::registry::FormulationEntry,
@@ -334,8 +335,9 @@ pub(super) struct ContactCell<'s> {
 }
 
 impl ContactCell<'_> {
+    /// A stepper with contact stages of its own (not `pgs`).
     fn soft(&self) -> bool {
-        self.formulation.name == "soft_step"
+        self.formulation.name != "pgs"
     }
 
     /// Its name in the scorecard at step `h`.
@@ -350,37 +352,36 @@ impl ContactCell<'_> {
             return cone_cell(self.solver, h, duration);
         }
         let spec =
-            CellSpec::named("soft_step", &[], self.solver.name, &[], None, Control::Fixed { h }, duration).ok()?;
+            CellSpec::named(self.formulation.name, &[], self.solver.name, &[], None, Control::Fixed { h }, duration)
+                .ok()?;
         Some(spec.sampled(0.5).recording())
     }
 
-    /// Pass within `tol`; a miss by a solver of another problem, or by the soft contact, behaves
-    /// as predicted; a run that failed fails.
-    pub(super) fn verdict(&self, err: f64, tol: f64) -> (Outcome, &'static str) {
+    /// Pass within `tol`; a miss by a solver of another problem, or by a stepper's own contact
+    /// stages, behaves as predicted; a run that failed fails.
+    pub(super) fn verdict(&self, err: f64, tol: f64) -> (Outcome, String) {
         if !self.soft() {
-            return verdict(err, tol, self.solver.name);
+            let (outcome, why) = verdict(err, tol, self.solver.name);
+            return (outcome, why.to_string());
         }
         match (err <= tol, err.is_finite()) {
-            (true, _) => (Outcome::Pass, ""),
-            (false, true) => (
-                Outcome::AsPredicted,
-                "; soft contact (a damped spring on penetration in the solve stage, rigid only in the relax stage), not the rigid problem",
-            ),
-            (false, false) => (Outcome::Fail, ""),
+            (true, _) => (Outcome::Pass, String::new()),
+            (false, true) => (Outcome::AsPredicted, format!("; {}", self.formulation.contact_model.unwrap_or("its own contact stages"))),
+            (false, false) => (Outcome::Fail, String::new()),
         }
     }
 }
 
-/// The contact cells of the selection: every `pgs` cell, and `soft_step` with the first selected
-/// solver it pairs with (its contact stages use none; a scene without joints makes no solve).
+/// The contact cells of the selection: every `pgs` cell, and every other formulation that
+/// declares contact (`soft_step`, `xpbd`) with the first selected solver it pairs with (their
+/// contact stages use none; a scene without joints makes no solve).
 pub(super) fn contact_cells<'s>(sel: &'s Selection) -> Vec<ContactCell<'s>> {
     let mut cells: Vec<ContactCell<'s>> =
         pgs_cells(sel).map(|(f, s)| ContactCell { formulation: f, solver: s }).collect();
-    let soft = sel.formulations.iter().find(|f| f.name == "soft_step" && sel.own_steppers);
-    if let Some(f) = soft
-        && let Some(s) = sel.solvers.iter().find(|s| f.pairs_with(s))
-    {
-        cells.push(ContactCell { formulation: f, solver: s });
+    for f in sel.formulations.iter().filter(|f| f.contact && f.name != "pgs" && sel.own_steppers) {
+        if let Some(s) = sel.solvers.iter().find(|s| f.pairs_with(s)) {
+            cells.push(ContactCell { formulation: f, solver: s });
+        }
     }
     cells
 }
