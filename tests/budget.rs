@@ -227,3 +227,46 @@ fn a_step_that_would_run_for_minutes_ends_at_the_cells_time_budget() {
     assert!(summary.contains("time budget: 1 s of wall time exceeded"), "{summary}");
     assert!(elapsed < Duration::from_secs(20), "the run took {elapsed:?}");
 }
+
+#[test]
+fn a_run_whose_output_exceeds_the_free_disk_is_refused_before_computing() {
+    // chain n = 10000 recording q and v (40000 values a sample) every 1e-3 s for 1000 s: 1e6
+    // samples of about 320 KB, about 1.6e12 B with the text of its CSV files — more than any disk
+    // this runs on has free. The memory limits are raised so that only the disk refuses.
+    let dir = temp_dir("disk");
+    let config = write_config(
+        &dir,
+        "disk.yaml",
+        &[
+            ("scene: {name: pendulum}", "scene: {name: chain, params: {n: 10000}}"),
+            ("duration: 1", "duration: 1000"),
+            ("sample_interval: 0.1", "sample_interval: 0.001"),
+            ("steps: [0.01]", "steps: [0.001]"),
+        ],
+        "record: [q, v]\nrecord_limit_mb: 1.0e9\n",
+    );
+    let reports = dir.join("reports");
+    let start = Instant::now();
+    let mut args = vec!["run".to_string(), config.display().to_string(), "--reports".into(), reports.display().to_string()];
+    for l in ["cell_memory_mb=1e12", "run_memory_mb=1e12", "samples=1e12", "steps_per_cell=1e12"] {
+        args.extend(["--limit".into(), l.into()]);
+    }
+    let mut child = Command::new(BIN).args(&args).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("not refused: the run started computing");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the run would write about") && stderr.contains("MB are free"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(start.elapsed() < Duration::from_secs(2) && !reports.exists(), "computed or wrote before refusing");
+    // --dry-run states the estimate and does not refuse.
+    args.push("--dry-run".into());
+    let out = Command::new(BIN).args(&args).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("writing about"), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -92,9 +92,20 @@ fn showcase_as_three_shards_merges_into_the_single_run_byte_for_byte() {
     }
     let shards: Vec<String> =
         (1..=3).map(|i| sharded.join(format!("showcase.shard-{i}-of-3")).display().to_string()).collect();
+    // The shards' per-cell stores: kept by a merge with --keep-cells, removed by one without.
+    let stores: Vec<_> = (1..=3).map(|i| sharded.join(format!(".showcase.shard-{i}-of-3.cells"))).collect();
+    assert!(stores.iter().all(|d| d.is_dir()));
+    let kept = dir.join("kept");
+    let out = tinkertoy(&["merge", &shards[0], &shards[1], &shards[2], "--reports", s(&kept), "--keep-cells"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stores.iter().all(|d| d.is_dir()), "--keep-cells removed a store");
     let merged = dir.join("merged");
     let out = tinkertoy(&["merge", &shards[0], &shards[1], &shards[2], "--reports", s(&merged)]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stores.iter().all(|d| !d.exists()), "a store left after the merge");
+    assert!(stderr.contains("removed the shards' per-cell stores (3 directories"), "{stderr}");
+    assert!(shards.iter().all(|d| Path::new(d).join("shard.bin").is_file()), "a shard file removed");
     for f in ["summary.csv", "runs.csv", "orders.csv"] {
         let a = std::fs::read(single.join("showcase").join(f)).unwrap();
         let b = std::fs::read(merged.join("showcase").join(f)).unwrap();

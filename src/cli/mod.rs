@@ -92,6 +92,11 @@ enum Command {
         /// tasks failed and waits for their resubmission. At most 2592000 (30 days).
         #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=2_592_000))]
         wait: Option<u64>,
+        /// Keep the shards' per-cell stores (`.NAME.shard-I-of-N.cells/`, one file per cell and
+        /// its timing, for `--resume`), which a successful merge otherwise removes; the shard
+        /// directories, whose files hold every result, are kept either way.
+        #[arg(long)]
+        keep_cells: bool,
     },
     /// Check every applicable cell against laws and reference cases; print a scorecard, write
     /// reports/validate/, exit 1 if anything fails.
@@ -315,7 +320,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Command::Run { config, threads, reports, strict, limits, dry_run, shard, resume, cells } => {
             run(config, threads, reports, Options { strict, limits, dry_run, shard, resume, cells })
         }
-        Command::Merge { shards, reports, strict, wait } => merge(shards, reports, strict, wait),
+        Command::Merge { shards, reports, strict, wait, keep_cells } => merge(shards, reports, strict, wait, keep_cells),
         Command::Validate { formulation, solver, integrator, reports } => {
             validate_cmd(formulation, solver, integrator, reports)
         }

@@ -147,6 +147,9 @@ fn run_one(
         print_dry_run(&plan);
         return ExitCode::SUCCESS;
     }
+    if let Err(e) = check_disk(&plan, &reports) {
+        return stopped(&e);
+    }
     let load_start = report::provenance::load_average();
     let computed = match compute(&plan, &reports, &opts) {
         Ok(c) => c,
@@ -223,19 +226,37 @@ fn plan(config: &std::path::Path, threads: Option<usize>, opts: &Options) -> Res
     Ok(Plan { exp, all, cells, selected, shard, threads, memory })
 }
 
+/// The disk space the run will write ([`experiment::budget::disk_bytes`]) against the space free
+/// where the reports go, before any computing: a full disk is found now, not after the cells
+/// ran.
+fn check_disk(plan: &Plan, reports: &std::path::Path) -> Result<(), CommandError> {
+    let needed = experiment::budget::disk_bytes(&plan.memory);
+    match experiment::budget::free_bytes(reports) {
+        Some(free) if needed > free => Err(CommandError::Usage(format!(
+            "{}: the run would write about {} MB into `{}` (the per-cell store, the report's CSV files and figures), where {} MB are free — free some space, record less (`record:`, `sample_interval`), or give another --reports",
+            plan.exp.name,
+            (needed as f64 / 1e6).ceil(),
+            crate::params::short(&reports.display().to_string()),
+            free / 1_000_000
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// `--dry-run`: the cell count, the largest cell's and the run's memory, and the limits.
 fn print_dry_run(plan: &Plan) {
     let Plan { exp, cells, memory, threads, .. } = plan;
     let largest = memory.iter().map(|m| m.total()).max().unwrap_or(0);
     let biggest = memory.iter().position(|m| m.total() == largest).map(|i| exp.cell_label(&cells[i]));
     println!(
-        "{}: {} cells on {} scene variant(s); largest cell about {} MB ({}); the run about {} MB on {threads} thread(s); limits: {}",
+        "{}: {} cells on {} scene variant(s); largest cell about {} MB ({}); the run about {} MB on {threads} thread(s), writing about {} MB; limits: {}",
         exp.name,
         cells.len(),
         exp.variants.len(),
         (largest as f64 / 1e6).ceil(),
         biggest.unwrap_or_default(),
         (exp.run_memory(memory, *threads) as f64 / 1e6).ceil(),
+        (experiment::budget::disk_bytes(memory) as f64 / 1e6).ceil(),
         experiment::budget::Limit::ALL
             .iter()
             .map(|&l| format!("{}={}", l.spec().name, exp.limits.get(l)))
@@ -503,7 +524,7 @@ fn wait_for_shards(dirs: Vec<PathBuf>, seconds: u64) -> Result<Vec<PathBuf>, Com
 
 /// `merge`: checks that the shards are of one config and build and cover every cell once, then
 /// writes the report a single run would.
-pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool, wait: Option<u64>) -> ExitCode {
+pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool, wait: Option<u64>, keep_cells: bool) -> ExitCode {
     report::publish::install_signal_cleanup();
     let dirs = match wait {
         Some(seconds) => match wait_for_shards(dirs, seconds) {
@@ -534,5 +555,36 @@ pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool, wait: Op
             " — another build: the version and commit below are the merging build's, not the computing one's"
         }
     ));
-    finish(&m.exp, &m.cells, &m.results, &m.timings, &prov, publisher, strict)
+    let status = finish(&m.exp, &m.cells, &m.results, &m.timings, &prov, publisher, strict);
+    // Published (a failure to publish exits 1 and keeps everything): the shards' per-cell stores
+    // are redundant with their shard files.
+    if status != ExitCode::from(1) && !keep_cells {
+        let (stores, files) = remove_shard_stores(&dirs);
+        if stores > 0 {
+            eprintln!(
+                "{}: removed the shards' per-cell stores ({stores} directories, {files} files; `merge --keep-cells` keeps them)",
+                m.exp.name
+            );
+        }
+    }
+    status
+}
+
+/// Removes the per-cell store `.D.cells` next to each shard directory D (a real directory only:
+/// a link there is left alone, never followed); the count of stores and files removed.
+fn remove_shard_stores(dirs: &[PathBuf]) -> (usize, usize) {
+    let (mut stores, mut files) = (0, 0);
+    for dir in dirs {
+        let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else { continue };
+        let store = parent.join(format!(".{}.cells", name.to_string_lossy()));
+        if !store.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        let count = std::fs::read_dir(&store).map_or(0, |d| d.count());
+        if std::fs::remove_dir_all(&store).is_ok() {
+            stores += 1;
+            files += count;
+        }
+    }
+    (stores, files)
 }

@@ -231,6 +231,29 @@ impl CellMemory {
     }
 }
 
+/// The bytes a run writes into its reports directory for cells with these estimates: each kept
+/// sample once in the per-cell store (binary, as kept in memory; a shard's file holds it again),
+/// and as text in the report's CSV files, where a number takes about 2.75 times its 8 bytes
+/// (up to 22 characters) — 5 times the kept samples in all — and 16 MB for the figures and
+/// the report.
+pub(crate) fn disk_bytes(cells: &[CellMemory]) -> u64 {
+    let samples: u64 = cells.iter().map(|m| m.samples).fold(0, u64::saturating_add);
+    samples.saturating_mul(5).saturating_add(16_000_000)
+}
+
+/// The bytes free to this user on the file system that holds `dir`, or its nearest existing
+/// ancestor (`dir` may not exist yet); None where the system does not say.
+pub(crate) fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let existing = dir.ancestors().find(|d| d.as_os_str().is_empty() || d.exists())?;
+    let path = if existing.as_os_str().is_empty() { std::path::Path::new(".") } else { existing };
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a valid, writable statvfs.
+    let r = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
+    (r == 0).then(|| (st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
 /// Samples one cell keeps (the initial state, one per interval, the probes).
 pub(super) fn samples_per_cell(duration: f64, interval: f64, probes: usize) -> f64 {
     (duration / interval - 1e-9).ceil().max(1.0) + 1.0 + probes as f64
