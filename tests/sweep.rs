@@ -92,6 +92,11 @@ fn showcase_as_three_shards_merges_into_the_single_run_byte_for_byte() {
     }
     let shards: Vec<String> =
         (1..=3).map(|i| sharded.join(format!("showcase.shard-{i}-of-3")).display().to_string()).collect();
+    // `shards status`: all three done, and the merge to run.
+    let out = tinkertoy(&["shards", "status", s(&sharded)]);
+    let status = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success() && status.contains("showcase (3 shards, config ") && status.contains(": 3 done (1-3)"), "{status}");
+    assert!(!status.contains("rerun") && status.contains("merge: tinkertoy merge "), "{status}");
     // The shards' per-cell stores: kept by a merge with --keep-cells, removed by one without.
     let stores: Vec<_> = (1..=3).map(|i| sharded.join(format!(".showcase.shard-{i}-of-3.cells"))).collect();
     assert!(stores.iter().all(|d| d.is_dir()));
@@ -125,6 +130,18 @@ fn showcase_as_three_shards_merges_into_the_single_run_byte_for_byte() {
     let (a, b) = (without_timings(&a), without_timings(&b));
     assert!(a.len() > 60, "{} lines compared", a.len());
     assert_eq!(a, b, "the merged report differs beyond timings");
+    // Shard 2 lost, shard 3 started again and stopped with one cell stored: `shards status` names
+    // both and the exact resubmission of the two.
+    std::fs::remove_dir_all(sharded.join("showcase.shard-2-of-3")).unwrap();
+    std::fs::remove_dir_all(sharded.join("showcase.shard-3-of-3")).unwrap();
+    std::fs::create_dir(sharded.join(".showcase.shard-3-of-3.cells")).unwrap();
+    std::fs::write(sharded.join(".showcase.shard-3-of-3.cells/7.bin"), b"").unwrap();
+    let out = tinkertoy(&["shards", "status", s(&sharded)]);
+    let status = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(status.contains(": 1 done (1); 1 started, not published (3: 1 cell stored;") && status.contains("1 missing (2)"), "{status}");
+    let config = showcase().display().to_string();
+    let rerun = format!("rerun: sbatch --array=2-3 scripts/slurm_sweep.sh {config} 3 {}", sharded.display());
+    assert!(status.contains(&rerun), "{status}");
 }
 
 /// Two shards on one reports directory in separate PID namespaces (`unshare --pid --fork

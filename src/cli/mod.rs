@@ -38,6 +38,17 @@ struct Cli {
     command: Command,
 }
 
+/// What `shards` does.
+#[derive(Subcommand)]
+enum ShardsAction {
+    /// List every sharded sweep in DIR with its shards done, started but not published, and
+    /// missing, and print the exact commands that rerun the others and merge.
+    Status {
+        /// The reports directory the shards were written into.
+        dir: PathBuf,
+    },
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run an experiment config and write reports/<name>/ (report.md, CSV data, plots).
@@ -97,6 +108,11 @@ enum Command {
         /// directories, whose files hold every result, are kept either way.
         #[arg(long)]
         keep_cells: bool,
+    },
+    /// The shards of sharded sweeps (`run --shard I/N`) in a reports directory.
+    Shards {
+        #[command(subcommand)]
+        action: ShardsAction,
     },
     /// Check every applicable cell against laws and reference cases; print a scorecard, write
     /// reports/validate/, exit 1 if anything fails.
@@ -321,6 +337,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
             run(config, threads, reports, Options { strict, limits, dry_run, shard, resume, cells })
         }
         Command::Merge { shards, reports, strict, wait, keep_cells } => merge(shards, reports, strict, wait, keep_cells),
+        Command::Shards { action: ShardsAction::Status { dir } } => shards_status(&dir),
         Command::Validate { formulation, solver, integrator, reports } => {
             validate_cmd(formulation, solver, integrator, reports)
         }
@@ -413,5 +430,23 @@ fn contact_cmd(o: contact::ContactOptions) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => stopped(&e),
+    }
+}
+
+/// `shards status DIR`: prints [`experiment::shards::render`]; exit 2 when DIR cannot be read.
+fn shards_status(dir: &std::path::Path) -> ExitCode {
+    match experiment::shards::status(dir) {
+        Ok(sweeps) => {
+            print!("{}", experiment::shards::render(dir, &sweeps));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!(
+                "error: shards status: `{}`: {}",
+                crate::params::short(&dir.display().to_string()),
+                experiment::grid::io_reason(&e)
+            );
+            ExitCode::from(2)
+        }
     }
 }

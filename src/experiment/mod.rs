@@ -15,6 +15,7 @@ pub mod measure;
 pub mod observe;
 mod pairing;
 pub(crate) mod runner;
+pub(crate) mod shards;
 pub(crate) mod source;
 pub mod store;
 pub(crate) mod suite;

@@ -361,7 +361,7 @@ pub struct Merged {
 }
 
 /// Sorted indices as Slurm's array syntax: runs of consecutive numbers as `a-b`, e.g. `1-3,7`.
-fn index_ranges(sorted: &[usize]) -> String {
+pub(crate) fn index_ranges(sorted: &[usize]) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut k = 0;
     while k < sorted.len() {
