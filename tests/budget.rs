@@ -247,7 +247,8 @@ fn a_run_whose_output_exceeds_the_free_disk_is_refused_before_computing() {
     );
     let reports = dir.join("reports");
     let start = Instant::now();
-    let mut args = vec!["run".to_string(), config.display().to_string(), "--reports".into(), reports.display().to_string()];
+    let mut args =
+        vec!["run".to_string(), config.display().to_string(), "--reports".into(), reports.display().to_string()];
     for l in ["cell_memory_mb=1e12", "run_memory_mb=1e12", "samples=1e12", "steps_per_cell=1e12"] {
         args.extend(["--limit".into(), l.into()]);
     }

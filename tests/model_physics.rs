@@ -431,10 +431,18 @@ fn soft_step_leaves_each_impact_at_e_times_the_approach_speed_of_its_step() {
 /// its displacement along the slope after 2 s \[m\].
 fn xpbd_ramp_creep(substeps: f64) -> f64 {
     let scene = tinkertoy::scene::registry::find("ramp").unwrap().build_default(&[("mu", Scalar::Num(0.7))]).unwrap();
-    let spec = CellSpec::named("xpbd", &[("substeps", Scalar::Num(substeps))], "dense_cholesky", &[], None, Control::Fixed { h: 1.0 / 60.0 }, 2.0)
-        .unwrap()
-        .sampled(0.5)
-        .recording();
+    let spec = CellSpec::named(
+        "xpbd",
+        &[("substeps", Scalar::Num(substeps))],
+        "dense_cholesky",
+        &[],
+        None,
+        Control::Fixed { h: 1.0 / 60.0 },
+        2.0,
+    )
+    .unwrap()
+    .sampled(0.5)
+    .recording();
     let r = run(&scene, &spec);
     assert_eq!(r.summary.status.label(), "ok", "{:?}", r.summary.status);
     let last = r.samples.last().unwrap();

@@ -95,7 +95,10 @@ fn showcase_as_three_shards_merges_into_the_single_run_byte_for_byte() {
     // `shards status`: all three done, and the merge to run.
     let out = tinkertoy(&["shards", "status", s(&sharded)]);
     let status = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success() && status.contains("showcase (3 shards, config ") && status.contains(": 3 done (1-3)"), "{status}");
+    assert!(
+        out.status.success() && status.contains("showcase (3 shards, config ") && status.contains(": 3 done (1-3)"),
+        "{status}"
+    );
     assert!(!status.contains("rerun") && status.contains("merge: tinkertoy merge "), "{status}");
     // The shards' per-cell stores: kept by a merge with --keep-cells, removed by one without.
     let stores: Vec<_> = (1..=3).map(|i| sharded.join(format!(".showcase.shard-{i}-of-3.cells"))).collect();
@@ -138,7 +141,11 @@ fn showcase_as_three_shards_merges_into_the_single_run_byte_for_byte() {
     std::fs::write(sharded.join(".showcase.shard-3-of-3.cells/7.bin"), b"").unwrap();
     let out = tinkertoy(&["shards", "status", s(&sharded)]);
     let status = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(status.contains(": 1 done (1); 1 started, not published (3: 1 cell stored;") && status.contains("1 missing (2)"), "{status}");
+    assert!(
+        status.contains(": 1 done (1); 1 started, not published (3: 1 cell stored;")
+            && status.contains("1 missing (2)"),
+        "{status}"
+    );
     let config = showcase().display().to_string();
     let rerun = format!("rerun: sbatch --array=2-3 scripts/slurm_sweep.sh {config} 3 {}", sharded.display());
     assert!(status.contains(&rerun), "{status}");
@@ -628,4 +635,48 @@ fn cleanup_removes_only_what_dead_runs_of_this_host_left() {
     assert!(!empty.exists() && !partial.exists(), "a killed run's unmarked temporary directory stays");
     assert!(!dead.exists(), "a dead run's leftover stays");
     assert!(foreign.exists(), "another host's directory was removed");
+}
+
+/// Two shards run under two host names (`unshare --uts`, as two cluster nodes): the merged
+/// report's `timing.csv` names, per cell, the host that timed it and its CPU model, and the report
+/// says how many cells each host timed. Regression: the merged report described only the merging
+/// machine, and which host timed which cells was recorded nowhere.
+#[test]
+fn a_merged_report_names_the_host_that_timed_each_cell() {
+    if !Command::new("unshare").args(["--uts", "true"]).status().is_ok_and(|s| s.success()) {
+        eprintln!("skipped: `unshare --uts` is not permitted on this machine");
+        return;
+    }
+    let dir = temp_dir("hosts");
+    let config = configs().join("two_namespaces.yaml");
+    let sharded = dir.join("sharded");
+    for i in 1..=2 {
+        let script = format!(
+            "hostname node-{i} && {BIN} run '{}' --reports '{}' --shard {i}/2 --threads 1",
+            s(&config),
+            s(&sharded)
+        );
+        let out = Command::new("unshare").args(["--uts", "sh", "-c", &script]).output().unwrap();
+        assert!(out.status.success(), "shard {i}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let merged = dir.join("merged");
+    let first = sharded.join("two_namespaces.shard-1-of-2");
+    let out = tinkertoy(&["merge", s(&first), "--wait", "0", "--reports", s(&merged)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let timing = std::fs::read_to_string(merged.join("two_namespaces/timing.csv")).unwrap();
+    let header: Vec<&str> = timing.lines().next().unwrap().split(',').collect();
+    let host = header.iter().position(|c| *c == "host").expect("a host column");
+    assert_eq!(header[host + 1], "cpu_model");
+    let mut by_host = std::collections::BTreeMap::new();
+    for line in timing.lines().skip(1) {
+        *by_host.entry(line.split(',').nth(host).unwrap().to_string()).or_insert(0) += 1;
+    }
+    let names: Vec<&String> = by_host.keys().collect();
+    assert_eq!(names, ["node-1", "node-2"], "{timing}");
+    let report = std::fs::read_to_string(merged.join("two_namespaces/report.md")).unwrap();
+    assert!(
+        report.contains("- timed on 2 host(s): `node-1` (")
+            && report.contains(&format!("): {} cells; `node-2`", by_host["node-1"])),
+        "{report}"
+    );
 }

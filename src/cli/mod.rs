@@ -336,7 +336,9 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Command::Run { config, threads, reports, strict, limits, dry_run, shard, resume, cells } => {
             run(config, threads, reports, Options { strict, limits, dry_run, shard, resume, cells })
         }
-        Command::Merge { shards, reports, strict, wait, keep_cells } => merge(shards, reports, strict, wait, keep_cells),
+        Command::Merge { shards, reports, strict, wait, keep_cells } => {
+            merge(shards, reports, strict, wait, keep_cells)
+        }
         Command::Shards { action: ShardsAction::Status { dir } } => shards_status(&dir),
         Command::Validate { formulation, solver, integrator, reports } => {
             validate_cmd(formulation, solver, integrator, reports)

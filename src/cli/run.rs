@@ -411,6 +411,7 @@ fn write_shard(
         timings,
         threads: plan.threads,
         timing_core: core,
+        timed_by: experiment::timing::TimedBy::here(core),
     };
     let written = postcard::to_stdvec(&file)
         .map(experiment::store::seal)
@@ -524,7 +525,13 @@ fn wait_for_shards(dirs: Vec<PathBuf>, seconds: u64) -> Result<Vec<PathBuf>, Com
 
 /// `merge`: checks that the shards are of one config and build and cover every cell once, then
 /// writes the report a single run would.
-pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool, wait: Option<u64>, keep_cells: bool) -> ExitCode {
+pub(crate) fn merge(
+    dirs: Vec<PathBuf>,
+    reports: PathBuf,
+    strict: bool,
+    wait: Option<u64>,
+    keep_cells: bool,
+) -> ExitCode {
     report::publish::install_signal_cleanup();
     let dirs = match wait {
         Some(seconds) => match wait_for_shards(dirs, seconds) {
@@ -543,6 +550,7 @@ pub(crate) fn merge(dirs: Vec<PathBuf>, reports: PathBuf, strict: bool, wait: Op
     };
     let mut prov = Provenance::collect(&m.exp.text, m.threads);
     prov.timing_core = m.timing_core;
+    prov.timed_by = m.timed_by.clone();
     prov.notes.push(format!(
         "merged from {} shards (`run --shard I/{}`), computed by tinkertoy {} and merged by tinkertoy {}{}; each shard timed its own cells",
         m.count,

@@ -233,6 +233,8 @@ pub struct ShardFile {
     pub threads: usize,
     /// The core its timing pass was pinned to, if pinned.
     pub timing_core: Option<usize>,
+    /// Where its cells were timed (host, CPU model, core).
+    pub timed_by: super::timing::TimedBy,
 }
 
 /// The file name of a shard's data inside its directory.
@@ -354,6 +356,8 @@ pub struct Merged {
     pub threads: usize,
     /// The core the first shard's timing pass was pinned to.
     pub timing_core: Option<usize>,
+    /// Where each cell was timed (its shard's host, CPU model and core), in cell order.
+    pub timed_by: Vec<super::timing::TimedBy>,
     /// Number of shards.
     pub count: usize,
     /// The build that computed the shards ([`build_id`] as they recorded it).
@@ -458,11 +462,14 @@ pub fn merge_shards(dirs: &[PathBuf]) -> Result<Merged, StoreError> {
     let timing_core = first.timing_core;
     let build = first.build.clone();
     let mut slots: Vec<Option<(RunResult, Timing)>> = (0..cells.len()).map(|_| None).collect();
+    let mut timed_by = vec![super::timing::TimedBy::default(); cells.len()];
     for (_, s) in shards {
+        let by = s.timed_by.clone();
         for (id, r, t) in s.restore(&exp, &cells) {
             slots[id] = Some((r, t));
+            timed_by[id] = by.clone();
         }
     }
     let (results, timings) = slots.into_iter().map(|x| x.expect("every cell is covered")).unzip();
-    Ok(Merged { exp, cells, results, timings, threads, timing_core, count: n, build })
+    Ok(Merged { exp, cells, results, timings, threads, timing_core, timed_by, count: n, build })
 }

@@ -46,6 +46,38 @@ impl Spread {
     }
 }
 
+/// Where a cell's timing was measured: the host, its CPU model and the core the timing pass was
+/// pinned to (None: unpinned). Timings from different hosts or CPU models are not comparable.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TimedBy {
+    /// The host name.
+    pub host: String,
+    /// Its CPU model (`/proc/cpuinfo`'s model name).
+    pub cpu: String,
+    /// The core the timing thread was pinned to.
+    pub core: Option<usize>,
+}
+
+impl TimedBy {
+    /// This host and CPU, with the timing pass pinned to `core`.
+    pub fn here(core: Option<usize>) -> TimedBy {
+        TimedBy { host: super::store::host(), cpu: cpu_model(), core }
+    }
+}
+
+/// This machine's CPU model (Linux `/proc/cpuinfo`'s first `model name`), or "unknown CPU".
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|x| x.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
 /// At most this many times `repeats` timed runs per cell.
 pub const MAX_RUNS_FACTOR: usize = 4;
 

@@ -8,9 +8,9 @@
 mod krylov;
 pub mod registry;
 mod soft_contact;
-mod xpbd_contact;
 pub mod softness;
 pub mod stepper_core;
+mod xpbd_contact;
 
 registry! {
     /// Every formulation, in `list` order.

@@ -189,8 +189,9 @@ pub(super) fn write_digits(rows: &[Row], r: &crate::experiment::ReferenceData, p
 /// summarised (`repeats`, the fastest; 0 = the single measurement of the parallel simulation
 /// pass), the timed runs made (`runs`), whether the summarised runs agree within the config's
 /// spread (`steady`), the run's stepping wall time and the median step time, each as median, min
-/// and max over the summarised runs.
-pub(super) fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
+/// and max over the summarised runs, and where it was timed (`host`, `cpu_model`, `core`: the core
+/// the timing pass was pinned to, empty when unpinned).
+pub(super) fn write_timing(rows: &[Row], prov: &crate::report::Provenance, path: &Path) -> csv::Result<()> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record([
         "cell",
@@ -203,11 +204,15 @@ pub(super) fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
         "median_step_seconds",
         "median_step_seconds_min",
         "median_step_seconds_max",
+        "host",
+        "cpu_model",
+        "core",
     ])?;
     for r in rows {
         let t = &r.timing;
         let ran = r.result.summary.counters.steps > 0;
         let x = |v: f64| if ran { num(v) } else { num(f64::NAN) };
+        let by = prov.timed_by(r.cell.id);
         w.write_record([
             r.cell.id.to_string(),
             t.repeats.to_string(),
@@ -219,6 +224,9 @@ pub(super) fn write_timing(rows: &[Row], path: &Path) -> csv::Result<()> {
             x(t.step.median),
             x(t.step.min),
             x(t.step.max),
+            by.host,
+            by.cpu,
+            by.core.map_or(String::new(), |c| c.to_string()),
         ])?;
     }
     w.flush()?;

@@ -415,4 +415,21 @@ fn provenance_section(out: &mut String, exp: &Experiment, prov: &Provenance) {
     }
     let _ = writeln!(out, "- {}", prov.load_text());
     let _ = writeln!(out, "- run {} on {}, {} worker threads", prov.date, prov.machine, prov.threads);
+    if !prov.timed_by.is_empty() {
+        // merged: which machines timed which share of the cells (per cell in timing.csv)
+        let mut hosts: Vec<(String, String, usize)> = Vec::new();
+        for by in &prov.timed_by {
+            match hosts.iter_mut().find(|(h, c, _)| *h == by.host && *c == by.cpu) {
+                Some(e) => e.2 += 1,
+                None => hosts.push((by.host.clone(), by.cpu.clone(), 1)),
+            }
+        }
+        let list: Vec<String> = hosts.iter().map(|(h, c, n)| format!("`{}` ({c}): {n} cells", cell(h))).collect();
+        let _ = writeln!(
+            out,
+            "- timed on {} host(s): {} — each cell's host, CPU model and pinned core are in `timing.csv`; timings from different CPU models are not comparable",
+            hosts.len(),
+            list.join("; ")
+        );
+    }
 }

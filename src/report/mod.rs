@@ -301,7 +301,7 @@ pub struct PlotEntry {
 fn write_all(exp: &Experiment, rows: &[Row], prov: &Provenance, dir: &Path) -> Result<(), BoxError> {
     data::write_summary(rows, &exp.measure, &dir.join("summary.csv"))?;
     data::write_runs(rows, &dir.join("runs.csv"))?;
-    data::write_timing(rows, &dir.join("timing.csv"))?;
+    data::write_timing(rows, prov, &dir.join("timing.csv"))?;
     let m = &exp.measure;
     if !m.record.is_empty() || !m.recorded_outputs.is_empty() {
         data::write_states(rows, m, &dir.join("states.csv"))?;

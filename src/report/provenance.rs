@@ -27,6 +27,16 @@ pub struct Provenance {
     /// How the results were put together when not by one run from scratch (resumed, merged from
     /// shards, a `--cells` selection).
     pub notes: Vec<String>,
+    /// Where each cell was timed, by cell index, when the cells were timed on several machines
+    /// (a merge of shards); empty: every cell by this run, here, on `timing_core`.
+    pub timed_by: Vec<crate::experiment::timing::TimedBy>,
+}
+
+impl Provenance {
+    /// Where cell `id` was timed.
+    pub fn timed_by(&self, id: usize) -> crate::experiment::timing::TimedBy {
+        self.timed_by.get(id).cloned().unwrap_or_else(|| crate::experiment::timing::TimedBy::here(self.timing_core))
+    }
 }
 
 /// Civil date from days since 1970-01-01 (H. Hinnant's `civil_from_days`).
@@ -51,15 +61,7 @@ fn now_utc() -> String {
 }
 
 fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|x| x.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let cpu = crate::experiment::timing::cpu_model();
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|s| {
@@ -123,6 +125,7 @@ impl Provenance {
             load_end: load_average(),
             timing_core: None,
             notes: outside_items().into_iter().collect(),
+            timed_by: Vec::new(),
         }
     }
 }

@@ -332,10 +332,9 @@ fn ramp(sel: &Selection, out: &mut Vec<Check>) {
                     let regularised = entry.is_some_and(|e| e.regularized);
                     let (outcome, note) = match (measured <= tolerance, relaxed && !sticks, regularised && sticks) {
                         (true, _, _) => (Outcome::Pass, note.to_string()),
-                        (false, _, _) if measured.is_finite() && f.contact_model.is_some() => (
-                            Outcome::AsPredicted,
-                            format!("{note}; {}", f.contact_model.unwrap_or_default()),
-                        ),
+                        (false, _, _) if measured.is_finite() && f.contact_model.is_some() => {
+                            (Outcome::AsPredicted, format!("{note}; {}", f.contact_model.unwrap_or_default()))
+                        }
                         (false, true, _) => (
                             Outcome::AsPredicted,
                             format!(

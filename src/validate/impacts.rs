@@ -366,7 +366,10 @@ impl ContactCell<'_> {
         }
         match (err <= tol, err.is_finite()) {
             (true, _) => (Outcome::Pass, String::new()),
-            (false, true) => (Outcome::AsPredicted, format!("; {}", self.formulation.contact_model.unwrap_or("its own contact stages"))),
+            (false, true) => (
+                Outcome::AsPredicted,
+                format!("; {}", self.formulation.contact_model.unwrap_or("its own contact stages")),
+            ),
             (false, false) => (Outcome::Fail, String::new()),
         }
     }
