@@ -680,3 +680,35 @@ fn a_merged_report_names_the_host_that_timed_each_cell() {
         "{report}"
     );
 }
+
+/// Timing passes on one host claim different cores: with the last core's claim held (as a shard
+/// timing on the same host holds it), a run times on another core of its set, and says so in
+/// `timing.csv`. Regression: every run pinned its timing to the last core, so two shards per host
+/// (`parallel -S 2/node`) timed on one core and measured about twice their times.
+#[test]
+fn a_timing_pass_does_not_share_a_core_another_holds() {
+    use std::os::fd::AsRawFd;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < 2 {
+        eprintln!("skipped: one CPU");
+        return;
+    }
+    let dir = temp_dir("cores");
+    // the highest core id of this process's set is the last one a run claims first
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")).unwrap().split(':').nth(1).unwrap().trim();
+    let last: usize = list.rsplit([',', '-']).next().unwrap().parse().unwrap();
+    let path = std::env::temp_dir().join(format!("tinkertoy-timing-core-{last}.lock"));
+    let held = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).unwrap();
+    // SAFETY: a valid descriptor.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let (code, stderr) = run(&configs().join("two_namespaces.yaml"), &dir, &["--threads", "1"]);
+    drop(held);
+    assert_eq!(code, 0, "{stderr}");
+    let timing = std::fs::read_to_string(dir.join("two_namespaces/timing.csv")).unwrap();
+    let cores: Vec<&str> = timing.lines().skip(1).map(|l| l.rsplit(',').next().unwrap()).collect();
+    assert!(
+        !cores.is_empty() && cores.iter().all(|c| !c.is_empty() && *c != last.to_string()),
+        "last core {last}: {timing}"
+    );
+}

@@ -131,11 +131,53 @@ fn fastest(runs: &[(f64, f64)], k: usize) -> Vec<(f64, f64)> {
     sorted
 }
 
-/// Pins the calling thread to the last core the process may use (best effort: timing still runs
-/// serially if the platform refuses); returns the core's id.
-fn pin() -> Option<usize> {
-    let core = core_affinity::get_core_ids()?.into_iter().last()?;
-    core_affinity::set_for_current(core).then_some(core.id)
+/// The lock file through which timing passes on one host share out its cores: core `id`'s,
+/// in the temporary directory (local to the host), opened without following a link.
+fn core_lock(id: usize) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = std::env::temp_dir().join(format!("tinkertoy-timing-core-{id}.lock"));
+    let open = |write: bool| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(write)
+            .create(write)
+            .truncate(false)
+            .mode(0o666)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+    };
+    // another user's file may be read-only to us; the lock needs no write access
+    open(true).or_else(|_| open(false)).ok()
+}
+
+/// Takes the exclusive lock of `file` if it is free; whether it was.
+fn lock(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a valid open descriptor; flock has no memory effects.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+/// Pins the calling thread to a core of the process's CPU set that no other timing pass on this
+/// host holds, claimed through its lock file ([`core_lock`]), last core first; when every one is
+/// held, it tries again every 20 ms until one is free. Shards sharing a host so time on
+/// different cores instead of all on the last, which doubled their times with two shards per
+/// host. Returns the core's id and its lock, held until dropped (best effort: where no lock file
+/// can be opened it pins to the last core unclaimed, and timing still runs serially if the
+/// platform refuses to pin).
+fn pin() -> Option<(usize, Option<std::fs::File>)> {
+    let cores = core_affinity::get_core_ids()?;
+    let locks: Vec<_> = cores.iter().rev().filter_map(|c| core_lock(c.id).map(|l| (*c, l))).collect();
+    let (core, claim) = if locks.is_empty() {
+        (*cores.last()?, None)
+    } else {
+        loop {
+            if let Some((c, l)) = locks.iter().find(|(_, l)| lock(l)) {
+                break (*c, l.try_clone().ok());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    core_affinity::set_for_current(core).then_some((core.id, claim))
 }
 
 impl Experiment {
@@ -157,7 +199,10 @@ impl Experiment {
         let repeats = self.goals.repeats;
         std::thread::scope(|s| {
             s.spawn(|| {
-                let core = if repeats > 0 { pin() } else { None };
+                let pinned = if repeats > 0 { pin() } else { None };
+                let core = pinned.as_ref().map(|p| p.0);
+                // the core's claim is held until every cell is timed
+                let _claim = pinned.and_then(|p| p.1);
                 let timings = cells
                     .iter()
                     .zip(results)
