@@ -154,13 +154,7 @@ impl Stepper for Xpbd<'_> {
 
     /// The joints' linear solves and the contacts' passes (one solve per step), together.
     fn solver_counters(&self) -> SolverCounters {
-        let mut c = self.core.ns.counters;
-        if let Some(contact) = &self.contacts {
-            let k = contact.counters;
-            c.solves += k.solves;
-            c.iterations += k.iterations;
-            c.max_residual = c.max_residual.max(k.max_residual);
-        }
-        c
+        let c = self.core.ns.counters;
+        self.contacts.as_ref().map_or(c, |contact| c.plus(contact.counters))
     }
 }

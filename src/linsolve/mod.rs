@@ -188,6 +188,14 @@ pub struct SolverCounters {
 }
 
 impl SolverCounters {
+    /// Both counts together: solves and iterations summed, the larger residual.
+    pub fn plus(mut self, other: SolverCounters) -> SolverCounters {
+        self.solves += other.solves;
+        self.iterations += other.iterations;
+        self.max_residual = self.max_residual.max(other.max_residual);
+        self
+    }
+
     /// Records one solve.
     pub fn record(&mut self, info: SolveInfo) {
         self.solves += 1;

@@ -547,6 +547,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("models/box_pyramid.yaml", include_str!("../../../models/box_pyramid.yaml")),
     ("models/box_pyramid_2d.yaml", include_str!("../../../models/box_pyramid_2d.yaml")),
     ("models/box_sliding_to_rest.yaml", include_str!("../../../models/box_sliding_to_rest.yaml")),
+    ("models/box_stack_10_2d.yaml", include_str!("../../../models/box_stack_10_2d.yaml")),
     ("models/car_axis.yaml", include_str!("../../../models/car_axis.yaml")),
     ("models/cylinder_rolling_down_incline.yaml", include_str!("../../../models/cylinder_rolling_down_incline.yaml")),
     ("models/iftomm_a01_pendulum.yaml", include_str!("../../../models/iftomm_a01_pendulum.yaml")),
