@@ -59,10 +59,13 @@ fn stored_cells(store: &Path) -> usize {
     })
 }
 
+/// What is on disk of one shard: published, and the cells stored if a store is there.
+type Seen = (bool, Option<usize>);
+
 /// Every sweep with a shard directory or a shard's store in `dir`, by name and shard count.
 pub(crate) fn status(dir: &Path) -> std::io::Result<Vec<SweepStatus>> {
-    // (name, N) → shard → (published, cells stored if a store is there)
-    let mut found: BTreeMap<(String, usize), BTreeMap<usize, (bool, Option<usize>)>> = BTreeMap::new();
+    // (name, N) → shard → what is on disk of it
+    let mut found: BTreeMap<(String, usize), BTreeMap<usize, Seen>> = BTreeMap::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let file = entry.file_name().to_string_lossy().to_string();
