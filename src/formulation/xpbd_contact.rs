@@ -120,14 +120,12 @@ impl<'a> XpbdContacts<'a> {
     pub(super) fn project(&mut self, sys: &System, q: &mut [f64], q_start: &[f64], hs: f64) {
         let mu = self.set.material.friction;
         let scale = 1.0 / (hs * hs);
-        let mut deepest = 0.0f64;
+        let (mut deepest, mut nan) = (0.0f64, false);
         for k in 0..self.points.len() {
             let p = self.points[k];
             let normal = p.contact.normal;
             let s = p.contact.separation + normal.dot(&(self.at(sys, q, &p, true) - self.at(sys, q, &p, false)));
-            if s.is_nan() {
-                deepest = f64::NAN;
-            }
+            nan |= s.is_nan();
             if !(s < 0.0) {
                 continue;
             }
@@ -157,7 +155,7 @@ impl<'a> XpbdContacts<'a> {
             }
         }
         if !self.points.is_empty() {
-            self.pass = (self.pass.0 + 1, deepest);
+            self.pass = (self.pass.0 + 1, if nan { f64::NAN } else { deepest });
         }
     }
 

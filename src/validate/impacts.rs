@@ -357,20 +357,18 @@ impl ContactCell<'_> {
         Some(spec.sampled(0.5).recording())
     }
 
-    /// Pass within `tol`; a miss by a solver of another problem, or by a stepper's own contact
-    /// stages, behaves as predicted; a run that failed fails.
+    /// Pass within `tol`; a miss by a solver of another problem, or by a stepper whose contact
+    /// stages declare another model ([`crate::formulation::registry::FormulationEntry::contact_model`]),
+    /// behaves as predicted; a miss by one that declares none, or a run that failed, fails.
     pub(super) fn verdict(&self, err: f64, tol: f64) -> (Outcome, String) {
         if !self.soft() {
             let (outcome, why) = verdict(err, tol, self.solver.name);
             return (outcome, why.to_string());
         }
-        match (err <= tol, err.is_finite()) {
-            (true, _) => (Outcome::Pass, String::new()),
-            (false, true) => (
-                Outcome::AsPredicted,
-                format!("; {}", self.formulation.contact_model.unwrap_or("its own contact stages")),
-            ),
-            (false, false) => (Outcome::Fail, String::new()),
+        match (err <= tol, err.is_finite(), self.formulation.contact_model) {
+            (true, _, _) => (Outcome::Pass, String::new()),
+            (false, true, Some(model)) => (Outcome::AsPredicted, format!("; {model}")),
+            (false, _, _) => (Outcome::Fail, String::new()),
         }
     }
 }
