@@ -10,9 +10,14 @@ Box2D's sleeping freezes bodies that have come to rest, so the column runs twice
 top square's height and place every second, how far it sank and moved, and Box2D's contact
 frequency at 4 substeps of 1/60 s.
 
+With a report directory of `experiments/box_stack_10_2d.yaml` as argument, it also prints the
+top square's height every second next to each tinkertoy cell's (its `states.csv`, `top_y`).
+
 Needs box2d-python (Box2D v3 bindings, Python >= 3.12): `python3.12 -m pip install box2d-python`.
-Usage: python3.12 compare/box2d_stack.py
+Usage: python3.12 compare/box2d_stack.py [reports/box_stack_10_2d]
 """
+import csv
+import os
 import platform
 import sys
 
@@ -35,16 +40,38 @@ def column(sleep: bool):
     return rows, top.mass, world.contact_hertz
 
 
+def side_by_side(box2d_rows, report):
+    """Box2D's top height (sleeping off) every second next to each tinkertoy cell's `top_y`."""
+    summary = csv.DictReader(open(os.path.join(report, "summary.csv")))
+    labels = {r["cell"]: f"{r['formulation']} · {r['solver']}" for r in summary}
+    heights = {}
+    for r in csv.DictReader(open(os.path.join(report, "states.csv"))):
+        if r["name"] == "top_y":
+            heights.setdefault(r["cell"], {})[round(float(r["t"]), 6)] = float(r["value"])
+    cells = sorted(heights, key=int)
+    print(f"\ntop y [m], Box2D v3 with sleeping off and the cells of {report}:")
+    print("| t [s] | Box2D v3 | " + " | ".join(f"`{labels[c]}`" for c in cells) + " |")
+    print("|---|---|" + "---|" * len(cells))
+    for t, y, _ in box2d_rows:
+        cols = [f"{heights[c].get(round(t, 6), float('nan')):.7f}" for c in cells]
+        print(f"| {t:.0f} | {y:.7f} | " + " | ".join(cols) + " |")
+
+
 def main():
     print(f"Box2D v3 (box2d-python) on Python {platform.python_version()}, {platform.machine()}")
+    awake = None
     for sleep in (True, False):
         rows, mass, hertz = column(sleep)
+        if not sleep:
+            awake = rows
         print(f"\nsleeping {'on (Box2D default)' if sleep else 'off'}: top square mass {mass:.4f} kg, contact_hertz {hertz}")
         print("| t [s] | top y [m] | top x [m] |")
         print("|---|---|---|")
         for t, y, x in rows:
             print(f"| {t:.0f} | {y:.7f} | {x:.2e} |")
         print(f"sank {rows[0][1] - rows[-1][1]:.2e} m, moved {abs(rows[-1][2] - rows[0][2]):.2e} m in 10 s")
+    if len(sys.argv) > 1:
+        side_by_side(awake, sys.argv[1])
     return 0
 
 

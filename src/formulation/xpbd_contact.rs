@@ -27,8 +27,8 @@
 //! candidate pairs once per step (bounding boxes grown by the step's motion) and finds their
 //! contact points per substep. The contacts found are the same; the cost of the broad phase is
 //! paid per substep. Contact points must be found per substep: with points fixed in the bodies
-//! for a whole step, a sphere spinning at 10 rad/s lifted its contact point 1.4 mm in 1/60 s
-//! and fell through it.
+//! for a whole step, a sphere spinning at 10 rad/s lifted its contact point by
+//! r(1 − cos ωh) = 1.4 mm in 1/60 s and fell through it.
 //! DEVIATION: one friction coefficient μ for static and dynamic friction (the model's material
 //! has one); e = 0 below the material's restitution threshold on the approach speed ṽ_n, where
 //! the paper zeroes e below 2 |g| h_s on |v_n|; friction and restitution are applied one after
