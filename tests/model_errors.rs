@@ -200,8 +200,9 @@ fn bad_contact_shapes_are_one_clear_line_each() {
         ("a hull point 1e9 m out", with("{body: block, hull: [[0, 0, 1e9], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}"), &["contact.shapes[0].hull[0]", "within 1e6 m"]),
         ("a hull point of NaN", with("{body: block, hull: [[0, 0, .nan], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}"), &["contact.shapes[0].hull[0]", "finite"]),
         ("two shapes in one entry", with("{body: block, box: [0.1, 0.1, 0.1], sphere: 0.1}"), &["contact.shapes[0]", "exactly one of", "hull"]),
-        ("a shape on a particle", with("{body: bead, sphere: 0.1}"), &["contact.shapes[0].body", "particle-3D", "rigid3"]),
+        ("a shape on a particle", with("{body: bead, sphere: 0.1}"), &["contact.shapes[0].body", "particle-3D", "rigid3", "collides as a point"]),
         ("a shape on the world", with("{body: world, sphere: 0.1}"), &["contact.shapes[0].body", "`world`", "block, bead"]),
+        ("a particle in the plane among shapes in space", MODEL_3D.replace("kind: particle3, mass: 1, position: [1, 0, 0.1]", "kind: particle2, mass: 1, position: [1, 0.1]"), &["`bead`", "particle-2D", "collides as a point", "expected kind particle3"]),
     ];
     let many = format!("{{body: block, hull: [{}]}}", vec!["[0, 0, 0]"; 10_001].join(", "));
     let cases =

@@ -34,6 +34,17 @@ fn validate_passes_on_every_built_in_cell() {
     let conservative = FORMULATIONS.iter().filter(|f| f.conservative).count();
     let energy: Vec<_> = checks.iter().filter(|c| c.case.starts_with("stepper: bounded energy")).collect();
     assert!(conservative >= 2 && energy.len() == conservative, "{energy:?}");
+    // Particles collide as points, in the plane and in space: the bead on the slab and on the
+    // incline line are checked, and pass with Gauss–Seidel on the cone.
+    for case in [
+        "bead sliding to rest on a slab in the plane",
+        "bead sliding to rest on a slab in space",
+        "bead on a 30 deg incline line",
+    ] {
+        let cells: Vec<_> =
+            checks.iter().filter(|c| c.case.starts_with(case) && c.cell.starts_with("pgs · gauss_seidel")).collect();
+        assert!(!cells.is_empty() && cells.iter().all(|c| c.outcome == Outcome::Pass), "{case}: {cells:?}");
+    }
     // The expected behaviours of the methods are observed, not just tolerated.
     assert!(checks.iter().filter(|c| c.outcome == Outcome::AsPredicted).count() >= 5);
     // Dop853 at tight tolerance: the pendulum's period to 1e-10 relative, for both ODE formulations.

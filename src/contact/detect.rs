@@ -35,6 +35,8 @@ use parry3d_f64::shape::{PolygonalFeature, SharedShape};
 pub struct Detector {
     /// (body, shape, the shape's pose in the body frame).
     colliders: Vec<(usize, SharedShape, Pose)>,
+    /// Whether each collider is a particle's point (q = (x, y, z), no rotation).
+    points: Vec<bool>,
     /// Each plane: unit normal and offset.
     planes: Vec<(Vector, f64)>,
     poses: Vec<Pose>,
@@ -75,8 +77,15 @@ fn collider(shape: &Shape) -> Option<(SharedShape, Pose)> {
             let pts: Vec<Vector> = points.iter().map(|p| Vector::new(p[0], p[1], p[2])).collect();
             (SharedShape::convex_hull(&pts)?, identity)
         }
+        // A particle is a ball of radius 0: parry's ball manifolds then give the point's
+        // projection on the other shape (the normal from inside when it penetrates).
+        Shape::Point => (SharedShape::ball(0.0), identity),
         // Shapes in the plane are the 2D detector's.
-        Shape::Circle { .. } | Shape::Rectangle { .. } | Shape::Capsule2 { .. } | Shape::Polygon { .. } => return None,
+        Shape::Circle { .. }
+        | Shape::Rectangle { .. }
+        | Shape::Capsule2 { .. }
+        | Shape::Polygon { .. }
+        | Shape::Point2 => return None,
     })
 }
 
@@ -125,6 +134,7 @@ impl Detector {
             set.planes.iter().map(|p| (Vector::new(p.normal[0], p.normal[1], p.normal[2]), p.offset)).collect();
         Detector {
             colliders,
+            points: set.shapes.iter().map(|(_, s)| s.is_point()).collect(),
             planes,
             poses: Vec::new(),
             aabbs: Vec::new(),
@@ -152,28 +162,48 @@ impl Detector {
         for (&(i, j), (_, m, last)) in self.pairs.iter().zip(self.cache.iter_mut()) {
             let (i, j) = (i as usize, j as usize);
             let (ci, cj) = (&self.colliders[i], &self.colliders[j]);
-            manifolds((&ci.1, &self.poses[i]), (&cj.1, &self.poses[j]), margin, m);
             let first = out.len();
-            push(m, &self.poses[i], &self.poses[j], margin, (Some(ci.0), cj.0), (np + i, np + j), out);
+            if self.points[i] || self.points[j] {
+                let (shape, pose, p) = if self.points[i] {
+                    (&cj.1, &self.poses[j], self.poses[i].translation)
+                } else {
+                    (&ci.1, &self.poses[i], self.poses[j].translation)
+                };
+                if let Some((n, surface, sep, feature)) = point_contact(shape, pose, p, margin) {
+                    // The normal from side a (shape i) to b.
+                    let n = if self.points[i] { -n } else { n };
+                    let point = to_vec(0.5 * (surface + p));
+                    let key = key(np + i, np + j, 0, feature);
+                    out.push(Contact { a: Some(ci.0), b: cj.0, point, normal: to_vec(n), separation: sep, key });
+                }
+            } else {
+                manifolds((&ci.1, &self.poses[i]), (&cj.1, &self.poses[j]), margin, m);
+                push(m, &self.poses[i], &self.poses[j], margin, (Some(ci.0), cj.0), (np + i, np + j), out);
+            }
             // Within the margin, or 10⁻³ of the first shape's size where the margin is 0.
             let size = (self.aabbs[i].maxs - self.aabbs[i].mins).length();
             persist(&self.poses[i], margin.max(1e-3 * size), last, &mut out[first..]);
         }
     }
 
-    /// Each shape's world pose from its body's position and quaternion (w, x, y, z).
+    /// Each shape's world pose from its body's position and quaternion (w, x, y, z); a point's
+    /// from its particle's position alone.
     fn place(&mut self, q_offsets: &[usize], q: &[f64]) {
         self.poses.clear();
-        for (body, _, local) in &self.colliders {
+        for ((body, _, local), &point) in self.colliders.iter().zip(&self.points) {
             let o = q_offsets[*body];
             let x = vec3(&q[o..o + 3]);
-            let r = DQuat::from_xyzw(q[o + 4], q[o + 5], q[o + 6], q[o + 3]).normalize();
+            let r = if point {
+                DQuat::IDENTITY
+            } else {
+                DQuat::from_xyzw(q[o + 4], q[o + 5], q[o + 6], q[o + 3]).normalize()
+            };
             self.poses.push(Pose::from_parts(Vector::new(x[0], x[1], x[2]), r) * *local);
         }
     }
 
-    /// The pairs (i < j) of shapes on different bodies whose boxes, widened by half the margin
-    /// each, overlap, sorted (the grid of [`super::broad`]).
+    /// The pairs (i < j) of shapes on different bodies, not both points, whose boxes, widened by
+    /// half the margin each, overlap, sorted (the grid of [`super::broad`]).
     fn broad_phase(&mut self, margin: f64) {
         self.aabbs.clear();
         self.bounds.clear();
@@ -182,8 +212,11 @@ impl Detector {
             self.bounds.push(([b.mins.x, b.mins.y, b.mins.z], [b.maxs.x, b.maxs.y, b.maxs.z]));
             self.aabbs.push(b);
         }
-        let colliders = &self.colliders;
-        let apart = |a: u32, b: u32| colliders[a as usize].0 != colliders[b as usize].0;
+        let (colliders, points) = (&self.colliders, &self.points);
+        let apart = |a: u32, b: u32| {
+            let (a, b) = (a as usize, b as usize);
+            colliders[a].0 != colliders[b].0 && !(points[a] && points[b])
+        };
         self.grid.pairs(&self.bounds, apart, &mut self.pairs);
     }
 }
@@ -239,6 +272,39 @@ fn on_plane(
     } else if let Some(sm) = shape.as_support_map() {
         add(pose.transform_point(sm.local_support_point(-local_n)), 0);
     }
+}
+
+/// The contact of a particle's point `p` (world) with `shape` at `pose`, when its signed distance
+/// is at most `margin`: the shape's outward normal there (world), the point's projection on the
+/// surface, the signed distance (negative inside) and parry's feature id. The normal is the
+/// direction from the projection to the point; a point exactly on the surface takes the normal of
+/// the feature it lies on, or, for a shape that names none (a capsule, a cylinder), the direction
+/// from the projection of a point 10⁻⁹ of its distance from the centre outward — parry's ball
+/// manifold would instead take the direction from the shape's centre, wrong on a flat face.
+pub(super) fn point_contact(
+    shape: &SharedShape,
+    pose: &Pose,
+    p: Vector,
+    margin: f64,
+) -> Option<(Vector, Vector, f64, u32)> {
+    let local = pose.inverse_transform_point(p);
+    let (proj, feature) = shape.project_local_point_and_get_feature(local);
+    let d = local - proj.point;
+    let len = d.length();
+    let sign = if proj.is_inside { -1.0 } else { 1.0 };
+    if sign * len > margin {
+        return None;
+    }
+    let n = if len > 0.0 {
+        sign * d / len
+    } else if let Some(n) = shape.feature_normal_at_point(0, feature, proj.point).and_then(Vector::try_normalize) {
+        n
+    } else {
+        let out = proj.point * (1.0 + 1e-9);
+        (out - shape.project_local_point(out, false).point).try_normalize()?
+    };
+    let id = parry3d_f64::shape::PackedFeatureId::from(feature).0;
+    Some((pose.rotation * n, pose.transform_point(proj.point), sign * len, id))
 }
 
 /// Contact persistence for a pair (as Bullet's persistent manifolds): a contact whose point, in

@@ -19,6 +19,8 @@ use parry2d_f64::shape::{PolygonalFeature, SharedShape};
 pub struct Detector {
     /// (body, shape).
     colliders: Vec<(usize, SharedShape)>,
+    /// Whether each collider is a particle's point (q = (x, y), no angle).
+    points: Vec<bool>,
     /// Each line: unit normal and offset.
     planes: Vec<(Vector, f64)>,
     poses: Vec<Pose>,
@@ -47,6 +49,8 @@ fn collider(shape: &Shape) -> Option<SharedShape> {
             let pts: Vec<Vector> = points.iter().map(|p| Vector::new(p[0], p[1])).collect();
             SharedShape::convex_hull(&pts)
         }
+        // A particle is a disk of radius 0 (as in space).
+        Shape::Point2 => Some(SharedShape::ball(0.0)),
         _ => None,
     }
 }
@@ -80,6 +84,7 @@ impl Detector {
         let planes = set.planes.iter().map(|p| (Vector::new(p.normal[0], p.normal[1]), p.offset)).collect();
         Detector {
             colliders,
+            points: set.shapes.iter().map(|(_, s)| s.is_point()).collect(),
             planes,
             poses: Vec::new(),
             aabbs: Vec::new(),
@@ -96,9 +101,9 @@ impl Detector {
     pub fn detect(&mut self, set: &ContactSet, q_offsets: &[usize], q: &[f64], out: &mut Vec<Contact>) {
         out.clear();
         self.poses.clear();
-        for (body, _) in &self.colliders {
+        for ((body, _), &point) in self.colliders.iter().zip(&self.points) {
             let o = q_offsets[*body];
-            self.poses.push(Pose::new(Vector::new(q[o], q[o + 1]), q[o + 2]));
+            self.poses.push(Pose::new(Vector::new(q[o], q[o + 1]), if point { 0.0 } else { q[o + 2] }));
         }
         let (margin, np) = (set.margin, set.planes.len());
         for (i, (body, shape)) in self.colliders.iter().enumerate() {
@@ -111,6 +116,26 @@ impl Detector {
         for (&(i, j), (_, m, last)) in self.pairs.iter().zip(self.cache.iter_mut()) {
             let (i, j) = (i as usize, j as usize);
             let (pa, pb) = (&self.poses[i], &self.poses[j]);
+            if self.points[i] || self.points[j] {
+                let (shape, pose, p) = if self.points[i] {
+                    (&self.colliders[j].1, pb, pa.translation)
+                } else {
+                    (&self.colliders[i].1, pa, pb.translation)
+                };
+                if let Some((n, surface, sep, feature)) = point_contact(shape, pose, p, margin) {
+                    // The normal from side a (shape i) to b.
+                    let n = if self.points[i] { -n } else { n };
+                    out.push(Contact {
+                        a: Some(self.colliders[i].0),
+                        b: self.colliders[j].0,
+                        point: to_vec(0.5 * (surface + p)),
+                        normal: to_vec(n),
+                        separation: sep,
+                        key: key(np + i, np + j, 0, feature),
+                    });
+                }
+                continue;
+            }
             for x in m.iter_mut() {
                 x.points.clear();
             }
@@ -147,8 +172,8 @@ impl Detector {
         }
     }
 
-    /// The pairs (i < j) of shapes on different bodies whose boxes, widened by half the margin
-    /// each, overlap, sorted (the grid of [`super::broad`]).
+    /// The pairs (i < j) of shapes on different bodies, not both points, whose boxes, widened by
+    /// half the margin each, overlap, sorted (the grid of [`super::broad`]).
     fn broad_phase(&mut self, margin: f64) {
         self.aabbs.clear();
         self.bounds.clear();
@@ -157,10 +182,37 @@ impl Detector {
             self.bounds.push(([b.mins.x, b.mins.y], [b.maxs.x, b.maxs.y]));
             self.aabbs.push(b);
         }
-        let colliders = &self.colliders;
-        let apart = |a: u32, b: u32| colliders[a as usize].0 != colliders[b as usize].0;
+        let (colliders, points) = (&self.colliders, &self.points);
+        let apart = |a: u32, b: u32| {
+            let (a, b) = (a as usize, b as usize);
+            colliders[a].0 != colliders[b].0 && !(points[a] && points[b])
+        };
         self.grid.pairs(&self.bounds, apart, &mut self.pairs);
     }
+}
+
+/// [`super::detect::point_contact`] in the plane: a particle's point `p` against `shape` at
+/// `pose` — the outward normal (world), the projection on the surface, the signed distance and
+/// the feature id, when the distance is at most `margin`.
+fn point_contact(shape: &SharedShape, pose: &Pose, p: Vector, margin: f64) -> Option<(Vector, Vector, f64, u32)> {
+    let local = pose.inverse_transform_point(p);
+    let (proj, feature) = shape.project_local_point_and_get_feature(local);
+    let d = local - proj.point;
+    let len = d.length();
+    let sign = if proj.is_inside { -1.0 } else { 1.0 };
+    if sign * len > margin {
+        return None;
+    }
+    let n = if len > 0.0 {
+        sign * d / len
+    } else if let Some(n) = shape.feature_normal_at_point(0, feature, proj.point).and_then(Vector::try_normalize) {
+        n
+    } else {
+        let out = proj.point * (1.0 + 1e-9);
+        (out - shape.project_local_point(out, false).point).try_normalize()?
+    };
+    let id = parry2d_f64::shape::PackedFeatureId::from(feature).0;
+    Some((pose.rotation * n, pose.transform_point(proj.point), sign * len, id))
 }
 
 /// The contacts of a shape with a line (n, offset): the vertices of the shape's support feature

@@ -73,10 +73,16 @@ pub enum Shape {
         /// The points (at least three, not collinear).
         points: Vec<[f64; 2]>,
     },
+    /// A particle in space as a point: it touches the planes and the other bodies' shapes, not
+    /// other points.
+    Point,
+    /// A particle in the plane as a point ([`Shape::Point`] in the plane).
+    Point2,
 }
 
 impl Shape {
-    /// Whether the shape is solid: sizes positive and finite, a hull with volume.
+    /// Whether the shape is solid: sizes positive and finite, a hull with volume (a point, which
+    /// has no size, is accepted).
     pub fn is_solid(&self) -> bool {
         let pos = |x: f64| x > 0.0 && x.is_finite();
         match self {
@@ -94,12 +100,36 @@ impl Shape {
             Shape::Polygon { points } => {
                 points.len() >= 3 && points.iter().flatten().all(|x| x.is_finite()) && detect2::polygon_is_solid(points)
             }
+            Shape::Point | Shape::Point2 => true,
         }
     }
 
-    /// Whether the shape lies in the plane (it sits on a rigid-2D body).
+    /// Whether the shape lies in the plane (it sits on a rigid-2D body or a particle in the
+    /// plane).
     pub fn planar(&self) -> bool {
-        matches!(self, Shape::Circle { .. } | Shape::Rectangle { .. } | Shape::Capsule2 { .. } | Shape::Polygon { .. })
+        matches!(
+            self,
+            Shape::Circle { .. }
+                | Shape::Rectangle { .. }
+                | Shape::Capsule2 { .. }
+                | Shape::Polygon { .. }
+                | Shape::Point2
+        )
+    }
+
+    /// Whether the shape is a particle's point ([`Shape::Point`], [`Shape::Point2`]).
+    pub fn is_point(&self) -> bool {
+        matches!(self, Shape::Point | Shape::Point2)
+    }
+
+    /// The body kind the shape sits on.
+    pub fn body_kind(&self) -> BodyKind {
+        match (self.is_point(), self.planar()) {
+            (true, true) => BodyKind::Particle2,
+            (true, false) => BodyKind::Particle3,
+            (false, true) => BodyKind::Rigid2,
+            (false, false) => BodyKind::Rigid3,
+        }
     }
 }
 
@@ -189,8 +219,8 @@ impl ContactSet {
         self.shapes.first().is_some_and(|(_, s)| s.planar())
     }
 
-    /// Checks that every shape sits on a body of `bodies` of its kind (rigid-3D, or rigid-2D for
-    /// a planar shape; all of one kind) and is solid ([`Shape::is_solid`]), and that every plane
+    /// Checks that every shape sits on a body of `bodies` of its kind ([`Shape::body_kind`]; all in
+    /// space or all in the plane) and is solid ([`Shape::is_solid`]), and that every plane
     /// normal is a unit vector (to 1e-12), in the plane for a planar set.
     pub fn validate(&self, bodies: &[Body]) -> Result<(), ModelError> {
         for (index, p) in self.planes.iter().enumerate() {
@@ -208,7 +238,7 @@ impl ContactSet {
             let Some(b) = bodies.get(body) else {
                 return Err(ModelError::UnknownBody { owner: "contact shape".into(), body, count });
             };
-            let kind = if self.planar() { BodyKind::Rigid2 } else { BodyKind::Rigid3 };
+            let kind = shape.body_kind();
             if b.kind != kind {
                 return Err(ModelError::KindMismatch {
                     owner: "contact shape".into(),

@@ -288,3 +288,48 @@ fn a_planar_set_validates_and_a_mixed_one_does_not() {
     let space = set(vec![Shape::Sphere { radius: 0.1 }], 0.0);
     assert!(matches!(space.validate(&bodies), Err(ModelError::KindMismatch { .. })));
 }
+
+/// A particle's point on a body's shape: exactly on a face it takes the face's normal (parry's
+/// ball manifold would take the direction from the shape's centre), also on a shape whose faces
+/// parry does not name (a cylinder's end); 1 mm inside, separation −1 mm and the outward normal;
+/// it touches the plane; two points do not touch each other.
+#[test]
+fn a_particle_touches_shapes_and_planes_as_a_point() {
+    let cases = [
+        (Shape::Cuboid { half: [0.5, 0.5, 0.1] }, 0.1),
+        (Shape::Cylinder { half_height: 0.1, radius: 0.5 }, 0.1),
+        (Shape::Cuboid { half: [0.5, 0.5, 0.1] }, 0.099),
+    ];
+    for (shape, z) in cases {
+        let s =
+            ContactSet { shapes: vec![(0, shape.clone()), (1, Shape::Point), (2, Shape::Point)], ..set(vec![], 0.01) };
+        // The box at the origin; the points at (−0.3, 0.2, z) and there again; q of the points
+        // is 3 numbers each.
+        let mut q = vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
+        q.extend_from_slice(&[-0.3, 0.2, z, -0.3, 0.2, z]);
+        let mut found = Vec::new();
+        Detector::new(&s).detect(&s, &[0, 7, 10], &q, &mut found);
+        let on_shape: Vec<_> = found.iter().filter(|c| c.a.is_some()).collect();
+        assert_eq!(on_shape.len(), 2, "{shape:?}: {found:?}");
+        for c in on_shape {
+            assert_eq!(c.a, Some(0), "{shape:?}");
+            assert!((c.normal - Vector3::z()).norm() <= 1e-12, "{shape:?}: normal {:?}", c.normal);
+            assert!((c.separation - (z - 0.1)).abs() <= 1e-15, "{shape:?}: {}", c.separation);
+        }
+        // The points are 0.1 m above the ground, beyond the margin: only the shape touches it.
+        assert!(found.iter().all(|c| c.a.is_some() || c.b == 0), "{found:?}");
+    }
+    // In the plane: a point exactly on a rectangle's top edge, and one resting on the line.
+    let s = ContactSet {
+        shapes: vec![(0, Shape::Rectangle { half: [0.5, 0.1] }), (1, Shape::Point2), (2, Shape::Point2)],
+        planes: vec![Plane { normal: [0.0, 1.0, 0.0], offset: 0.0 }],
+        ..set(vec![], 0.01)
+    };
+    let q = [0.0, 0.1, 0.0, -0.3, 0.2, 2.0, 0.0];
+    let mut found = Vec::new();
+    Detector::new(&s).detect(&s, &[0, 3, 5], &q, &mut found);
+    let on_line = found.iter().filter(|c| c.a.is_none() && c.b == 2).count();
+    let on_box: Vec<_> = found.iter().filter(|c| c.a == Some(0) && c.b == 1).collect();
+    assert_eq!((on_line, on_box.len()), (1, 1), "{found:?}");
+    assert!((on_box[0].normal - Vector3::y()).norm() <= 1e-12 && on_box[0].separation.abs() <= 1e-15, "{found:?}");
+}

@@ -211,27 +211,36 @@ impl Row {
 
 /// The row d·(ṗ_b − ṗ_a) of contact `c` along the world direction `d`: for a rigid-3D body
 /// [dᵀ, (Rᵀ(ρ × d))ᵀ] (body-frame ω), for a rigid-2D one [d_x, d_y, ρ_x d_y − ρ_y d_x]
-/// (ρ = p − x, the contact point from the body's centre), with sign −1 on side a; `planar` for a
-/// contact set in the plane.
+/// (ρ = p − x, the contact point from the body's centre), for a particle d itself (its 2 or 3
+/// components), with sign −1 on side a; `planar` for a contact set in the plane.
 pub(super) fn contact_row(sys: &crate::system::System, planar: bool, q: &[f64], c: &Contact, dir: &Vector3<f64>) -> Row {
-    let dof = if planar { 3 } else { 6 };
-    let mut pair = [(sys.offsets()[c.b], dof), (0, 0)];
+    let kind = |b: usize| sys.bodies()[b].kind;
+    let mut pair = [(sys.offsets()[c.b], kind(c.b).dof()), (0, 0)];
     if let Some(a) = c.a {
-        pair = [(sys.offsets()[a], dof), (sys.offsets()[c.b], dof)];
+        pair = [(sys.offsets()[a], kind(a).dof()), pair[0]];
     }
     let mut row = Row::on(if c.a.is_some() { &pair[..] } else { &pair[..1] });
-    let sides = [c.a.map(|a| (a, 0, -1.0)), Some((c.b, if c.a.is_some() { dof } else { 0 }, 1.0))];
+    let sides = [c.a.map(|a| (a, 0, -1.0)), Some((c.b, if c.a.is_some() { pair[0].1 } else { 0 }, 1.0))];
     for (body, col, sign) in sides.into_iter().flatten() {
         let o = sys.q_offsets()[body];
-        if planar {
-            let rho = [c.point.x - q[o], c.point.y - q[o + 1]];
-            let j = [dir.x, dir.y, rho[0] * dir.y - rho[1] * dir.x];
-            for (x, jk) in row.j[col..col + 3].iter_mut().zip(j) {
-                *x += sign * jk;
+        match kind(body) {
+            crate::model::BodyKind::Particle2 | crate::model::BodyKind::Particle3 => {
+                let n = kind(body).dof();
+                for (x, jk) in row.j[col..col + n].iter_mut().zip(dir.iter()) {
+                    *x += sign * jk;
+                }
             }
-        } else {
-            let side = Side::body(&q[o..o + 7], None, col);
-            side.point_row(&mut row.j, dir, &(c.point - side.x), sign);
+            _ if planar => {
+                let rho = [c.point.x - q[o], c.point.y - q[o + 1]];
+                let j = [dir.x, dir.y, rho[0] * dir.y - rho[1] * dir.x];
+                for (x, jk) in row.j[col..col + 3].iter_mut().zip(j) {
+                    *x += sign * jk;
+                }
+            }
+            _ => {
+                let side = Side::body(&q[o..o + 7], None, col);
+                side.point_row(&mut row.j, dir, &(c.point - side.x), sign);
+            }
         }
     }
     row

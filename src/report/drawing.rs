@@ -210,8 +210,8 @@ fn draw_geometry(svg: &mut String, model: &Model, g: &Geometry, panel: &Panel) {
 
 /// Contact shapes: a sphere or a circle as its outline in the picture plane (a capsule as its two
 /// end circles'), a box by its eight corners (a rectangle its four), a cylinder by its two end
-/// circles, a convex hull or polygon by its points (the body's hull then outlines each); planes
-/// by their trace.
+/// circles, a convex hull or polygon by its points (the body's hull then outlines each), a
+/// particle's point as the particle; planes by their trace.
 fn add_contacts(g: &mut Geometry, model: &Model, q: &[f64], axes: [usize; 3]) {
     let system = &model.scene.system;
     if let Some(set) = system.contacts() {
@@ -276,6 +276,8 @@ fn add_contacts(g: &mut Geometry, model: &Model, q: &[f64], axes: [usize; 3]) {
                         g.bodies[*b].push(w);
                     }
                 }
+                // A particle's point is drawn as the particle.
+                crate::contact::Shape::Point | crate::contact::Shape::Point2 => {}
             }
         }
         for p in &set.planes {

@@ -12,6 +12,7 @@ mod critical;
 mod impacts;
 mod laws;
 mod orders;
+mod points;
 mod rolling;
 
 pub use laws::{null_space, off_gradient_ratio};
@@ -208,6 +209,7 @@ pub fn run_all(sel: &Selection) -> Vec<Check> {
     cases::rigid3d(sel, &mut out);
     rolling::exact_contact_checks(sel, &mut out);
     impacts::impact_checks(sel, &mut out);
+    points::point_checks(sel, &mut out);
     critical::critical_friction(sel, &mut out);
     orders::stepper_orders(sel, &mut out);
     orders::stepper_energy(sel, &mut out);

@@ -121,7 +121,7 @@ pub(super) fn build_checked(
     }
     if let Some(c) = &raw.contact {
         let here = |m: String| ConfigError { file: file.into(), location: at(c), message: m };
-        let set = super::contact::build(&c.value, &system, &lookup, length_scale).map_err(&here)?;
+        let set = super::contact::build(&c.value, (&system, &body_names), &lookup, length_scale).map_err(&here)?;
         system.set_contacts(set).map_err(|e| here(e.to_string()))?;
     }
 

@@ -1,7 +1,8 @@
 //! `contact:` of a model file: collision shapes on rigid-3D bodies (or all on rigid-2D bodies:
 //! contact in the plane), static planes (lines in the plane), the material and the speculative
-//! margin ([`crate::contact::ContactSet`]). A model with contact runs under `pgs`; every other
-//! formulation reports it not applicable.
+//! margin ([`crate::contact::ContactSet`]). Every particle of a model with contact collides as a
+//! point. A model with contact runs under the contact steppers (`pgs`, `soft_step`, `xpbd`);
+//! every other formulation reports it not applicable.
 
 use super::build::LARGEST;
 use super::{Floats, RawContact};
@@ -9,10 +10,11 @@ use crate::contact::{ContactSet, Material, Plane, Shape};
 use crate::model::BodyKind;
 use crate::system::System;
 
-/// The contact set `c` describes, with bodies resolved by `lookup`; errors name the field.
+/// The contact set `c` describes on `system` (its bodies named by `names`), with bodies resolved
+/// by `lookup`; errors name the field.
 pub(super) fn build(
     c: &RawContact,
-    system: &System,
+    (system, names): (&System, &[String]),
     lookup: &dyn Fn(&str, &str) -> Result<usize, String>,
     length_scale: f64,
 ) -> Result<ContactSet, String> {
@@ -39,7 +41,7 @@ pub(super) fn build(
             let others =
                 if i == 0 { String::new() } else { format!(" (like the shapes before it: {})", expected.label()) };
             return Err(format!(
-                "field `{}`: body `{}` is {}; contact shapes sit on rigid3 bodies, or all on rigid2 bodies{others}",
+                "field `{}`: body `{}` is {}; contact shapes sit on rigid3 bodies, or all on rigid2 bodies{others} (a particle takes no shape: it collides as a point)",
                 field("body"),
                 crate::params::short(&s.body),
                 kind.label()
@@ -48,6 +50,7 @@ pub(super) fn build(
         let shape = if first { shape2(s, i, length_scale, &size)? } else { shape(s, i, length_scale, &size)? };
         shapes.push((body, shape));
     }
+    points((system, names), &mut planar, &mut shapes)?;
     let planes = planes(c, length_scale, planar.unwrap_or(false))?;
     let m = c.material();
     let in_range = |field: &str, x: f64, lo: f64, hi: f64| -> Result<f64, String> {
@@ -65,6 +68,35 @@ pub(super) fn build(
     };
     let margin = in_range("margin", c.margin, 0.0, length_scale)?;
     Ok(ContactSet { shapes, planes, material, margin })
+}
+
+/// Every particle of the model as a point ([`Shape::Point`], [`Shape::Point2`]), after the shapes:
+/// particles collide with the planes and the shapes of the other bodies, in the plane of the
+/// shapes (or in the dimension of the first particle when there are no shapes); a particle of the
+/// other dimension is refused, naming it.
+fn points(
+    (system, names): (&System, &[String]),
+    planar: &mut Option<bool>,
+    shapes: &mut Vec<(usize, Shape)>,
+) -> Result<(), String> {
+    for (b, body) in system.bodies().iter().enumerate() {
+        let in_plane = match body.kind {
+            BodyKind::Particle2 => true,
+            BodyKind::Particle3 => false,
+            _ => continue,
+        };
+        let first = *planar.get_or_insert(in_plane);
+        if first != in_plane {
+            let (set, expected) = if first { ("lie in the plane", "particle2") } else { ("are in space", "particle3") };
+            return Err(format!(
+                "body `{}` is {}: with `contact:`, every particle collides as a point, and this model's contact shapes and particles {set}; expected kind {expected}",
+                crate::params::short(&names[b]),
+                body.kind.label(),
+            ));
+        }
+        shapes.push((b, if in_plane { Shape::Point2 } else { Shape::Point }));
+    }
+    Ok(())
 }
 
 /// The most points a `hull` may list (its hull is computed when the model is read).
