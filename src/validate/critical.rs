@@ -176,7 +176,7 @@ fn threshold(scene: &dyn Fn(f64) -> Scene, spec: &crate::experiment::CellSpec) -
         last.is_some_and(|x| x.v.iter().all(|v| v.abs() <= 1e-8))
     };
     let (mut lo, mut hi) = (0.0, 1.0);
-    if !(stands(hi) && !stands(lo)) {
+    if !stands(hi) || stands(lo) {
         return f64::NAN;
     }
     for _ in 0..40 {
@@ -186,9 +186,12 @@ fn threshold(scene: &dyn Fn(f64) -> Scene, spec: &crate::experiment::CellSpec) -
     hi
 }
 
+/// A structure of the checks: its case name, its scene at friction μ, μ* and how μ* is known.
+type Structure<'a> = (&'a str, &'a dyn Fn(f64) -> Scene, f64, &'a str);
+
 /// Each `pgs` cell's critical μ on each structure, against its μ*.
 pub(super) fn critical_friction(sel: &Selection, out: &mut Vec<Check>) {
-    let structures: [(&str, &dyn Fn(f64) -> Scene, f64, &str); 2] = [
+    let structures: [Structure; 2] = [
         (
             "plank leaning on a wall in the plane, 30 deg (critical friction)",
             &plank,
