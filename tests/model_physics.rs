@@ -40,6 +40,8 @@ bodies:
   - {name: D, kind: rigid3, mass: 0.8, inertia: [0.1, 0.1, 0.1], position: [0, 1, 0], angular_velocity: [1, 0, 0]}
   - {name: E, kind: rigid3, mass: 0.6, inertia: [0.1, 0.2, 0.1], position: [0, -1, 0], velocity: [0, 0, -1]}
   - {name: F, kind: rigid3, mass: 0.9, inertia: [0.1, 0.1, 0.2], position: [2, 1, 0]}
+  - {name: P, kind: particle3, mass: 0.3, position: [2.2, 1.5, 0.1], velocity: [1, -1, 0.5]}
+  - {name: G, kind: rigid3, mass: 0.4, inertia: [0.03, 0.04, 0.05], position: [0.2, 1.3, 0.3], velocity: [0, 1, 0], angular_velocity: [2, 0, 1]}
 forces:
   - {type: gravity, g: [0, -9.81, 0]}
   - {type: gyroscopic}
@@ -49,6 +51,8 @@ joints:
   - {type: slider, a: A, b: D, at: [0, 0.5, 0], axis: [0, 1, 0]}
   - {type: weld, a: A, b: E, at: [0, -0.5, 0]}
   - {type: rigid_distance, a: C, local_a: [0, 0.5, 0], b: F, local_b: [0, -0.5, 0]}
+  - {type: on_line, a: P, b: F, axis: [0.3, 1, 0.2]}
+  - {type: on_plane, a: G, local_a: [0, 0, -0.1], b: D, axis: [0.1, 0.2, 1]}
 ";
 
 /// (linear momentum Σ m v, angular momentum about the centre of mass, total mass) of `q`, `v`.

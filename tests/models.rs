@@ -406,8 +406,9 @@ assemble: false
 }
 
 /// A particle pinned to the tip of a swinging bar (`pin` with a body `b`) and one pinned to a
-/// point of a tumbling box in space: each stays on its point (drift at the integrator's
-/// tolerance) and the energy is conserved — the pinned particle's mass moves with its body.
+/// point of a tumbling box in space, and a bead on a line and a block on a plane of that box:
+/// each stays on its point, line or plane (drift at the integrator's tolerance) and the energy is
+/// conserved — the pinned particle's mass moves with its body.
 #[test]
 fn particles_pinned_to_rigid_bodies_move_with_them() {
     let plane = "model: bead_on_bar
@@ -431,7 +432,20 @@ bodies:
 joints:
   - {type: pin, a: bead, b: box}
 ";
-    for text in [plane, space] {
+    // A bead sliding on a line of the tumbling box and a block's corner on one of its planes
+    // (`on_line` and `on_plane` in space): both stay on them.
+    let on_box = "model: bead_on_line_of_box
+length_scale: 1
+energy_scale: {joules: 1, definition: \"1 J\"}
+bodies:
+  - {name: box, kind: rigid3, mass: 1, inertia: [0.1, 0.2, 0.3], position: [0, 0, 0], angular_velocity: [1, 2, 0.5]}
+  - {name: bead, kind: particle3, mass: 0.2, position: [0.3, 0.1, -0.2], velocity: [0.5, 0, 0]}
+  - {name: block, kind: rigid3, mass: 0.3, inertia: [0.01, 0.02, 0.02], position: [0, 0.5, 0.3], angular_velocity: [0, 0, 3]}
+joints:
+  - {type: on_line, a: bead, b: box, axis: [1, 0.2, 0]}
+  - {type: on_plane, a: block, local_a: [0.1, 0, -0.1], b: box, axis: [0, 0.3, 1]}
+";
+    for text in [plane, space, on_box] {
         let m = model_file::from_text("pinned.yaml", text).unwrap_or_else(|e| panic!("{e}"));
         let control = Control::Adaptive { rtol: 1e-12, atol: 1e-12 };
         let spec =

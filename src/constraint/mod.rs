@@ -24,6 +24,7 @@ registry! {
         pin,
         line,
         on_line,
+        on_plane,
         ground,
         revolute,
         prismatic,
@@ -43,6 +44,7 @@ pub use hinge::Hinge;
 pub use joint3::JointFrame;
 pub use line::Line;
 pub use on_line::OnLine;
+pub use on_plane::OnPlane;
 pub use pair::{Frame2, Frame3, Motion2, Motion3, Pair2, Pair3, Side, Side3};
 pub use pin::Pin;
 pub use prismatic::Prismatic;

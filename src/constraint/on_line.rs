@@ -1,6 +1,7 @@
 //! A point of one planar body (a particle, or a point of a rigid-2D body) on a straight line
 //! fixed in a rigid-2D body: the line moves and turns with its body (a wheel on a swinging axle's
-//! guide, a pin in a slot of a moving link). One row.
+//! guide, a pin in a slot of a moving link). One row. In space the same joint (a particle or a
+//! rigid-3D body's point on a line of a rigid-3D body, two rows) is [`super::on_plane::OnPlane`].
 //!
 //! With r_a = A(θ_a) u_a (zero for a particle) and r_b = A(θ_b) u_b the world offsets of the
 //! point and of the line's point, n = A(θ_b) n̂ the line's unit normal, d = (x_a + r_a) − (x_b + r_b)
@@ -104,10 +105,13 @@ impl Constraint for OnLine {
 
 /// A `joints:` entry: point `local_a` of `a` (default its centre; a particle's position) on the
 /// line of rigid-2D body `b` through the world point `at` (default: a's point) along the world
-/// direction `axis`, both read at the declared poses.
+/// direction `axis`, both read at the declared poses; in space, of a rigid-3D body `b`.
 fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
     s.only("on_line", &["at", "local_a", "axis"])?;
-    let a = s.body_a("on_line", &[BodyKind::Particle2, BodyKind::Rigid2])?;
+    let a = s.body_a("on_line", &[BodyKind::Particle2, BodyKind::Rigid2, BodyKind::Particle3, BodyKind::Rigid3])?;
+    if matches!(a.kind, BodyKind::Particle3 | BodyKind::Rigid3) {
+        return super::on_plane::from_spec_3d(s, "on_line", true);
+    }
     let b = s.body_b("on_line", &[BodyKind::Rigid2])?.ok_or(SpecError::Missing {
         kind: "on_line".into(),
         needs: "a body `b` (the rigid-2D body carrying the line; a world line is `line`)".into(),
@@ -131,10 +135,13 @@ fn from_spec(s: &JointSpec) -> Result<Box<dyn Constraint>, SpecError> {
 /// The registry entry of `on_line`.
 pub const ENTRY: ConstraintEntry = ConstraintEntry {
     name: "on_line",
-    summary: "point of a planar particle or rigid-2D body on a line fixed in another rigid-2D body; 1 row, m",
+    summary: "point of a particle or rigid body on a line fixed in another rigid body of its dimension; 1 row in the plane, 2 in space, m",
     params: "local_a [m] (a's point), at [m] and axis (the line, world at the declared poses)",
     from_spec,
     sample: |u| {
+        if u[7] > 0.5 {
+            return super::on_plane::sample_3d(u, true);
+        }
         let kind = if u[0] < 0.0 { BodyKind::Particle2 } else { BodyKind::Rigid2 };
         Box::new(OnLine::new(0, kind, [u[1], u[2]], 1, [u[3], u[4]], [u[5].cos(), u[5].sin() + 0.1 * u[6]]))
     },
