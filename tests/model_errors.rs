@@ -137,6 +137,7 @@ fn every_malformed_model_is_one_clear_line_with_exit_2() {
         ("a line of the world as on_line", broken("outputs:", "\noutputs:").replace("  - {type: revolute, a: upper, b: lower, at: [1, 0]}", "  - {type: on_line, a: lower, b: world, axis: [1, 0]}"), &["joints[1] (on_line)", "needs a body `b`"]),
         ("a plane of a body in the plane", broken("outputs:", "\noutputs:").replace("  - {type: revolute, a: upper, b: lower, at: [1, 0]}", "  - {type: on_plane, a: upper, b: lower, axis: [1, 0]}"), &["joints[1] (on_plane)", "rigid-2D", "particle-3D"]),
         ("a line of no direction", broken("outputs:", "\noutputs:").replace("  - {type: revolute, a: upper, b: lower, at: [1, 0]}", "  - {type: on_line, a: upper, b: lower, axis: [0, 0]}"), &["joints[1] (on_line)", "`axis`", "zero vector"]),
+        ("a planar joint's angle driven", broken("type: revolute, a: upper, b: lower", "name: knee, type: revolute, a: upper, b: lower").replace("outputs:", "drives: [{coordinate: knee.angle, rate: 1}]\noutputs:"), &["drives[0]", "`knee.angle`", "revolute joint", "hinge to the world", "relative_to"]),
         ("a drive named like a joint", broken("type: revolute, a: upper, b: lower", "name: knee, type: revolute, a: upper, b: lower").replace("outputs:", "drives: [{name: knee, coordinate: upper.angle, rate: 1}]\noutputs:"), &["drives[0]", "field `name` = `knee`", "no other joint, drive or body"]),
         ("a joint named like a body", broken("type: revolute, a: upper, b: lower", "name: lower, type: revolute, a: upper, b: lower"), &["joints[1]", "field `name` = `lower`", "no other joint, drive or body"]),
         ("a multiplier row out of range", broken("{name: bend, value: lower.angle - upper.angle}", "{name: bend, value: knee.lambda(2)}").replace("type: revolute, a: upper, b: lower", "name: knee, type: revolute, a: upper, b: lower"), &["outputs[0]", "`knee.lambda(2)`", "k in 0..1"]),
@@ -408,4 +409,34 @@ fn bad_planar_contact_shapes_are_one_clear_line_each() {
         MODEL_2D,
     );
     assert_eq!(code, 0, "the base planar model runs: {stderr}");
+}
+
+/// A hinge drive where none can be (a hinge between two moving bodies, `relative_to` on a
+/// hinge's angle): one line each, exit 2.
+#[test]
+fn hinge_drives_that_cannot_be_are_one_line_each() {
+    let model = "model: arm
+length_scale: 1
+energy_scale: {joules: 1, definition: \"1 J\"}
+bodies:
+  - {name: upper, kind: rigid3, mass: 1, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0]}
+  - {name: lower, kind: rigid3, mass: 1, inertia: [0.1, 0.1, 0.1], position: [1, 0, 0]}
+joints:
+  - {name: shoulder, type: hinge, a: upper, b: world, at: [0, 0, 0], axis: [0, 0, 1]}
+  - {name: elbow, type: hinge, a: upper, b: lower, at: [0.5, 0, 0], axis: [0, 0, 1]}
+drives:
+  - {coordinate: shoulder.angle, rate: 1}
+outputs:
+  - {name: x, value: lower.x}
+";
+    let (code, stderr, _) = run("hinge_ok", CONFIG, model);
+    assert_eq!(code, 0, "a hinge to the world is driven: {stderr}");
+    #[rustfmt::skip]
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        ("a hinge between two moving bodies", model.replace("shoulder.angle", "elbow.angle"), &["drives[0]", "`elbow`", "two moving bodies", "13 velocity coordinates"]),
+        ("relative_to on a hinge", model.replace("rate: 1}", "rate: 1, relative_to: lower}"), &["drives[0]", "`relative_to`", "already relative"]),
+    ];
+    for (i, (what, model, needles)) in cases.into_iter().enumerate() {
+        refused(what, run(&format!("hinge{i}"), CONFIG, &model), needles);
+    }
 }

@@ -11,6 +11,7 @@
 use crate::model::BodyKind;
 
 pub mod drive;
+pub mod hinge_drive;
 pub mod joint3;
 pub mod pair;
 pub mod registry;

@@ -137,11 +137,11 @@ pub(super) fn build_checked(
         outputs: Vec::new(),
         branch: Vec::new(),
     };
-    add_drives(file, raw, &mut scene, length_scale, &lookup)?;
+    add_drives(file, raw, &mut scene, length_scale, &lookup, &joint_rows)?;
     for (i, d) in raw.drives.iter().enumerate() {
         // Drive i is the constraint after the joints' and the drives' before it.
         let c = raw.joints.len() + i;
-        debug_assert_eq!(scene.system.constraints()[c].kind(), "drive");
+        debug_assert!(matches!(scene.system.constraints()[c].kind(), "drive" | "hinge_drive"));
         name_joint(
             (file, &format!("drives[{i}]")),
             (d.value.name.as_ref(), c),
@@ -348,6 +348,7 @@ fn add_drives(
     scene: &mut Scene,
     length_scale: f64,
     lookup: &Lookup,
+    joints: &JointRows,
 ) -> Result<(), ConfigError> {
     for (i, d) in raw.drives.iter().enumerate() {
         let here = |m: String| ConfigError {
@@ -355,7 +356,15 @@ fn add_drives(
             location: at(&d.value.coordinate),
             message: format!("drives[{i}]: {m}"),
         };
-        let qi = coordinate(scene, "coordinate", &d.value.coordinate.value, lookup).map_err(&here)?;
+        let address = &d.value.coordinate.value;
+        // `JOINT.angle` of a named joint: a hinge's angle.
+        let joint = address.split_once('.').filter(|(_, c)| c.trim() == "angle").map(|(j, _)| j.trim());
+        if let Some((j, (row, _))) = joint.and_then(|j| joints.get_key_value(j)) {
+            let c = scene.system.row_offsets().iter().position(|r| r == row).expect("a named joint's first row");
+            super::drives::add_hinge(scene, j, c, &d.value).map_err(&here)?;
+            continue;
+        }
+        let qi = coordinate(scene, "coordinate", address, lookup).map_err(&here)?;
         let other = d.value.relative_to.as_ref().map(|b| lookup("relative_to", b)).transpose().map_err(&here)?;
         super::drives::add(scene, qi, other, &d.value, length_scale).map_err(&here)?;
     }

@@ -124,7 +124,8 @@ pub struct RawDrive {
     /// A name for outputs (`NAME.lambda`: the drive's force or torque); optional.
     #[serde(default)]
     pub name: Option<Spanned<String>>,
-    /// The driven coordinate, `NAME.x|y|z|angle` (a position, or a planar body's angle).
+    /// The driven coordinate, `NAME.x|y|z|angle` (a position, or a planar body's angle), or
+    /// `JOINT.angle` of a named hinge to the world (the body's rotation about the hinge's axis).
     pub coordinate: Spanned<String>,
     /// A second body of the same kind: the drive prescribes the difference of the coordinate
     /// between the two (e.g. a revolute joint's angle between two moving links).
