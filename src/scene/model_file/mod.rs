@@ -557,6 +557,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("models/iftomm_a04_bricard.yaml", include_str!("../../../models/iftomm_a04_bricard.yaml")),
     ("models/iftomm_a05_flyball.yaml", include_str!("../../../models/iftomm_a05_flyball.yaml")),
     ("models/newtons_cradle.yaml", include_str!("../../../models/newtons_cradle.yaml")),
+    ("models/slotted_rotor.yaml", include_str!("../../../models/slotted_rotor.yaml")),
     ("models/sphere_rolling_down_incline.yaml", include_str!("../../../models/sphere_rolling_down_incline.yaml")),
     ("models/sphere_sliding_to_rolling.yaml", include_str!("../../../models/sphere_sliding_to_rolling.yaml")),
     ("models/stiff_damper.yaml", include_str!("../../../models/stiff_damper.yaml")),
