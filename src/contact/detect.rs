@@ -77,8 +77,8 @@ fn collider(shape: &Shape) -> Option<(SharedShape, Pose)> {
             let pts: Vec<Vector> = points.iter().map(|p| Vector::new(p[0], p[1], p[2])).collect();
             (SharedShape::convex_hull(&pts)?, identity)
         }
-        // A particle is a ball of radius 0: parry's ball manifolds then give the point's
-        // projection on the other shape (the normal from inside when it penetrates).
+        // A particle is a ball of radius 0 for the broad phase and the planes (its support
+        // point is itself); against another shape its contact is `point_contact`'s.
         Shape::Point => (SharedShape::ball(0.0), identity),
         // Shapes in the plane are the 2D detector's.
         Shape::Circle { .. }
@@ -281,12 +281,7 @@ fn on_plane(
 /// the feature it lies on, or, for a shape that names none (a capsule, a cylinder), the direction
 /// from the projection of a point 10⁻⁹ of its distance from the centre outward — parry's ball
 /// manifold would instead take the direction from the shape's centre, wrong on a flat face.
-pub(super) fn point_contact(
-    shape: &SharedShape,
-    pose: &Pose,
-    p: Vector,
-    margin: f64,
-) -> Option<(Vector, Vector, f64, u32)> {
+fn point_contact(shape: &SharedShape, pose: &Pose, p: Vector, margin: f64) -> Option<(Vector, Vector, f64, u32)> {
     let local = pose.inverse_transform_point(p);
     let (proj, feature) = shape.project_local_point_and_get_feature(local);
     let d = local - proj.point;

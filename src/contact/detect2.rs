@@ -49,7 +49,7 @@ fn collider(shape: &Shape) -> Option<SharedShape> {
             let pts: Vec<Vector> = points.iter().map(|p| Vector::new(p[0], p[1])).collect();
             SharedShape::convex_hull(&pts)
         }
-        // A particle is a disk of radius 0 (as in space).
+        // A particle is a disk of radius 0 for the broad phase and the lines (as in space).
         Shape::Point2 => Some(SharedShape::ball(0.0)),
         _ => None,
     }
@@ -191,7 +191,7 @@ impl Detector {
     }
 }
 
-/// [`super::detect::point_contact`] in the plane: a particle's point `p` against `shape` at
+/// The point contact of the 3D detector (`detect::point_contact`) in the plane: a particle's point `p` against `shape` at
 /// `pose` — the outward normal (world), the projection on the surface, the signed distance and
 /// the feature id, when the distance is at most `margin`.
 fn point_contact(shape: &SharedShape, pose: &Pose, p: Vector, margin: f64) -> Option<(Vector, Vector, f64, u32)> {

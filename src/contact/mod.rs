@@ -7,7 +7,9 @@
 //! shape against every plane, and of the shape pairs a bounding-volume hierarchy finds close —
 //! spheres, boxes (face, edge–edge and vertex contacts), capsules, cylinders and convex hulls.
 //! In the plane (rigid-2D bodies, parry's 2D build): circles, rectangles, capsules and convex
-//! polygons against each other and against lines (`planes` with a normal in the plane).
+//! polygons against each other and against lines (`planes` with a normal in the plane). A
+//! particle collides as a point ([`Shape::Point`], [`Shape::Point2`]) with the planes and the
+//! other bodies' shapes, by parry's point projection.
 
 mod broad;
 mod detect;
