@@ -122,6 +122,9 @@ impl Drive {
 }
 
 impl Constraint for Drive {
+    fn driving(&self) -> bool {
+        true
+    }
     fn kind(&self) -> &'static str {
         "drive"
     }

@@ -67,6 +67,9 @@ impl HingeDrive {
 }
 
 impl Constraint for HingeDrive {
+    fn driving(&self) -> bool {
+        true
+    }
     fn kind(&self) -> &'static str {
         "hinge_drive"
     }

@@ -87,6 +87,11 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     }
     /// C(q): the constraint violation (units of each row stated in the constraint's docs).
     fn eval(&self, q: &[f64], c: &mut [f64]);
+    /// Whether it is a driving constraint (a coordinate or a hinge's angle prescribed in time,
+    /// through the clock): a driven mechanism's energy changes by the drives' work.
+    fn driving(&self) -> bool {
+        false
+    }
     /// The unit of row `row` of C: `m` unless overridden (`rad`, `1` for the dimensionless
     /// orientation rows, `m²`); its multiplier's unit is energy over it (N, N m, N/m).
     fn row_unit(&self, _row: usize) -> &'static str {

@@ -259,7 +259,7 @@ pub fn from_text_with(file: &str, text: &str, overrides: &[(String, f64)]) -> Re
     };
     let measure = measurements(file, &raw, &mut variants, &axis, model_reference)?;
     let has_reference = measure.reference.is_some() || variants.iter().all(|v| v.scene.reference.is_some());
-    let driven = variants.iter().any(|v| v.scene.system.constraints().iter().any(|c| c.kind() == "drive"));
+    let driven = variants.iter().any(|v| v.scene.system.constraints().iter().any(|c| c.driving()));
     let mut goals = goals(
         file,
         raw.target.as_ref(),

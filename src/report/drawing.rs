@@ -472,7 +472,7 @@ pub(crate) fn mechanism_svg(model: &Model) -> String {
     let spatial = scene.system.bodies().iter().any(|b| b.kind.dim() == 3);
     // The clock of a driven model is not a body one sees; its drives are counted instead.
     let bodies = scene.system.bodies().iter().filter(|b| b.kind != BodyKind::Clock).count();
-    let drives = scene.system.constraints().iter().filter(|c| c.kind() == "drive").count();
+    let drives = scene.system.constraints().iter().filter(|c| c.driving()).count();
     let title = format!(
         "{} at t = 0 (assembled); {bodies} bodies, {} joints{}",
         escape(&scene.name),

@@ -292,7 +292,7 @@ fn run_notes(out: &mut String, exp: &Experiment, rows: &[Row], prov: &Provenance
         fmt_num(scale.joules)
     );
     let system = &exp.variants[0].scene.system;
-    let drives = system.constraints().iter().filter(|c| c.kind() == "drive").count();
+    let drives = system.constraints().iter().filter(|c| c.driving()).count();
     if drives > 0 {
         let _ = writeln!(
             out,

@@ -141,7 +141,7 @@ pub(super) fn build_checked(
     for (i, d) in raw.drives.iter().enumerate() {
         // Drive i is the constraint after the joints' and the drives' before it.
         let c = raw.joints.len() + i;
-        debug_assert!(matches!(scene.system.constraints()[c].kind(), "drive" | "hinge_drive"));
+        debug_assert!(scene.system.constraints()[c].driving());
         name_joint(
             (file, &format!("drives[{i}]")),
             (d.value.name.as_ref(), c),
