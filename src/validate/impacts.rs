@@ -239,19 +239,10 @@ fn sliding(sel: &Selection, out: &mut Vec<Check>, planar: bool) {
     let exact = v0 * v0 / (2.0 * MU * G);
     for c in contact_cells(sel) {
         let cell = c.name(H_SLIDE);
-        let runs: Vec<Option<RunResult>> = [H_SLIDE, H_SLIDE / 2.0]
-            .iter()
-            .map(|&h| {
-                let r = run(&scene, &c.spec(h, 1.0)?.sampled(h));
-                (r.summary.status.label() == "ok").then_some(r)
-            })
-            .collect();
-        let [Some(coarse), Some(fine)] = &runs[..] else { continue };
-        // The run's end when it never stops: the error is then at least (1 s − T)/T.
-        let end = coarse.samples.last().map_or(f64::NAN, |s| s.t);
-        let stop = coarse.samples.iter().find(|s| s.v[0].abs() <= 1e-9 * v0).map_or(end, |s| s.t);
+        let Some((coarse, fine)) = c.halved(&scene, H_SLIDE) else { continue };
+        let stop = stopping_time(&coarse, 0, v0);
         let x = |r: &RunResult| r.samples.last().expect("a final sample").q[0];
-        let distance = 2.0 * x(fine) - x(coarse);
+        let distance = 2.0 * x(&fine) - x(&coarse);
         let cases = [
             (
                 "stopping time",
@@ -313,6 +304,13 @@ fn newtons_cradle(sel: &Selection, out: &mut Vec<Check>) {
     }
 }
 
+/// The first sample time \[s\] at which velocity `index` is at most 1e-9 of `v0` — or the run's
+/// end when it never stops, so that the error is then at least (end − T)/T.
+pub(super) fn stopping_time(r: &RunResult, index: usize, v0: f64) -> f64 {
+    let end = r.samples.last().map_or(f64::NAN, |s| s.t);
+    r.samples.iter().find(|s| s.v[index].abs() <= 1e-9 * v0).map_or(end, |s| s.t)
+}
+
 /// The `pgs` cells of the selection (formulation, contact or linear solver).
 pub(super) fn pgs_cells<'s>(
     sel: &'s Selection,
@@ -355,6 +353,15 @@ impl ContactCell<'_> {
             CellSpec::named(self.formulation.name, &[], self.solver.name, &[], None, Control::Fixed { h }, duration)
                 .ok()?;
         Some(spec.sampled(0.5).recording())
+    }
+
+    /// Its runs over 1 s at steps `h` and `h`/2, sampled every step, when both end ok.
+    pub(super) fn halved(&self, scene: &Scene, h: f64) -> Option<(RunResult, RunResult)> {
+        let ok = |h: f64| {
+            let r = run(scene, &self.spec(h, 1.0)?.sampled(h));
+            (r.summary.status.label() == "ok").then_some(r)
+        };
+        Some((ok(h)?, ok(h / 2.0)?))
     }
 
     /// Pass within `tol`; a miss by a solver of another problem, or by a stepper whose contact

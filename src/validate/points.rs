@@ -11,7 +11,7 @@
 //!   just above and just below tan α = 0.577: μ = 0.6 sticks, μ = 0.55 slides at
 //!   a = g (sin α − μ cos α).
 
-use super::impacts::{ContactCell, contact_cells};
+use super::impacts::{ContactCell, contact_cells, stopping_time};
 use super::{Check, Selection};
 use crate::experiment::{RunResult, run};
 use crate::scene::Scene;
@@ -110,18 +110,10 @@ fn sliding(sel: &Selection, out: &mut Vec<Check>, planar: bool) {
     let (bead_q, bead_v) = if planar { (3, 3) } else { (7, 6) };
     let where_ = if planar { "in the plane" } else { "in space" };
     for c in contact_cells(sel) {
-        let runs: Vec<Option<RunResult>> = [H, H / 2.0]
-            .iter()
-            .map(|&h| {
-                let r = run(&scene, &c.spec(h, 1.0)?.sampled(h));
-                (r.summary.status.label() == "ok").then_some(r)
-            })
-            .collect();
-        let [Some(coarse), Some(fine)] = &runs[..] else { continue };
-        let end = coarse.samples.last().map_or(f64::NAN, |s| s.t);
-        let stop = coarse.samples.iter().find(|s| s.v[bead_v].abs() <= 1e-9 * v0).map_or(end, |s| s.t);
+        let Some((coarse, fine)) = c.halved(&scene, H) else { continue };
+        let stop = stopping_time(&coarse, bead_v, v0);
         let x = |r: &RunResult| r.samples.last().expect("a final sample").q[bead_q] - X0;
-        let distance = 2.0 * x(fine) - x(coarse);
+        let distance = 2.0 * x(&fine) - x(&coarse);
         let slab = coarse.samples.iter().map(|s| s.q[0].abs()).fold(0.0, f64::max);
         let case = |what: &str| format!("bead sliding to rest on a slab {where_}, mu = 0.3 ({what})");
         let time = (stop - T_STOP).abs() / T_STOP;
