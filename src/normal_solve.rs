@@ -2,7 +2,7 @@
 //! block-sparse J (Witkin §4.2), the J W Jᵀ pattern (computed once), the prepared linear solver,
 //! λ (kept between solves as the warm start) and the solve counters.
 
-use crate::linsolve::{LinearSolver, Operator, Reg, SolveError, SolverCounters};
+use crate::linsolve::{LinearSolver, Operator, Reg, SolveError, SolverCounters, VelocityTarget};
 use crate::sparse::{BlockJacobian, NormalMatrix};
 use crate::system::System;
 
@@ -122,6 +122,22 @@ impl<'a> NormalSolve<'a> {
         if count {
             self.counters.record(info);
         }
+        Ok(())
+    }
+
+    /// Solves J W Jᵀ λ = b for the velocity target b = −(J v + β C) (see [`VelocityTarget`]),
+    /// formed into `rhs` — by the solver as it sweeps, where it can — and counted; λ starts from
+    /// its current value; `same` as [`NormalSolve::solve_same`].
+    pub fn solve_velocity(&mut self, target: &VelocityTarget, same: bool) -> Result<(), SolveError> {
+        if self.rhs.is_empty() {
+            return Ok(());
+        }
+        self.calls += 1;
+        crate::linsolve::SolveError::check_deadline("constraint solve", self.calls)?;
+        let reg = if self.reg_rows.is_empty() { Reg::Uniform(self.reg) } else { Reg::PerRow(&self.reg_rows) };
+        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg };
+        let info = self.solver.solve_velocity(&op, target, &mut self.rhs, &mut self.lambda, same)?;
+        self.counters.record(info);
         Ok(())
     }
 

@@ -1,9 +1,12 @@
 //! `gauss_seidel`'s stopping tests: skipping the exact residual between sweeps (`check_every`)
 //! changes nothing but the cost, and the cheap per-sweep test (`change_tol`) stops the sweeps
-//! early while the residual it reports is still the exact one.
+//! early while the residual it reports is still the exact one. And its reuse and order: a
+//! `solve_same` skips forming the per-row data only while J is unchanged, and the coloured sweep
+//! (`coloring`) is another Gauss–Seidel order that converges to the same solution. A velocity
+//! solve that forms b = −(J v + β C) in its first sweep gives the bits of forming b first.
 
 use tinkertoy::linsolve::gauss_seidel::{GaussSeidel, GaussSeidelParams};
-use tinkertoy::linsolve::{LinearSolver, Operator, Reg, Stopping, relative_residual};
+use tinkertoy::linsolve::{LinearSolver, Operator, Reg, Stopping, VelocityTarget, relative_residual};
 use tinkertoy::params::Scalar;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::{BlockJacobian, NormalMatrix};
@@ -19,7 +22,7 @@ fn chain_system() -> (tinkertoy::scene::Scene, BlockJacobian, Vec<f64>) {
 
 fn solver(max_iter: usize, check_every: usize, change_tol: f64) -> GaussSeidel {
     let stop = Stopping { tol: 1e-300, max_iter, require_convergence: false };
-    GaussSeidel::new(GaussSeidelParams { stop, omega: 1.0, check_every, change_tol })
+    GaussSeidel::new(GaussSeidelParams { stop, omega: 1.0, check_every, change_tol, coloring: false })
 }
 
 #[test]
@@ -68,4 +71,134 @@ fn the_change_test_stops_early_and_reports_the_exact_residual() {
     let mut y = vec![0.0; op.dim()];
     plain.solve(&op, &b, &mut y).unwrap();
     assert_eq!(x, y, "the change test changed the sweeps");
+}
+
+#[test]
+fn solve_same_reuses_the_per_row_data_only_while_j_is_unchanged() {
+    let (scene, mut jac, b) = chain_system();
+    let pattern = NormalMatrix::new(&jac);
+    let w = scene.system.inv_mass();
+    let b2: Vec<f64> = b.iter().map(|x| 0.5 * x + 1.0).collect();
+    // what a fresh solver gives on (J, b2)
+    let fresh = |jac: &BlockJacobian| {
+        let op = Operator::Normal { jac, w, pattern: &pattern, reg: Reg::Uniform(0.0) };
+        let mut s = solver(7, 7, 0.0);
+        s.prepare(&op).unwrap();
+        let mut x = vec![0.0; op.dim()];
+        s.solve(&op, &b2, &mut x).unwrap();
+        x
+    };
+    let expected = fresh(&jac);
+    let mut s = solver(7, 7, 0.0);
+    {
+        let op = Operator::Normal { jac: &jac, w, pattern: &pattern, reg: Reg::Uniform(0.0) };
+        s.prepare(&op).unwrap();
+        let mut x = vec![0.0; op.dim()];
+        s.solve(&op, &b, &mut x).unwrap();
+        let mut y = vec![0.0; op.dim()];
+        s.solve_same(&op, &b2, &mut y).unwrap();
+        assert_eq!(y, expected, "solve_same on the same J");
+    }
+    // J changes (the chain bent) and a caller asks for the same matrix anyway: the solver sees
+    // the new J and forms its data again, so it still answers for the J it is given
+    let mut q = scene.q0.clone();
+    for (i, qi) in q.iter_mut().enumerate() {
+        *qi += 0.02 * ((i * 5 % 9) as f64 - 4.0);
+    }
+    scene.system.fill_jacobian(&q, &mut jac);
+    let expected = fresh(&jac);
+    let op = Operator::Normal { jac: &jac, w, pattern: &pattern, reg: Reg::Uniform(0.0) };
+    let mut y = vec![0.0; op.dim()];
+    s.solve_same(&op, &b2, &mut y).unwrap();
+    assert_eq!(y, expected, "solve_same after J changed");
+}
+
+#[test]
+fn the_coloured_sweep_is_another_order_that_converges_to_the_solution() {
+    let (scene, jac, b) = chain_system();
+    let pattern = NormalMatrix::new(&jac);
+    let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
+    let m = op.dim();
+    let run = |coloring: bool, max_iter: usize, tol: f64| {
+        let stop = Stopping { tol, max_iter, require_convergence: false };
+        let mut s = GaussSeidel::new(GaussSeidelParams { stop, omega: 1.0, check_every: 1, change_tol: 0.0, coloring });
+        s.prepare(&op).unwrap();
+        let mut x = vec![0.0; m];
+        let info = s.solve(&op, &b, &mut x).unwrap();
+        (x, info)
+    };
+    // one sweep in another order: other iterates (not the row order renamed)
+    assert_ne!(run(true, 1, 1e-300).0, run(false, 1, 1e-300).0);
+    // to convergence: A x = b to 1e-12 relative, so |x − x*| ≤ ‖A⁻¹‖ ‖b − A x‖ = 1e-12 ‖b‖ / λ_min
+    let tol = 1e-12;
+    let (x, info) = run(true, 1_000_000, tol);
+    assert!(info.residual <= tol, "coloured sweeps ended at {:e} after {}", info.residual, info.iterations);
+    let (mut a, mut col, mut scratch) = (nalgebra::DMatrix::zeros(m, m), vec![0.0; m], vec![0.0; op.scratch_len()]);
+    for j in 0..m {
+        let mut e = vec![0.0; m];
+        e[j] = 1.0;
+        op.apply(&e, &mut col, &mut scratch);
+        a.column_mut(j).copy_from_slice(&col);
+    }
+    let lambda_min = a.clone().symmetric_eigen().eigenvalues.min();
+    let exact = a.cholesky().expect("J W Jᵀ is SPD").solve(&nalgebra::DVector::from_column_slice(&b));
+    let bound = tol * b.iter().map(|v| v * v).sum::<f64>().sqrt() / lambda_min;
+    let err = x.iter().zip(exact.iter()).map(|(p, q)| (p - q) * (p - q)).sum::<f64>().sqrt();
+    assert!(err <= bound, "|x − x*| = {err:e} above ‖A⁻¹‖ ‖r‖ = {bound:e}");
+}
+
+#[test]
+fn forming_the_velocity_target_in_the_first_sweep_gives_the_bits_of_forming_it_first() {
+    let (scene, mut jac, _) = chain_system();
+    let mut q = scene.q0.clone();
+    for (i, qi) in q.iter_mut().enumerate() {
+        *qi += 0.01 * ((i * 13 % 7) as f64 - 3.0);
+    }
+    scene.system.fill_jacobian(&q, &mut jac);
+    let pattern = NormalMatrix::new(&jac);
+    let w = scene.system.inv_mass();
+    let (n, m) = (jac.ncols(), jac.nrows());
+    let v: Vec<f64> = (0..n).map(|i| ((i * 5 % 13) as f64 - 6.0) * 0.1).collect();
+    let c: Vec<f64> = (0..m).map(|i| ((i * 3 % 7) as f64 - 3.0) * 1e-3).collect();
+    let per_row: Vec<f64> = (0..m).map(|i| 0.01 * (i % 3) as f64).collect();
+    let zero = vec![0.0; n];
+    let mut cases = 0;
+    for reg in [Reg::Uniform(0.0), Reg::Uniform(0.3), Reg::PerRow(&per_row)] {
+        for (v, bias) in [(&v, Some((12.5, &c[..]))), (&v, None), (&zero, None)] {
+            for (max_iter, tol) in [(1, 1e-300), (5, 1e-300), (5, 2.0)] {
+                let op = Operator::Normal { jac: &jac, w, pattern: &pattern, reg };
+                let target = VelocityTarget { v, bias };
+                let stop = Stopping { tol, max_iter, require_convergence: false };
+                let params = GaussSeidelParams { stop, omega: 1.0, check_every: 1, change_tol: 0.0, coloring: false };
+                // fused: a solve, then the same matrix again (the relax stage's solve_same)
+                let (mut fused, mut plain) = (GaussSeidel::new(params), GaussSeidel::new(params));
+                fused.prepare(&op).unwrap();
+                plain.prepare(&op).unwrap();
+                for same in [false, true] {
+                    let (mut b1, mut x1) = (vec![0.0; m], vec![0.0; m]);
+                    let i1 = fused.solve_velocity(&op, &target, &mut b1, &mut x1, same).unwrap();
+                    let (mut b2, mut x2) = (vec![0.0; m], vec![0.0; m]);
+                    target.form(&jac, &mut b2);
+                    let i2 = if same { plain.solve_same(&op, &b2, &mut x2) } else { plain.solve(&op, &b2, &mut x2) }
+                        .unwrap();
+                    assert_eq!(b1, b2, "b: {reg:?} max_iter {max_iter} tol {tol} same {same}");
+                    assert_eq!(x1, x2, "x: {reg:?} max_iter {max_iter} tol {tol} same {same}");
+                    assert_eq!(i1, i2, "info: {reg:?} max_iter {max_iter} tol {tol} same {same}");
+                    cases += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(cases, 54);
+    // a vanishing row is the same error, at the same row
+    let mut flat = jac.clone();
+    flat.constraint_values_mut(3).fill(0.0);
+    let op = Operator::Normal { jac: &flat, w, pattern: &pattern, reg: Reg::Uniform(0.0) };
+    let mut s = solver(3, 1, 0.0);
+    s.prepare(&op).unwrap();
+    let (mut b, mut x) = (vec![0.0; m], vec![0.0; m]);
+    let fused = s.solve_velocity(&op, &VelocityTarget { v: &v, bias: None }, &mut b, &mut x, false).unwrap_err();
+    let mut x = vec![0.0; m];
+    let plain = s.solve(&op, &b, &mut x).unwrap_err();
+    assert_eq!(fused.to_string(), plain.to_string());
 }

@@ -266,3 +266,46 @@ fn the_extrapolated_start_lands_on_the_same_step_in_fewer_solves() {
     println!("solves in 300 steps: {from_q_tilde} from q~, {extrapolated} extrapolated");
     assert!(extrapolated < from_q_tilde, "{extrapolated} vs {from_q_tilde}");
 }
+
+#[test]
+fn the_work_per_link_does_not_grow_from_1e3_to_1e5_links() {
+    // The counters of the long-chain cell (one substep of at most 3 Newton iterations, tol 3e-7,
+    // envelope LDLᵀ) over its first 6 steps at 10³, 10⁴ and 10⁵ links: the rows per link and the
+    // envelope (the factorization's stored entries) per row, which fix a solve's work, within
+    // 10 % of each other, and the Newton solves per step never more than at the smallest chain.
+    // A superlinear step (an envelope that widens with N, more solves as the chain grows) fails.
+    let params = [("substeps", Scalar::Num(1.0)), ("iterations", Scalar::Num(3.0)), ("tol", Scalar::Num(3e-7))];
+    let mut per_link = Vec::new();
+    for n in [1_000usize, 10_000, 100_000] {
+        let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(n as f64))]).unwrap();
+        let spec =
+            CellSpec::named("xpbd_newton", &params, "envelope_ldlt", &[], None, Control::Fixed { h: 1.0 / 60.0 }, 0.1)
+                .unwrap()
+                .sampled(0.1);
+        let r = run(&scene, &spec);
+        assert!(matches!(r.summary.status, Status::Ok), "n = {n}: {:?}", r.summary.status);
+        let c = &r.summary.counters;
+        let solves_per_step = c.linear_solves as f64 / c.steps as f64;
+        // the stepper's own layout: the constraint rows and their geometric-stiffness rows
+        let mut jac = scene.system.jacobian_layout_with_stiffness_rows();
+        scene.system.fill_jacobian(&scene.q0, &mut jac);
+        let pattern = NormalMatrix::new(&jac);
+        let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
+        let mut env = EnvelopeLdlt::default();
+        env.prepare(&op).unwrap();
+        let (rows, envelope) = (op.dim() as f64, env.envelope_size() as f64);
+        println!(
+            "n = {n}: {solves_per_step:.3} solves per step, {:.3} rows per link, envelope {:.3} per row",
+            rows / n as f64,
+            envelope / rows
+        );
+        per_link.push((rows / n as f64, envelope / rows, solves_per_step));
+    }
+    let spread = |f: fn(&(f64, f64, f64)) -> f64| {
+        let v: Vec<f64> = per_link.iter().map(f).collect();
+        v.iter().cloned().fold(f64::MIN, f64::max) / v.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    assert!(spread(|p| p.0) <= 1.1, "rows per link {per_link:?}");
+    assert!(spread(|p| p.1) <= 1.1, "envelope per row {per_link:?}");
+    assert!(per_link.iter().all(|p| p.2 <= per_link[0].2 && p.2 <= 3.0), "solves per step {per_link:?}");
+}

@@ -85,11 +85,10 @@ impl Stepper for Impulse<'_> {
             self.core.integrate_velocities(q, v, hs);
             // J W Jᵀ λ = −(J v* + (β/h_s) C)
             self.core.ns.update_constraints(q, &mut self.core.c);
-            self.core.velocity_target(v, Some(Softness::baumgarte(self.opts.beta, hs).bias_rate));
             if !self.opts.warm_start {
                 self.core.ns.lambda.fill(0.0);
             }
-            self.core.ns.solve(true)?;
+            self.core.solve_target(v, Some(Softness::baumgarte(self.opts.beta, hs).bias_rate), false)?;
             // v⁺ = v* + W Jᵀ λ;  q⁺ = q + h_s v⁺ (Jᵀλ is kept; Q̂ = Jᵀλ / h_s when it is asked for)
             self.core.ns.jac.mul_t(&self.core.ns.lambda, &mut self.core.qhat);
             for ((vi, wi), ji) in v.iter_mut().zip(w).zip(&self.core.qhat) {

@@ -350,9 +350,8 @@ impl Rattle<'_> {
             if it == 0 {
                 self.core.project(q, v)?;
             } else {
-                self.core.velocity_target(v, None);
                 self.core.ns.lambda.fill(0.0);
-                self.core.ns.solve_same(true)?;
+                self.core.solve_target(v, None, true)?;
                 self.core.ns.add_w_jt(&self.core.ns.lambda, 1.0, v, &mut self.core.tmp);
             }
             change = v.iter().zip(&self.v_prev).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));

@@ -132,16 +132,15 @@ impl Stepper for SoftStep<'_> {
         for _ in 0..self.opts.substeps {
             self.core.integrate_velocities(q, v, hs);
             // warm start with the previous substep's impulses (J at the new configuration)
-            self.core.ns.update_jacobian(q);
+            // (C and J in one pass: the warm start changes v only)
+            self.core.ns.update_constraints(q, &mut self.core.c);
             self.core.warm_start(v);
             if let Some(c) = &self.contacts {
                 c.warm_start(v);
             }
             // soft solve
-            sys.eval_constraints(q, &mut self.core.c);
-            self.core.velocity_target(v, Some(bias_rate));
             self.core.ns.lambda.fill(0.0);
-            self.core.ns.solve(true)?;
+            self.core.solve_target(v, Some(bias_rate), false)?;
             for (x, l) in self.core.ns.lambda.iter_mut().zip(self.core.accumulated.iter_mut()) {
                 *x = mass_scale * *x - impulse_scale * *l; // Δλ
                 *l += *x;
@@ -157,8 +156,9 @@ impl Stepper for SoftStep<'_> {
             if let Some(c) = self.contacts.as_mut() {
                 c.solve(sys, q, v, hs, false);
             }
-            self.core.force_from_accumulated(1.0 / hs);
         }
+        // Q̂ from the last substep's J and multipliers (what each substep would leave)
+        self.core.force_from_accumulated(1.0 / hs);
         if let Some(c) = self.contacts.as_mut() {
             c.restitution(v);
             c.add_force(1.0 / hs, &mut self.core.qhat);

@@ -2,7 +2,7 @@
 //! ([`crate::normal_solve::NormalSolve`]).
 
 use super::NotApplicable;
-use crate::linsolve::{LinearSolver, SolveError};
+use crate::linsolve::{LinearSolver, SolveError, VelocityTarget};
 use crate::normal_solve::{CONTACT_NOT_APPLICABLE, NormalSolve};
 use crate::scene::Scene;
 use crate::sparse::BlockJacobian;
@@ -131,6 +131,15 @@ impl<'a> StepperCore<'a> {
         }
     }
 
+    /// The velocity solve (J W Jᵀ) λ = −(J v + b C) (−J v without a bias) from λ's current value,
+    /// `same` as [`NormalSolve::solve_same`]: [`Self::velocity_target`] and the solve in one call
+    /// ([`NormalSolve::solve_velocity`]), so that a sweeping solver forms the target as it sweeps.
+    /// J (and C, for a bias) must be current.
+    pub fn solve_target(&mut self, v: &[f64], bias_rate: Option<f64>, same: bool) -> Result<(), SolveError> {
+        let target = VelocityTarget { v, bias: bias_rate.map(|b| (b, &self.c[..])) };
+        self.ns.solve_velocity(&target, same)
+    }
+
     /// Stage "warm start": v ← v + W Jᵀ λ with the multipliers accumulated so far.
     pub fn warm_start(&mut self, v: &mut [f64]) {
         self.ns.add_w_jt(&self.accumulated, 1.0, v, &mut self.tmp);
@@ -139,9 +148,8 @@ impl<'a> StepperCore<'a> {
     /// Stage "relax" (Box2D): a rigid velocity solve without bias, J v⁺ = 0, reusing the
     /// factorization of the last solve; its impulse is added to the accumulated multipliers.
     pub fn relax(&mut self, v: &mut [f64]) -> Result<(), SolveError> {
-        self.velocity_target(v, None);
         self.ns.lambda.fill(0.0);
-        self.ns.solve_same(true)?;
+        self.solve_target(v, None, true)?;
         for (l, y) in self.accumulated.iter_mut().zip(&self.ns.lambda) {
             *l += y;
         }
@@ -153,9 +161,8 @@ impl<'a> StepperCore<'a> {
     /// (RATTLE's second constraint); the multipliers stay in the solve's `lambda`.
     pub fn project(&mut self, q: &[f64], v: &mut [f64]) -> Result<(), SolveError> {
         self.ns.update_jacobian(q);
-        self.velocity_target(v, None);
         self.ns.lambda.fill(0.0);
-        self.ns.solve(true)?;
+        self.solve_target(v, None, false)?;
         self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
         Ok(())
     }
@@ -218,11 +225,10 @@ impl<'a> StepperCore<'a> {
         bias_rate: Option<f64>,
         warm_start: bool,
     ) -> Result<(), SolveError> {
-        self.velocity_target(v, bias_rate);
         if !warm_start {
             self.ns.lambda.fill(0.0);
         }
-        self.ns.solve(true)?;
+        self.solve_target(v, bias_rate, false)?;
         self.ns.add_w_jt(&self.ns.lambda, 1.0, v, &mut self.tmp);
         Ok(())
     }

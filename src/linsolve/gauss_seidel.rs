@@ -27,14 +27,17 @@
 //! For a dense A (the loop-closure system of `lagrangian`) it is the textbook row sweep.
 
 use super::registry::{SolverEntry, SolverKind};
-use super::{LinearSolver, Operator, Reg, SolveError, SolveInfo, Stopping, norm};
+use super::{LinearSolver, Operator, Reg, SolveError, SolveInfo, Stopping, VelocityTarget, norm};
 use crate::params::{ParamTable, Params};
 use crate::sparse::{BlockJacobian, BlockRun};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use coloring::Coloring;
 use sweep::{Change, Kernels, Link, NoReg, PerRow, RowReg, Uniform, by_width};
 
+mod coloring;
 mod sweep;
+mod target;
 
 /// Parameters of `gauss_seidel`: the shared stopping rule, the relaxation factor ω, how often
 /// the exact residual is checked and the cheap per-sweep stopping test.
@@ -53,11 +56,13 @@ pub struct GaussSeidelParams {
     /// also stop after a sweep whose largest multiplier change is at most change_tol times the largest multiplier (0: off); free to test every sweep, the reported residual is still the exact one
     #[schemars(range(min = 0, max = 1), extend("unit" = "1"))]
     pub change_tol: f64,
+    /// on J W J^T: sweep colour by colour of a greedy colouring of the constraint graph (blocks sharing no body sweep without waiting on each other; Box2D v3's solver order) instead of in row order, another Gauss-Seidel order with other iterates (the dense loop-closure system sweeps in row order)
+    pub coloring: bool,
 }
 
 impl Default for GaussSeidelParams {
     fn default() -> Self {
-        GaussSeidelParams { stop: Stopping::default(), omega: 1.0, check_every: 1, change_tol: 0.0 }
+        GaussSeidelParams { stop: Stopping::default(), omega: 1.0, check_every: 1, change_tol: 0.0, coloring: false }
     }
 }
 
@@ -83,6 +88,8 @@ pub struct GaussSeidel {
     omega: f64,
     check_every: usize,
     change_tol: f64,
+    /// With `coloring`: the sweep order by colour (formed with the runs).
+    coloring: Option<Coloring>,
     /// ω / D_r per row (for a dense A: the diagonal itself).
     inv_diag: Vec<f64>,
     u: Vec<f64>,
@@ -95,7 +102,34 @@ pub struct GaussSeidel {
     runs: Vec<BlockRun>,
     /// Per run, how its consecutive blocks share columns (a chain), if they all do.
     links: Vec<Option<Link>>,
+    /// Per run, Σ b_r² of a cold velocity solve's first sweep.
+    run_r2: Vec<f64>,
     shape: (usize, usize),
+    /// What the per-row data (W Jᵀ, ω / D_r) was last prepared from, if that succeeded: a
+    /// [`LinearSolver::solve_same`] on the same J, W and diagonal term reuses it.
+    prepared: Option<PreparedFor>,
+}
+
+/// The inputs of the per-row data: J (its address and [`BlockJacobian::generation`]), W (its
+/// address: the system's inverse masses, fixed for a run) and the diagonal term's bits (uniform
+/// terms only; a per-row term is prepared again every solve).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PreparedFor {
+    jac: usize,
+    generation: u64,
+    w: usize,
+    reg: u64,
+}
+
+impl PreparedFor {
+    fn of(jac: &BlockJacobian, w: &[f64], reg: &Reg) -> Option<PreparedFor> {
+        let reg = match reg {
+            _ if reg.is_zero() => 0,
+            Reg::Uniform(r) => r.to_bits(),
+            Reg::PerRow(_) => return None,
+        };
+        Some(PreparedFor { jac: jac.values().as_ptr() as usize, generation: jac.generation(), w: w.as_ptr() as usize, reg })
+    }
 }
 
 impl GaussSeidel {
@@ -106,6 +140,7 @@ impl GaussSeidel {
             omega: p.omega,
             check_every: p.check_every.max(1),
             change_tol: p.change_tol,
+            coloring: p.coloring.then(Coloring::default),
             inv_diag: vec![],
             u: vec![],
             ax: vec![],
@@ -113,7 +148,9 @@ impl GaussSeidel {
             c: vec![],
             runs: vec![],
             links: vec![],
+            run_r2: vec![],
             shape: (0, 0),
+            prepared: None,
         }
     }
 
@@ -121,7 +158,11 @@ impl GaussSeidel {
     fn set_runs(&mut self, jac: &BlockJacobian) {
         self.runs = jac.runs();
         self.links = self.runs.iter().map(|r| Link::of(r, jac.columns())).collect();
+        self.run_r2 = vec![0.0; self.runs.len()];
         self.shape = (jac.nrows(), jac.nnz());
+        if let Some(c) = self.coloring.as_mut() {
+            *c = Coloring::of(&self.runs, jac.columns(), jac.ncols());
+        }
     }
 
     fn relative(r2: f64, nb: f64) -> f64 {
@@ -133,7 +174,9 @@ impl GaussSeidel {
         self.change_tol > 0.0 && change.dx <= self.change_tol * change.x
     }
 
-    /// The sweeps on J W Jᵀ + diag(reg), with the regularisation's form fixed for the kernels.
+    /// The sweeps on J W Jᵀ + diag(reg), with the regularisation's form fixed for the kernels;
+    /// `same`: the per-row data prepared by the last solve is still that of this matrix.
+    #[allow(clippy::too_many_arguments)]
     fn solve_normal<R: RowReg>(
         &mut self,
         jac: &BlockJacobian,
@@ -141,49 +184,106 @@ impl GaussSeidel {
         reg: R,
         b: &[f64],
         x: &mut [f64],
+        same: Option<PreparedFor>,
     ) -> Result<SolveInfo, SolveError> {
-        if self.shape != (jac.nrows(), jac.nnz()) {
-            // a layout prepare() did not see: a new run list (allocates only when the shape changes)
-            self.set_runs(jac);
-            self.wj.resize(jac.nnz(), 0.0);
-            self.c.resize(jac.nnz(), 0.0);
-            self.inv_diag.resize(jac.nrows(), 0.0);
-            self.u.resize(jac.ncols(), 0.0);
-        }
+        let same = self.fit_shape(jac) && same.is_some() && same == self.prepared;
         let k = Kernels { vals: jac.values(), cols: jac.columns(), reg };
-        // W J_rᵀ and ω / D_r of every row; D_r ≤ 0 (or NaN) is a vanishing pivot.
-        for run in &self.runs {
-            by_width!(run.ldof, k.prepare(run, w, self.omega, &mut self.wj, &mut self.c, &mut self.inv_diag))
-                .map_err(|pivot| SolveError::Singular { solver: "gauss_seidel", pivot, dim: jac.nrows() })?;
+        if !same {
+            // W J_rᵀ and ω / D_r of every row; D_r ≤ 0 (or NaN) is a vanishing pivot.
+            self.prepared = None;
+            for run in &self.runs {
+                by_width!(run.ldof, k.prepare(run, w, self.omega, &mut self.wj, &mut self.c, &mut self.inv_diag))
+                    .map_err(|pivot| SolveError::Singular { solver: "gauss_seidel", pivot, dim: jac.nrows() })?;
+            }
         }
+        // A cold start (x = 0, the stepper's stages) on finite rows (every D_r finite, so J is):
+        // u = 0 and the residual is ‖b‖ — the same bits as the passes over J below, without them.
+        let cold = x.iter().all(|&xi| xi == 0.0) && self.inv_diag.iter().all(|&d| d > 0.0);
         // u = W Jᵀ x = Σ_r (W J_rᵀ) x_r
         self.u.fill(0.0);
-        for run in &self.runs {
-            by_width!(run.ldof, k.spread(run, &self.wj, x, &mut self.u));
+        if !cold {
+            for run in &self.runs {
+                by_width!(run.ldof, k.spread(run, &self.wj, x, &mut self.u));
+            }
         }
-        let residual_of = |u: &[f64], x: &[f64]| {
-            let r2: f64 = self.runs.iter().map(|run| by_width!(run.ldof, k.residual2(run, u, x, b))).sum();
+        let residual = if cold {
+            // residual2 with J_r u = 0 and x_r = 0: Σ b_r², summed per run in the same order
+            let r2: f64 = self.runs.iter().map(|run| b[run.row0..run.row0 + run.nrows()].iter().fold(0.0, |s, bi| s + bi * bi)).sum();
             Self::relative(r2, norm(b))
+        } else {
+            self.residual_of(&k, b, x)
         };
-        let mut residual = residual_of(&self.u, x);
-        let mut sweeps = 0;
-        while residual > self.stop.tol && sweeps < self.stop.max_iter && residual.is_finite() {
+        self.iterate(&k, b, x, 0, residual, None)
+    }
+
+    /// Whether the workspaces fit `jac`'s layout; if not, makes them fit (a new run list,
+    /// allocating only when the shape changes) and returns false: nothing prepared still holds.
+    fn fit_shape(&mut self, jac: &BlockJacobian) -> bool {
+        if self.shape == (jac.nrows(), jac.nnz()) {
+            return true;
+        }
+        self.set_runs(jac);
+        self.wj.resize(jac.nnz(), 0.0);
+        self.c.resize(jac.nnz(), 0.0);
+        self.inv_diag.resize(jac.nrows(), 0.0);
+        self.u.resize(jac.ncols(), 0.0);
+        false
+    }
+
+    /// The exact relative residual ‖b − A x‖ / ‖b‖ with u = W Jᵀ x.
+    fn residual_of<R: RowReg>(&self, k: &Kernels<R>, b: &[f64], x: &[f64]) -> f64 {
+        let r2: f64 = self.runs.iter().map(|run| by_width!(run.ldof, k.residual2(run, &self.u, x, b))).sum();
+        Self::relative(r2, norm(b))
+    }
+
+    /// Sweeps on from `sweeps` done — the last of them, when the caller did it, with `done` its
+    /// change — and `residual` the last one computed, until the stopping rule ends them.
+    fn iterate<R: RowReg>(
+        &mut self,
+        k: &Kernels<R>,
+        b: &[f64],
+        x: &mut [f64],
+        mut sweeps: usize,
+        mut residual: f64,
+        done: Option<Change>,
+    ) -> Result<SolveInfo, SolveError> {
+        let mut change = done;
+        loop {
+            if let Some(change) = change {
+                let last = sweeps == self.stop.max_iter || self.changed_little(change);
+                if last || sweeps.is_multiple_of(self.check_every) {
+                    residual = self.residual_of(k, b, x);
+                }
+                if last {
+                    break;
+                }
+            }
+            if !(residual > self.stop.tol && sweeps < self.stop.max_iter && residual.is_finite()) {
+                break;
+            }
             crate::linsolve::SolveError::check_deadline("gauss_seidel", sweeps)?;
-            let mut change = Change::default();
+            change = Some(self.sweep(k, b, x));
+            sweeps += 1;
+        }
+        self.stop.finish("gauss_seidel", sweeps, residual)
+    }
+
+    /// One sweep over every row, in row order or colour by colour.
+    fn sweep<R: RowReg>(&mut self, k: &Kernels<R>, b: &[f64], x: &mut [f64]) -> Change {
+        let mut change = Change::default();
+        if let Some(order) = &self.coloring {
+            for seg in &order.segments {
+                let (run, list) = (&self.runs[seg.run], &order.blocks[seg.start..seg.end]);
+                let c = by_width!(run.ldof, k.sweep_listed(run, list, &self.c, &self.inv_diag, b, x, &mut self.u));
+                change = change.max(c);
+            }
+        } else {
             for (run, &link) in self.runs.iter().zip(&self.links) {
                 let c = by_width!(run.ldof, k.sweep(run, link, &self.c, &self.inv_diag, b, x, &mut self.u));
                 change = change.max(c);
             }
-            sweeps += 1;
-            let last = sweeps == self.stop.max_iter || self.changed_little(change);
-            if last || sweeps % self.check_every == 0 {
-                residual = residual_of(&self.u, x);
-            }
-            if last {
-                break;
-            }
         }
-        self.stop.finish("gauss_seidel", sweeps, residual)
+        change
     }
 
     /// The row sweep on a dense symmetric A (column-major).
@@ -208,7 +308,7 @@ impl GaussSeidel {
             }
             sweeps += 1;
             let last = sweeps == self.stop.max_iter || self.changed_little(change);
-            if last || sweeps % self.check_every == 0 {
+            if last || sweeps.is_multiple_of(self.check_every) {
                 residual = residual_of(x, &mut self.ax);
             }
             if last {
@@ -225,6 +325,7 @@ impl LinearSolver for GaussSeidel {
     }
 
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
+        self.prepared = None;
         self.inv_diag = vec![0.0; op.dim()];
         self.ax = vec![0.0; op.dim()];
         self.u = vec![0.0; op.scratch_len()];
@@ -237,13 +338,79 @@ impl LinearSolver for GaussSeidel {
     }
 
     fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        self.solve_either(op, b, x, false)
+    }
+
+    /// Skips forming W Jᵀ and ω / D_r again when J, W and a uniform diagonal term are those they
+    /// were formed from (the same bits as forming them again); otherwise as [`LinearSolver::solve`].
+    fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
+        self.solve_either(op, b, x, true)
+    }
+
+    /// From a cold start (x = 0) in row order the first sweep forms b, and the per-row data of a
+    /// fresh matrix, in its own pass over J: the same bits as forming them first.
+    fn solve_velocity(
+        &mut self,
+        op: &Operator,
+        target: &VelocityTarget,
+        b: &mut [f64],
+        x: &mut [f64],
+        same: bool,
+    ) -> Result<SolveInfo, SolveError> {
+        self.velocity(op, target, b, x, same)
+    }
+}
+
+impl GaussSeidel {
+    /// [`LinearSolver::solve_velocity`]: from a cold start in row order, b is formed in the first
+    /// sweep's pass (`gauss_seidel/target.rs`); otherwise b first, then the solve.
+    fn velocity(
+        &mut self,
+        op: &Operator,
+        target: &VelocityTarget,
+        b: &mut [f64],
+        x: &mut [f64],
+        same: bool,
+    ) -> Result<SolveInfo, SolveError> {
+        let Operator::Normal { jac, w, reg, .. } = op else {
+            return self.solve_either(op, b, x, same);
+        };
+        if self.coloring.is_some() || self.stop.max_iter == 0 || x.iter().any(|&xi| xi != 0.0) {
+            target.form(jac, b);
+            return self.solve_either(op, b, x, same);
+        }
+        let key = PreparedFor::of(jac, w, reg);
+        let reuse = if same { key } else { None };
+        let info = match reg {
+            _ if reg.is_zero() => self.solve_cold_target(jac, w, NoReg, target, b, x, reuse, key),
+            Reg::Uniform(r) => self.solve_cold_target(jac, w, Uniform(*r), target, b, x, reuse, key),
+            Reg::PerRow(r) => self.solve_cold_target(jac, w, PerRow(r), target, b, x, reuse, key),
+        };
+        if !matches!(info, Err(SolveError::Singular { .. })) {
+            self.prepared = key;
+        }
+        info
+    }
+
+    /// [`LinearSolver::solve`], or with `same` [`LinearSolver::solve_same`].
+    fn solve_either(&mut self, op: &Operator, b: &[f64], x: &mut [f64], same: bool) -> Result<SolveInfo, SolveError> {
         match op {
-            Operator::Normal { jac, w, reg, .. } => match reg {
-                _ if reg.is_zero() => self.solve_normal(jac, w, NoReg, b, x),
-                Reg::Uniform(r) => self.solve_normal(jac, w, Uniform(*r), b, x),
-                Reg::PerRow(r) => self.solve_normal(jac, w, PerRow(r), b, x),
-            },
+            Operator::Normal { jac, w, reg, .. } => {
+                let key = PreparedFor::of(jac, w, reg);
+                let reuse = if same { key } else { None };
+                let info = match reg {
+                    _ if reg.is_zero() => self.solve_normal(jac, w, NoReg, b, x, reuse),
+                    Reg::Uniform(r) => self.solve_normal(jac, w, Uniform(*r), b, x, reuse),
+                    Reg::PerRow(r) => self.solve_normal(jac, w, PerRow(r), b, x, reuse),
+                };
+                // prepared without error (a singular row returns before this): remember from what
+                if !matches!(info, Err(SolveError::Singular { .. })) {
+                    self.prepared = key;
+                }
+                info
+            }
             Operator::Dense { n, a } => {
+                self.prepared = None;
                 op.diagonal(&mut self.inv_diag);
                 if let Some(i) = self.inv_diag.iter().position(|d| !(*d > 0.0)) {
                     return Err(SolveError::Singular { solver: "gauss_seidel", pivot: i, dim: op.dim() });

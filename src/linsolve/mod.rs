@@ -176,6 +176,36 @@ impl Operator<'_> {
     }
 }
 
+/// The right-hand side of a velocity solve, b = −(J v + β C) (or −J v without a bias), given by
+/// its parts so that a solver that sweeps rows can form b row by row as it goes
+/// ([`LinearSolver::solve_velocity`]).
+#[derive(Clone, Copy, Debug)]
+pub struct VelocityTarget<'a> {
+    /// The velocities v (length n).
+    pub v: &'a [f64],
+    /// The bias rate β \[1/s\] and C (length m), if any.
+    pub bias: Option<(f64, &'a [f64])>,
+}
+
+impl VelocityTarget<'_> {
+    /// b = −(J v + β C) into `b`, J v by [`crate::sparse::BlockJacobian::mul`].
+    pub fn form(&self, jac: &crate::sparse::BlockJacobian, b: &mut [f64]) {
+        jac.mul(self.v, b);
+        for (i, r) in b.iter_mut().enumerate() {
+            *r = self.row(i, *r);
+        }
+    }
+
+    /// Row i of b from its J_r v = `jv`.
+    #[inline(always)]
+    pub fn row(&self, i: usize, jv: f64) -> f64 {
+        match self.bias {
+            Some((beta, c)) => -(jv + beta * c[i]),
+            None => -jv,
+        }
+    }
+}
+
 /// Cumulative work of the linear solves of a formulation or stabilizer.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SolverCounters {
@@ -320,6 +350,22 @@ pub trait LinearSolver: Send {
     /// simply iterate again. For simplified-Newton loops (RATTLE, projection).
     fn solve_same(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError> {
         self.solve(op, b, x)
+    }
+    /// Solves J W Jᵀ x = b (`op` is [`Operator::Normal`]) for b = −(J v + β C) formed from
+    /// `target` into `b`, by [`LinearSolver::solve`] or, with `same`, [`LinearSolver::solve_same`].
+    /// A solver that sweeps rows may form b as it sweeps, to the same bits; b is left in `b`.
+    fn solve_velocity(
+        &mut self,
+        op: &Operator,
+        target: &VelocityTarget,
+        b: &mut [f64],
+        x: &mut [f64],
+        same: bool,
+    ) -> Result<SolveInfo, SolveError> {
+        if let Operator::Normal { jac, .. } = op {
+            target.form(jac, b);
+        }
+        if same { self.solve_same(op, b, x) } else { self.solve(op, b, x) }
     }
 }
 

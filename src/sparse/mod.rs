@@ -146,6 +146,11 @@ pub struct BlockJacobian {
     values: Vec<f64>,
     nrows: usize,
     ncols: usize,
+    /// Bumped whenever the values are handed out for writing: a solver that prepared per-row
+    /// data from J can tell that J is unchanged since.
+    generation: u64,
+    /// The slots as runs of equal shape ([`BlockJacobian::runs`]), which the products stream over.
+    runs: Vec<BlockRun>,
 }
 
 impl BlockJacobian {
@@ -178,7 +183,17 @@ impl BlockJacobian {
             val0 += rows * ldof;
             row0 += rows;
         }
-        BlockJacobian { slots, colmap, values: vec![0.0; val0], nrows: row0, ncols: ndof }
+        let mut jac = BlockJacobian {
+            slots,
+            colmap,
+            values: vec![0.0; val0],
+            nrows: row0,
+            ncols: ndof,
+            generation: 0,
+            runs: vec![],
+        };
+        jac.runs = jac.slot_runs();
+        jac
     }
 
     /// Number of rows of constraint `ci` in this layout.
@@ -208,8 +223,15 @@ impl BlockJacobian {
 
     /// The row-major local block of constraint `ci`, for filling.
     pub fn constraint_values_mut(&mut self, ci: usize) -> &mut [f64] {
+        self.generation += 1;
         let s = self.slots[ci];
         &mut self.values[s.val0..s.val0 + s.rows * s.ldof]
+    }
+
+    /// How many times values were handed out for writing ([`BlockJacobian::constraint_values_mut`]):
+    /// equal counts on the same object mean J is unchanged.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// The row-major local block of constraint `ci`.
@@ -246,6 +268,11 @@ impl BlockJacobian {
     /// count, whose rows, values and columns are then contiguous: kernels that loop over a run
     /// with the width fixed at compile time (the sequential-impulse sweep) visit J as one stream.
     pub fn runs(&self) -> Vec<BlockRun> {
+        self.runs.clone()
+    }
+
+    /// The runs of [`BlockJacobian::runs`], formed from the slots.
+    fn slot_runs(&self) -> Vec<BlockRun> {
         let mut runs: Vec<BlockRun> = Vec::new();
         for s in &self.slots {
             match runs.last_mut() {
@@ -263,47 +290,79 @@ impl BlockJacobian {
         runs
     }
 
-    /// y = J x (Witkin §4.2: each block multiplies its body's slice of x into its rows of y).
+    /// y = J x (Witkin §4.2: each block multiplies its body's slice of x into its rows of y),
+    /// streamed run by run with the block width fixed for the common widths.
     pub fn mul(&self, x: &[f64], y: &mut [f64]) {
         debug_assert_eq!(x.len(), self.ncols);
         debug_assert_eq!(y.len(), self.nrows);
-        for s in &self.slots {
-            let cols = &self.colmap[s.cm0..s.cm0 + s.ldof];
-            let vals = &self.values[s.val0..s.val0 + s.rows * s.ldof];
-            let y = &mut y[s.row0..s.row0 + s.rows];
-            match s.ldof {
-                4 => mul_slot::<4>(cols, vals, x, y),
-                6 => mul_slot::<6>(cols, vals, x, y),
-                2 => mul_slot::<2>(cols, vals, x, y),
-                _ => {
-                    for (yr, row) in y.iter_mut().zip(vals.chunks_exact(s.ldof)) {
-                        *yr = row.iter().zip(cols).map(|(a, &c)| a * x[c as usize]).sum();
-                    }
-                }
+        for run in &self.runs {
+            match run.ldof {
+                4 => self.mul_run::<4>(run, x, y),
+                6 => self.mul_run::<6>(run, x, y),
+                2 => self.mul_run::<2>(run, x, y),
+                _ => self.mul_run::<0>(run, x, y),
             }
         }
     }
 
-    /// x = Jᵀ y (Witkin §4.2: each block's transpose scatters its rows of y into its body's slice).
+    /// y = J x over one run's blocks (`L` = 0: the width read at run time).
+    #[inline(always)]
+    fn mul_run<const L: usize>(&self, run: &BlockRun, x: &[f64], y: &mut [f64]) {
+        let l = run.ldof;
+        if run.nrows() == 0 {
+            return; // a constraint without rows
+        }
+        let cols = &self.colmap[run.col0..run.col0 + run.blocks * l];
+        let vals = &self.values[run.val0..run.val0 + run.nrows() * l];
+        let y = &mut y[run.row0..run.row0 + run.nrows()];
+        for ((bc, bv), by) in
+            cols.chunks_exact(l).zip(vals.chunks_exact(run.rows * l)).zip(y.chunks_exact_mut(run.rows))
+        {
+            if L == 0 {
+                for (yr, row) in by.iter_mut().zip(bv.chunks_exact(l)) {
+                    *yr = row.iter().zip(bc).map(|(a, &c)| a * x[c as usize]).sum();
+                }
+            } else {
+                mul_slot::<L>(bc, bv, x, by);
+            }
+        }
+    }
+
+    /// x = Jᵀ y (Witkin §4.2: each block's transpose scatters its rows of y into its body's slice),
+    /// streamed run by run as [`BlockJacobian::mul`].
     pub fn mul_t(&self, y: &[f64], x: &mut [f64]) {
         debug_assert_eq!(x.len(), self.ncols);
         debug_assert_eq!(y.len(), self.nrows);
         x.fill(0.0);
-        for s in &self.slots {
-            let cols = &self.colmap[s.cm0..s.cm0 + s.ldof];
-            let vals = &self.values[s.val0..s.val0 + s.rows * s.ldof];
-            let y = &y[s.row0..s.row0 + s.rows];
-            match s.ldof {
-                4 => mul_t_slot::<4>(cols, vals, y, x),
-                6 => mul_t_slot::<6>(cols, vals, y, x),
-                2 => mul_t_slot::<2>(cols, vals, y, x),
-                _ => {
-                    for (&yr, row) in y.iter().zip(vals.chunks_exact(s.ldof)) {
-                        for (a, &c) in row.iter().zip(cols) {
-                            x[c as usize] += a * yr;
-                        }
+        for run in &self.runs {
+            match run.ldof {
+                4 => self.mul_t_run::<4>(run, y, x),
+                6 => self.mul_t_run::<6>(run, y, x),
+                2 => self.mul_t_run::<2>(run, y, x),
+                _ => self.mul_t_run::<0>(run, y, x),
+            }
+        }
+    }
+
+    /// x += Jᵀ y over one run's blocks (`L` = 0: the width read at run time).
+    #[inline(always)]
+    fn mul_t_run<const L: usize>(&self, run: &BlockRun, y: &[f64], x: &mut [f64]) {
+        let l = run.ldof;
+        if run.nrows() == 0 {
+            return; // a constraint without rows
+        }
+        let cols = &self.colmap[run.col0..run.col0 + run.blocks * l];
+        let vals = &self.values[run.val0..run.val0 + run.nrows() * l];
+        let y = &y[run.row0..run.row0 + run.nrows()];
+        for ((bc, bv), by) in cols.chunks_exact(l).zip(vals.chunks_exact(run.rows * l)).zip(y.chunks_exact(run.rows)) {
+            if L == 0 {
+                for (&yr, row) in by.iter().zip(bv.chunks_exact(l)) {
+                    for (a, &c) in row.iter().zip(bc) {
+                        x[c as usize] += a * yr;
                     }
                 }
+            } else {
+                mul_t_slot::<L>(bc, bv, by, x);
             }
         }
     }

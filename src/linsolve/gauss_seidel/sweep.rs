@@ -2,6 +2,7 @@
 //! fixed at compile time, the carry of a chain's shared body, the per-row diagonal term and the
 //! sweep's change for the cheap stopping test (see the parent module's docs).
 
+use crate::linsolve::VelocityTarget;
 use crate::sparse::BlockRun;
 
 /// How the blocks of a run form a chain: the columns of half `to` of every block (but the first)
@@ -229,6 +230,129 @@ impl<R: RowReg> Kernels<'_, R> {
             }
         }
         r2
+    }
+
+    /// The first sweep of a cold solve (x = 0, u = 0) with b = −(J v + β C) formed as it goes, in
+    /// one pass over the run: per row, with `form`, W J_rᵀ, ω / D_r and their product as
+    /// [`Kernels::prepare`] forms them (else those stored); b_r from J_r v with the arithmetic of
+    /// [`crate::sparse::BlockJacobian::mul`], stored in `b`; then the update of [`Kernels::sweep`].
+    /// Returns the sweep's change and Σ b_r² over the run (in row order), or Err(row) for D_r ≤ 0.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn first_sweep<const L: usize>(
+        &self,
+        run: &BlockRun,
+        form: Option<(&[f64], f64)>,
+        target: &VelocityTarget,
+        (wj, c, inv): (&mut [f64], &mut [f64], &mut [f64]),
+        b: &mut [f64],
+        x: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<(Change, f64), usize> {
+        let (vals, cols, l) = self.of::<L>(run);
+        let (rows, n) = (run.rows, run.nrows());
+        let span = run.val0..run.val0 + vals.len();
+        let (wj, c) = (&mut wj[span.clone()], &mut c[span]);
+        let (inv, x) = (&mut inv[run.row0..run.row0 + n], &mut x[run.row0..run.row0 + n]);
+        let (mut ul, mut vl, mut wl) = ([0.0; crate::constraint::MAX_LOCAL_DOF], [0.0; crate::constraint::MAX_LOCAL_DOF], [0.0; crate::constraint::MAX_LOCAL_DOF]);
+        let (mut dmax, mut xmax, mut r2) = (0.0f64, 0.0f64, 0.0f64);
+        for (blk, bc) in cols.chunks_exact(l).enumerate() {
+            for (k, &col) in bc.iter().enumerate() {
+                ul[k] = u[col as usize];
+                vl[k] = target.v[col as usize];
+            }
+            if let Some((w, _)) = form {
+                for (o, &col) in wl[..l].iter_mut().zip(bc) {
+                    *o = w[col as usize];
+                }
+            }
+            for li in blk * rows..(blk + 1) * rows {
+                let i = run.row0 + li;
+                let row = &vals[li * l..(li + 1) * l];
+                if let Some((_, omega)) = form {
+                    let wr = &mut wj[li * l..(li + 1) * l];
+                    for ((o, wk), j) in wr.iter_mut().zip(&wl[..l]).zip(row) {
+                        *o = wk * j;
+                    }
+                    let d = self.reg.add(i, dot(row, wr));
+                    if !(d > 0.0) {
+                        return Err(i);
+                    }
+                    inv[li] = omega / d;
+                    for (o, wk) in c[li * l..(li + 1) * l].iter_mut().zip(wr.iter()) {
+                        *o = wk * inv[li];
+                    }
+                }
+                let jv: f64 = if L == 0 {
+                    row.iter().zip(&vl[..l]).map(|(a, v)| a * v).sum()
+                } else {
+                    (0..L).map(|k| row[k] * vl[k]).sum()
+                };
+                let b_r = target.row(i, jv);
+                b[i] = b_r;
+                r2 += b_r * b_r;
+                let res = self.reg.sub(i, b_r - dot(row, &ul[..l]), x[li]);
+                let dx = res * inv[li];
+                x[li] += dx;
+                for (uk, ck) in ul[..l].iter_mut().zip(&c[li * l..(li + 1) * l]) {
+                    *uk += ck * res;
+                }
+                let (adx, ax) = (dx.abs(), x[li].abs());
+                dmax = if adx > dmax { adx } else { dmax };
+                xmax = if ax > xmax { ax } else { xmax };
+            }
+            for (o, &col) in ul[..l].iter().zip(bc) {
+                u[col as usize] = *o;
+            }
+        }
+        Ok((Change { dx: dmax, x: xmax }, r2))
+    }
+
+    /// One Gauss-Seidel pass over the listed blocks of the run (block indices within it, no two
+    /// sharing a column: one colour of the constraint graph), in list order; returns the largest
+    /// |Δx_r| and |x_r|. The blocks are independent, so consecutive ones overlap in the CPU
+    /// instead of waiting on each other's u.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn sweep_listed<const L: usize>(
+        &self,
+        run: &BlockRun,
+        list: &[u32],
+        c: &[f64],
+        inv: &[f64],
+        b: &[f64],
+        x: &mut [f64],
+        u: &mut [f64],
+    ) -> Change {
+        let (vals, cols, l) = self.of::<L>(run);
+        let (rows, n) = (run.rows, run.nrows());
+        let wj = &c[run.val0..run.val0 + vals.len()];
+        let (inv, b, x) = (&inv[run.row0..run.row0 + n], &b[run.row0..run.row0 + n], &mut x[run.row0..run.row0 + n]);
+        let mut ul = [0.0; crate::constraint::MAX_LOCAL_DOF];
+        let (mut dmax, mut xmax) = (0.0f64, 0.0f64);
+        for &blk in list {
+            let blk = blk as usize;
+            let bc = &cols[blk * l..(blk + 1) * l];
+            for (o, &c) in ul[..l].iter_mut().zip(bc) {
+                *o = u[c as usize];
+            }
+            for i in blk * rows..(blk + 1) * rows {
+                let (row, wr) = (&vals[i * l..(i + 1) * l], &wj[i * l..(i + 1) * l]);
+                let res = self.reg.sub(run.row0 + i, b[i] - dot(row, &ul[..l]), x[i]);
+                let dx = res * inv[i];
+                x[i] += dx;
+                for (uk, ck) in ul[..l].iter_mut().zip(wr) {
+                    *uk += ck * res;
+                }
+                let (adx, ax) = (dx.abs(), x[i].abs());
+                dmax = if adx > dmax { adx } else { dmax };
+                xmax = if ax > xmax { ax } else { xmax };
+            }
+            for (o, &c) in ul[..l].iter().zip(bc) {
+                u[c as usize] = *o;
+            }
+        }
+        Change { dx: dmax, x: xmax }
     }
 
     /// One Gauss-Seidel pass over the run's rows (the file header's update); returns the largest
