@@ -25,6 +25,12 @@
 //! most `change_tol` times the largest |x_r| (a game engine's stopping rule, which costs a compare
 //! per row). Whatever stopped it, the residual reported is the exact one after the last sweep.
 //! For a dense A (the loop-closure system of `lagrangian`) it is the textbook row sweep.
+//!
+//! Passes saved, to the bit: a cold start (x = 0) skips forming u and the first residual pass;
+//! `solve_same` reuses W J_rᵀ and ω / D_r while J is unchanged ([`BlockJacobian::generation`]);
+//! a cold velocity solve forms b = −(J v + β C) and the per-row data in its first sweep's pass
+//! (`target.rs`). With `coloring` the sweep goes colour by colour of a greedy colouring of the
+//! constraint graph, Box2D v3's order (`coloring.rs`): another Gauss–Seidel order.
 
 use super::registry::{SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, Reg, SolveError, SolveInfo, Stopping, VelocityTarget, norm};
