@@ -1,8 +1,8 @@
 //! One evaluation of the chain's joint-coordinate dynamics, M(u) ü = Q(u, u̇), by the
 //! articulated-body algorithm (`lagrangian`: positions, velocities, the inward and outward
-//! passes), on the hanging chain from 10² to 10⁵ links, in a bent and moving state. Counted per
-//! link, so divan's items/s is links per second and the growth from 10² to 10⁵ is read off the
-//! per-link time. Run: `cargo bench --bench lagrangian`.
+//! passes), on the hanging chain from 10² to 10⁵ links (the 3D chain from 10 to 10⁴, 10 and 100
+//! for `compare/pinocchio_aba.py`), in a bent and moving state. Counted per link, so divan's
+//! items/s is links per second and the growth with N is read off the per-link time. Run: `cargo bench --bench lagrangian`.
 
 use divan::{Bencher, black_box, counter::ItemsCount};
 use tinkertoy::formulation::Gains;
@@ -41,7 +41,7 @@ fn chain_evaluation(bencher: Bencher, links: usize) {
 
 /// The same on the 3D chain of cuboid links on ball joints (`chain_3d`, zig-zag start, at rest):
 /// quaternion joint coordinates, 6D spatial algebra, joints of three coordinates.
-#[divan::bench(args = [100, 1_000, 10_000])]
+#[divan::bench(args = [10, 100, 1_000, 10_000])]
 fn chain_3d_evaluation(bencher: Bencher, links: usize) {
     let scene = scenes::find("chain_3d").unwrap().build_default(&[("n", Scalar::Num(links as f64))]).unwrap();
     let s = solvers::find("dense_lu").unwrap();
