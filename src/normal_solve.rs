@@ -2,7 +2,7 @@
 //! block-sparse J (Witkin §4.2), the J W Jᵀ pattern (computed once), the prepared linear solver,
 //! λ (kept between solves as the warm start) and the solve counters.
 
-use crate::linsolve::{LinearSolver, Operator, Reg, SolveError, SolverCounters, VelocityTarget};
+use crate::linsolve::{LinearSolver, Operator, Reg, SolveError, SolveInfo, SolverCounters, VelocityTarget};
 use crate::sparse::{BlockJacobian, NormalMatrix};
 use crate::system::System;
 
@@ -108,37 +108,39 @@ impl<'a> NormalSolve<'a> {
         self.system.fill_jacobian(q, &mut self.jac);
     }
 
-    /// Solves J W Jᵀ λ = rhs into λ (warm-started from its current value); `count` adds the solve
-    /// to the cost counters (measurement solves pass false).
-    pub fn solve(&mut self, count: bool) -> Result<(), SolveError> {
+    /// Runs `solve` on the current operator, λ and rhs, unless there is no constraint: counts the
+    /// call, checks the run's deadline every so often ([`crate::deadline`]) and, with `count`,
+    /// adds the solve to the cost counters.
+    fn run(
+        &mut self,
+        count: bool,
+        solve: impl FnOnce(&mut dyn LinearSolver, &Operator, &mut [f64], &mut [f64]) -> Result<SolveInfo, SolveError>,
+    ) -> Result<(), SolveError> {
         if self.rhs.is_empty() {
             return Ok(()); // no constraints: nothing to solve
         }
         self.calls += 1;
         crate::linsolve::SolveError::check_deadline("constraint solve", self.calls)?;
-        let reg = if self.reg_rows.is_empty() { Reg::Uniform(self.reg) } else { Reg::PerRow(&self.reg_rows) };
+        let reg = diagonal(self.reg, &self.reg_rows);
         let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg };
-        let info = self.solver.solve(&op, &self.rhs, &mut self.lambda)?;
+        let info = solve(self.solver.as_mut(), &op, &mut self.rhs, &mut self.lambda)?;
         if count {
             self.counters.record(info);
         }
         Ok(())
     }
 
+    /// Solves J W Jᵀ λ = rhs into λ (warm-started from its current value); `count` adds the solve
+    /// to the cost counters (measurement solves pass false).
+    pub fn solve(&mut self, count: bool) -> Result<(), SolveError> {
+        self.run(count, |s, op, b, x| s.solve(op, b, x))
+    }
+
     /// Solves J W Jᵀ λ = b for the velocity target b = −(J v + β C) (see [`VelocityTarget`]),
     /// formed into `rhs` — by the solver as it sweeps, where it can — and counted; λ starts from
     /// its current value; `same` as [`NormalSolve::solve_same`].
     pub fn solve_velocity(&mut self, target: &VelocityTarget, same: bool) -> Result<(), SolveError> {
-        if self.rhs.is_empty() {
-            return Ok(());
-        }
-        self.calls += 1;
-        crate::linsolve::SolveError::check_deadline("constraint solve", self.calls)?;
-        let reg = if self.reg_rows.is_empty() { Reg::Uniform(self.reg) } else { Reg::PerRow(&self.reg_rows) };
-        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg };
-        let info = self.solver.solve_velocity(&op, target, &mut self.rhs, &mut self.lambda, same)?;
-        self.counters.record(info);
-        Ok(())
+        self.run(true, |s, op, b, x| s.solve_velocity(op, target, b, x, same))
     }
 
     /// Like [`NormalSolve::solve`] (or [`NormalSolve::solve_same`] with `same`) for a solve that
@@ -159,17 +161,12 @@ impl<'a> NormalSolve<'a> {
     /// Like [`NormalSolve::solve`] with the matrix of the last solve (J unchanged since): direct
     /// solvers reuse their factorization.
     pub fn solve_same(&mut self, count: bool) -> Result<(), SolveError> {
-        if self.rhs.is_empty() {
-            return Ok(());
-        }
-        self.calls += 1;
-        crate::linsolve::SolveError::check_deadline("constraint solve", self.calls)?;
-        let reg = if self.reg_rows.is_empty() { Reg::Uniform(self.reg) } else { Reg::PerRow(&self.reg_rows) };
-        let op = Operator::Normal { jac: &self.jac, w: self.system.inv_mass(), pattern: &self.pattern, reg };
-        let info = self.solver.solve_same(&op, &self.rhs, &mut self.lambda)?;
-        if count {
-            self.counters.record(info);
-        }
-        Ok(())
+        self.run(count, |s, op, b, x| s.solve_same(op, b, x))
     }
+}
+
+/// The diagonal term of a solve: one value per row when `rows` is not empty, else the uniform
+/// `reg` (a free function, so that the operator borrows only those fields).
+fn diagonal(reg: f64, rows: &[f64]) -> Reg<'_> {
+    if rows.is_empty() { Reg::Uniform(reg) } else { Reg::PerRow(rows) }
 }

@@ -169,6 +169,12 @@ fn cases(dir: &Path) -> Vec<Case> {
         case("label with a table bar", with("{name: dense_lu}", "{name: dense_lu, label: \"a|b\"}"), &[], &["solvers[0].label", "|"]),
         case("empty label", with("{name: force}", "{name: force, label: \"\"}"), &[], &["formulations[0].label", "1 to 80"]),
         case("label of 100 characters", with("{name: rk4}", &format!("{{name: rk4, label: {}}}", "r".repeat(100))), &[], &["integrators[0].label", "1 to 80"]),
+        case(
+            "a word for a flag after another key in a flow map",
+            with("[{name: dense_lu}]", "[{name: cg, params: {max_iter: 5, require_convergence: \"yes\"}}]"),
+            &[],
+            &["field `require_convergence`", "yes"],
+        ),
         case("duplicate solver", with("[{name: dense_lu}]", "[{name: dense_lu}, {name: dense_lu}]"), &[], &["solvers[1]", "repeats `solvers[0]`"]),
         case(
             "duplicate label",

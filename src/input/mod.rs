@@ -37,7 +37,7 @@ pub fn at<T>(s: &Spanned<T>) -> Option<(u32, u32)> {
 }
 
 /// Parses YAML text into `T` (experiment files, model files, suites); errors become one line
-/// naming the field (the key nearest before the error's position), in the project's words (no
+/// naming the field (the key at or nearest before the error's position), in the project's words (no
 /// library advice), with the value shortened.
 pub fn parse_as<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, ConfigError> {
     // Non-finite numbers reach the field, whose check names them with its valid range.
@@ -55,7 +55,13 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Resul
         let src = location.and_then(|(line, _)| text.lines().nth((line as usize).saturating_sub(1)));
         // An unknown field is located at itself (in a flow map the key before it is another one).
         let unknown = message.strip_prefix("unknown field `").and_then(|r| r.split('`').next()).map(str::to_string);
-        let key = unknown.or_else(|| location.zip(src).and_then(|((_, col), line)| key_before(line, col as usize)));
+        // A value's type error is located at its key in a flow map (`{a: 1, b: "x"}` at `b`): the
+        // key there is the field, not the one before it.
+        let key = unknown.or_else(|| {
+            location
+                .zip(src)
+                .and_then(|((_, col), line)| key_at(line, col as usize).or_else(|| key_before(line, col as usize)))
+        });
         // The value read off the line, when the message does not quote it.
         let value = location.zip(src).map(|((_, col), line)| {
             let rest: String = line.chars().skip((col as usize).saturating_sub(1)).collect();
@@ -128,6 +134,14 @@ fn plain_words(message: &str) -> String {
         return format!("key `{}` is given twice", crate::params::short(key));
     }
     m
+}
+
+/// The key that starts at 1-based column `col` of `line` (`key:` there), if one does.
+fn key_at(line: &str, col: usize) -> Option<String> {
+    let rest: String = line.chars().skip(col.saturating_sub(1)).collect();
+    let key: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    let after = rest[key.len()..].trim_start();
+    (!key.is_empty() && after.starts_with(':')).then_some(key)
 }
 
 /// The mapping key that a value at 1-based column `col` of `line` belongs to: the last `key:`

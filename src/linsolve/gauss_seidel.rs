@@ -354,23 +354,9 @@ impl LinearSolver for GaussSeidel {
     }
 
     /// From a cold start (x = 0) in row order the first sweep forms b, and the per-row data of a
-    /// fresh matrix, in its own pass over J: the same bits as forming them first.
+    /// fresh matrix, in its own pass over J (`gauss_seidel/target.rs`): the same bits as forming
+    /// them first. Otherwise b first, then the solve.
     fn solve_velocity(
-        &mut self,
-        op: &Operator,
-        target: &VelocityTarget,
-        b: &mut [f64],
-        x: &mut [f64],
-        same: bool,
-    ) -> Result<SolveInfo, SolveError> {
-        self.velocity(op, target, b, x, same)
-    }
-}
-
-impl GaussSeidel {
-    /// [`LinearSolver::solve_velocity`]: from a cold start in row order, b is formed in the first
-    /// sweep's pass (`gauss_seidel/target.rs`); otherwise b first, then the solve.
-    fn velocity(
         &mut self,
         op: &Operator,
         target: &VelocityTarget,
@@ -397,7 +383,9 @@ impl GaussSeidel {
         }
         info
     }
+}
 
+impl GaussSeidel {
     /// [`LinearSolver::solve`], or with `same` [`LinearSolver::solve_same`].
     fn solve_either(&mut self, op: &Operator, b: &[f64], x: &mut [f64], same: bool) -> Result<SolveInfo, SolveError> {
         match op {

@@ -43,6 +43,15 @@ impl Change {
     pub(super) fn max(self, o: Change) -> Change {
         Change { dx: self.dx.max(o.dx), x: self.x.max(o.x) }
     }
+
+    /// Takes in one row's |Δx_r| and |x_r| — maxsd, not f64::max: a NaN Δx leaves the maximum as
+    /// it is either way, and the residual check that follows reports it.
+    #[inline(always)]
+    fn track(&mut self, dx: f64, x: f64) {
+        let (adx, ax) = (dx.abs(), x.abs());
+        self.dx = if adx > self.dx { adx } else { self.dx };
+        self.x = if ax > self.x { ax } else { self.x };
+    }
 }
 
 /// The diagonal term reg_r of a row, in the form the kernels are compiled for: none (so no
@@ -232,6 +241,20 @@ impl<R: RowReg> Kernels<'_, R> {
         r2
     }
 
+    /// The update of one row (global index `i`) with the block's u in `ul`: res = b_r − J_r u −
+    /// reg_r x_r, x_r += (ω / D_r) res, u += (ω / D_r) W J_rᵀ res (`cr`); the change tracked.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn update_row(&self, i: usize, row: &[f64], cr: &[f64], b_r: f64, inv_r: f64, x_r: &mut f64, ul: &mut [f64], change: &mut Change) {
+        let res = self.reg.sub(i, b_r - dot(row, ul), *x_r);
+        let dx = res * inv_r;
+        *x_r += dx;
+        for (uk, ck) in ul.iter_mut().zip(cr) {
+            *uk += ck * res;
+        }
+        change.track(dx, *x_r);
+    }
+
     /// The first sweep of a cold solve (x = 0, u = 0) with b = −(J v + β C) formed as it goes, in
     /// one pass over the run: per row, with `form`, W J_rᵀ, ω / D_r and their product as
     /// [`Kernels::prepare`] forms them (else those stored); b_r from J_r v with the arithmetic of
@@ -255,7 +278,7 @@ impl<R: RowReg> Kernels<'_, R> {
         let (wj, c) = (&mut wj[span.clone()], &mut c[span]);
         let (inv, x) = (&mut inv[run.row0..run.row0 + n], &mut x[run.row0..run.row0 + n]);
         let (mut ul, mut vl, mut wl) = ([0.0; crate::constraint::MAX_LOCAL_DOF], [0.0; crate::constraint::MAX_LOCAL_DOF], [0.0; crate::constraint::MAX_LOCAL_DOF]);
-        let (mut dmax, mut xmax, mut r2) = (0.0f64, 0.0f64, 0.0f64);
+        let (mut change, mut r2) = (Change::default(), 0.0f64);
         for (blk, bc) in cols.chunks_exact(l).enumerate() {
             for (k, &col) in bc.iter().enumerate() {
                 ul[k] = u[col as usize];
@@ -291,21 +314,13 @@ impl<R: RowReg> Kernels<'_, R> {
                 let b_r = target.row(i, jv);
                 b[i] = b_r;
                 r2 += b_r * b_r;
-                let res = self.reg.sub(i, b_r - dot(row, &ul[..l]), x[li]);
-                let dx = res * inv[li];
-                x[li] += dx;
-                for (uk, ck) in ul[..l].iter_mut().zip(&c[li * l..(li + 1) * l]) {
-                    *uk += ck * res;
-                }
-                let (adx, ax) = (dx.abs(), x[li].abs());
-                dmax = if adx > dmax { adx } else { dmax };
-                xmax = if ax > xmax { ax } else { xmax };
+                self.update_row(i, row, &c[li * l..(li + 1) * l], b_r, inv[li], &mut x[li], &mut ul[..l], &mut change);
             }
             for (o, &col) in ul[..l].iter().zip(bc) {
                 u[col as usize] = *o;
             }
         }
-        Ok((Change { dx: dmax, x: xmax }, r2))
+        Ok((change, r2))
     }
 
     /// One Gauss-Seidel pass over the listed blocks of the run (block indices within it, no two
@@ -329,7 +344,7 @@ impl<R: RowReg> Kernels<'_, R> {
         let wj = &c[run.val0..run.val0 + vals.len()];
         let (inv, b, x) = (&inv[run.row0..run.row0 + n], &b[run.row0..run.row0 + n], &mut x[run.row0..run.row0 + n]);
         let mut ul = [0.0; crate::constraint::MAX_LOCAL_DOF];
-        let (mut dmax, mut xmax) = (0.0f64, 0.0f64);
+        let mut change = Change::default();
         for &blk in list {
             let blk = blk as usize;
             let bc = &cols[blk * l..(blk + 1) * l];
@@ -338,21 +353,13 @@ impl<R: RowReg> Kernels<'_, R> {
             }
             for i in blk * rows..(blk + 1) * rows {
                 let (row, wr) = (&vals[i * l..(i + 1) * l], &wj[i * l..(i + 1) * l]);
-                let res = self.reg.sub(run.row0 + i, b[i] - dot(row, &ul[..l]), x[i]);
-                let dx = res * inv[i];
-                x[i] += dx;
-                for (uk, ck) in ul[..l].iter_mut().zip(wr) {
-                    *uk += ck * res;
-                }
-                let (adx, ax) = (dx.abs(), x[i].abs());
-                dmax = if adx > dmax { adx } else { dmax };
-                xmax = if ax > xmax { ax } else { xmax };
+                self.update_row(run.row0 + i, row, wr, b[i], inv[i], &mut x[i], &mut ul[..l], &mut change);
             }
             for (o, &c) in ul[..l].iter().zip(bc) {
                 u[c as usize] = *o;
             }
         }
-        Change { dx: dmax, x: xmax }
+        change
     }
 
     /// One Gauss-Seidel pass over the run's rows (the file header's update); returns the largest
@@ -374,7 +381,7 @@ impl<R: RowReg> Kernels<'_, R> {
         let wj = &c[run.val0..run.val0 + vals.len()];
         let (inv, b, x) = (&inv[run.row0..run.row0 + n], &b[run.row0..run.row0 + n], &mut x[run.row0..run.row0 + n]);
         let mut ul = [0.0; crate::constraint::MAX_LOCAL_DOF];
-        let (mut dmax, mut xmax) = (0.0f64, 0.0f64);
+        let mut change = Change::default();
         let mut i = run.row0;
         for (blk, ((bv, bw), (bc, (bi, (bb, bx))))) in vals
             .chunks_exact(run.rows * l)
@@ -407,24 +414,14 @@ impl<R: RowReg> Kernels<'_, R> {
                 }
             }
             for (((row, wr), (inv_r, b_r)), x_r) in bv.chunks_exact(l).zip(bw.chunks_exact(l)).zip(bi.iter().zip(bb)).zip(bx.iter_mut()) {
-                let res = self.reg.sub(i, b_r - dot(row, &ul[..l]), *x_r);
-                let dx = res * inv_r;
-                *x_r += dx;
-                for (uk, ck) in ul[..l].iter_mut().zip(wr) {
-                    *uk += ck * res;
-                }
-                // maxsd, not f64::max: a NaN Δx leaves the maximum as it is either way, and the
-                // residual check that follows reports it
-                let (adx, ax) = (dx.abs(), x_r.abs());
-                dmax = if adx > dmax { adx } else { dmax };
-                xmax = if ax > xmax { ax } else { xmax };
+                self.update_row(i, row, wr, *b_r, *inv_r, x_r, &mut ul[..l], &mut change);
                 i += 1;
             }
             for (o, &c) in ul[..l].iter().zip(bc) {
                 u[c as usize] = *o;
             }
         }
-        Change { dx: dmax, x: xmax }
+        change
     }
 }
 
