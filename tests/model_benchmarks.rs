@@ -139,7 +139,7 @@ fn bricard_runs_10_s_with_a_regularised_solve_and_no_drift() {
 #[test]
 fn iftomm_a05_flyball_governor_holds_the_sleeve_to_its_reference() {
     // The stiff flyball governor over 10 s. Joint coordinates (a tree: no multipliers) with
-    // Dop853 at 1e-9 against the stored reference (lagrangian at 1e-12, within 5.4e-14 m of force
+    // Dop853 at 1e-9 against the stored reference (lagrangian at 1e-12, within 1.1e-13 m of force
     // at 1e-11): a tolerance of 1e-9 over ~9000 steps allows 1e-6 m; the IFToMM criterion is 1e-3.
     let m = model("iftomm_a05_flyball");
     let path = format!("{}/experiments/data/iftomm_a05_flyball.csv", env!("CARGO_MANIFEST_DIR"));

@@ -6,14 +6,23 @@
 //! The passes are those of the planar tree ([`super::aba`]) with joints of up to three
 //! coordinates (S is 6 × 3 with unused columns zero and D padded with ones on the diagonal, which
 //! leaves the used block's inverse unchanged) and a free rigid root solved as a floating base,
-//! â = −(Î^A)⁻¹ p̂^A (§9.3). The gyroscopic term comes with the spatial algebra: p̂ = v̂ ×* Î v̂
+//! â = −(Î^A)⁻¹ p̂^A (§9.3). A ball joint at P_o runs the passes in the world-axes basis
+//! S_w = \[1; \[P_o\]×\] of the same span (S = S_w R_J): U = Î^A S_w takes Î^A's columns plus
+//! its right half times P_o × e_k, D = S_wᵀ U and τ = −S_wᵀ p̂^A are moments about P_o, and the
+//! outward pass turns the world ü_w into the joint frame, ü = R_Jᵀ ü_w (U D⁻¹ Uᵀ, and so Î^A and
+//! p̂^A, do not depend on the basis). Î and Î^A − U D⁻¹ Uᵀ are formed on one triangle and
+//! mirrored, so Î^A is symmetric to the bit; D⁻¹ comes from D's LDLᵀ factors
+//! (`spd_inverse3`). The rotations are kept as matrices too (R, R_J), for the
+//! products with vectors. The gyroscopic term comes with the spatial algebra: p̂ = v̂ ×* Î v̂
 //! carries ω × I_c ω. The system's generalized forces, written for the body-frame velocity
 //! coordinates, carry it as the applied force −Ω × I Ω when the scene has it; so the tree takes
 //! the applied torque plus Ω × I Ω (`Articulated3::spatial_force`), and follows the scene's
 //! model with or without the gyroscopic term.
 
 use super::aba::Degenerate;
-use super::spatial::{Joint3, Link3, Tree3, angle_about_x, crf, crm, point_velocity, quat, rotation_about, store};
+use super::spatial::{
+    Joint3, Link3, Tree3, angle_about_x, crf, crm, point_velocity, quat, rotation_about, spd_inverse3, store,
+};
 use crate::system::System;
 use nalgebra::{Matrix3, Matrix6, SMatrix, UnitQuaternion, Vector3, Vector6};
 
@@ -22,15 +31,18 @@ type S63 = SMatrix<f64, 6, 3>;
 /// The per-link workspace of the spatial articulated-body algorithm.
 #[derive(Clone, Copy, Debug)]
 pub struct State3 {
-    /// Body rotation (a particle's is its joint's).
+    /// Body rotation (a particle's is its joint's), and as a matrix R.
     rot: UnitQuaternion<f64>,
+    rm: Matrix3<f64>,
     /// Centre of mass \[m\].
     x: Vector3<f64>,
-    /// Rotation of the child's joint frame.
+    /// Rotation of the child's joint frame, and as a matrix R_J.
     rj: UnitQuaternion<f64>,
+    rjm: Matrix3<f64>,
     /// Origin of the joint frame on the parent \[m\].
     po: Vector3<f64>,
-    /// Motion subspace (unused columns zero).
+    /// Motion subspace (unused columns zero); not formed for a ball joint, whose passes use the
+    /// world-axes basis S_w (see `articulate`).
     s: S63,
     /// Spatial velocity and velocity-product acceleration.
     v: Vector6<f64>,
@@ -38,7 +50,7 @@ pub struct State3 {
     /// Articulated inertia and bias.
     ia: Matrix6<f64>,
     pa: Vector6<f64>,
-    /// U = Î^A S, D⁻¹, τ = −Sᵀ p̂^A.
+    /// U = Î^A S, D⁻¹, τ = −Sᵀ p̂^A (S_w for a ball joint).
     u: S63,
     dinv: Matrix3<f64>,
     tau: Vector3<f64>,
@@ -52,8 +64,10 @@ impl Default for State3 {
     fn default() -> Self {
         State3 {
             rot: UnitQuaternion::identity(),
+            rm: Matrix3::identity(),
             x: Vector3::zeros(),
             rj: UnitQuaternion::identity(),
+            rjm: Matrix3::identity(),
             po: Vector3::zeros(),
             s: S63::zeros(),
             v: Vector6::zeros(),
@@ -77,21 +91,107 @@ pub struct Articulated3<'a> {
     states: Vec<State3>,
 }
 
-fn skew(c: &Vector3<f64>) -> Matrix3<f64> {
-    Matrix3::new(0.0, -c.z, c.y, c.z, 0.0, -c.x, -c.y, c.x, 0.0)
+/// Adds the body's Î (eq. 2.63) to `ia`, one entry at a time, and returns Î v̂.
+/// Î = \[\[I_c + m(|c|² 1 − c cᵀ), m\[c\]×\], \[m\[c\]×ᵀ, m 1\]\] with I_c = R diag(I) Rᵀ, each symmetric
+/// entry formed once and added to both places, so Î^A stays symmetric to the bit; Î v̂ =
+/// (I_c ω + c × h, h) with h = m (v_O + ω × c) the momentum (eq. 2.63 applied to (ω, v_O)).
+fn add_inertia(ia: &mut Matrix6<f64>, l: &Link3, st: Placed<'_>) -> Vector6<f64> {
+    let r = st.rm;
+    let (m, c) = (l.mass, st.x);
+    let cc = c.dot(c);
+    let w = st.v.fixed_rows::<3>(0).into_owned();
+    let mut icw = [0.0; 3];
+    for j in 0..3 {
+        for i in j..3 {
+            let ic = r[(i, 0)] * l.inertia.x * r[(j, 0)]
+                + r[(i, 1)] * l.inertia.y * r[(j, 1)]
+                + r[(i, 2)] * l.inertia.z * r[(j, 2)];
+            let shift = if i == j { cc - c[i] * c[j] } else { -c[i] * c[j] };
+            ia[(i, j)] += ic + m * shift;
+            icw[i] += ic * w[j];
+            if i != j {
+                ia[(j, i)] += ic + m * shift;
+                icw[j] += ic * w[i];
+            }
+        }
+        ia[(3 + j, 3 + j)] += m;
+    }
+    let (mx, my, mz) = (m * c.x, m * c.y, m * c.z);
+    // m[c]× in the upper right block, its transpose in the lower left.
+    for (i, j, v) in [(0, 1, -mz), (0, 2, my), (1, 0, mz), (1, 2, -mx), (2, 0, -my), (2, 1, mx)] {
+        ia[(i, 3 + j)] += v;
+        ia[(3 + j, i)] += v;
+    }
+    let h = m * point_velocity(st.v, c);
+    join(Vector3::from(icw) + c.cross(&h), h)
 }
 
-fn inertia(l: &Link3, st: &State3) -> Matrix6<f64> {
-    let r = st.rot.to_rotation_matrix();
-    let ic = r.matrix() * Matrix3::from_diagonal(&l.inertia) * r.matrix().transpose();
-    let cx = skew(&st.x);
-    let m = l.mass;
+/// A body's rotation, centre of mass and spatial velocity, borrowed from its [`State3`].
+#[derive(Clone, Copy)]
+struct Placed<'a> {
+    rm: &'a Matrix3<f64>,
+    x: &'a Vector3<f64>,
+    v: &'a Vector6<f64>,
+}
+
+impl State3 {
+    fn placed(&self) -> Placed<'_> {
+        Placed { rm: &self.rm, x: &self.x, v: &self.v }
+    }
+}
+
+/// Î v̂ of the body alone (as [`add_inertia`] returns it).
+fn inertia_times_velocity(l: &Link3, st: &State3) -> Vector6<f64> {
+    add_inertia(&mut Matrix6::zeros(), l, st.placed())
+}
+
+/// Î S_w for the world-axes basis of a ball joint at `p`, S_w = \[1; \[p\]×\] (columns
+/// (e_k, p × e_k)): column k is Î's column k plus Î's right half times p × e_k, whose one zero
+/// entry is skipped.
+fn times_world_axes(ia: &Matrix6<f64>, p: &Vector3<f64>) -> S63 {
+    let mut u = S63::zeros();
+    for r in 0..6 {
+        let (x, y, z) = (ia[(r, 3)], ia[(r, 4)], ia[(r, 5)]);
+        // p × e_0 = (0, p_z, −p_y), p × e_1 = (−p_z, 0, p_x), p × e_2 = (p_y, −p_x, 0)
+        u[(r, 0)] = ia[(r, 0)] + (y * p.z - z * p.y);
+        u[(r, 1)] = ia[(r, 1)] + (z * p.x - x * p.z);
+        u[(r, 2)] = ia[(r, 2)] + (x * p.y - y * p.x);
+    }
+    u
+}
+
+/// S_wᵀ f̂ = n + f × p: the moment about `p` of the spatial force f̂ = (n, f) at the origin.
+#[inline]
+fn moment_about(f: &Vector6<f64>, p: &Vector3<f64>) -> Vector3<f64> {
+    f.fixed_rows::<3>(0) + f.fixed_rows::<3>(3).cross(p)
+}
+
+/// Î − W Uᵀ with W = U D⁻¹, the lower triangle formed and mirrored (symmetric to the bit).
+fn less_projection(ia: &Matrix6<f64>, u: &S63, dinv: &Matrix3<f64>) -> Matrix6<f64> {
+    let w = u * dinv;
     let mut out = Matrix6::zeros();
-    out.fixed_view_mut::<3, 3>(0, 0).copy_from(&(ic + m * cx * cx.transpose()));
-    out.fixed_view_mut::<3, 3>(0, 3).copy_from(&(m * cx));
-    out.fixed_view_mut::<3, 3>(3, 0).copy_from(&(m * cx.transpose()));
-    out.fixed_view_mut::<3, 3>(3, 3).copy_from(&(m * Matrix3::identity()));
+    for j in 0..6 {
+        for i in j..6 {
+            let v = ia[(i, j)] - (w[(i, 0)] * u[(j, 0)] + w[(i, 1)] * u[(j, 1)] + w[(i, 2)] * u[(j, 2)]);
+            out[(i, j)] = v;
+            out[(j, i)] = v;
+        }
+    }
     out
+}
+
+/// S u̇ of link `l`'s joint for the joint rates (or accelerations) `ud`; for a ball joint
+/// S_w (R_J u̇), a rotation about P_o at the world rate R_J u̇.
+#[inline]
+fn joint_motion(l: &Link3, st: &State3, ud: &[f64]) -> Vector6<f64> {
+    if l.joint == Joint3::Spherical {
+        return rotation_about(st.rjm * Vector3::new(ud[0], ud[1], ud[2]), &st.po);
+    }
+    let mut su = Vector6::zeros();
+    for (k, uk) in ud.iter().enumerate() {
+        su += st.s.column(k) * *uk;
+    }
+    su
 }
 
 fn join(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
@@ -119,7 +219,7 @@ impl<'a> Articulated3<'a> {
 
     /// Link `i`'s pose and motion subspace from x.
     fn place(&mut self, i: usize, x: &[f64]) {
-        let l = self.tree.links[i];
+        let l = &self.tree.links[i];
         let (po, pr) = self.parent_frame(i);
         let u = &x[l.xoff..l.xoff + l.nx];
         let st = &mut self.states[i];
@@ -136,18 +236,15 @@ impl<'a> Articulated3<'a> {
                 st.s.set_column(0, &join(Vector3::zeros(), d));
                 (pr, po + u[0] * d)
             }
-            Joint3::Spherical => {
-                let rj = pr * quat(u);
-                for k in 0..3 {
-                    st.s.set_column(k, &rotation_about(rj * Vector3::ith(k, 1.0), &po));
-                }
-                (rj, po)
-            }
+            // S = S_w diag(R_J): the world-axes basis at P_o, never formed (see `joint_motion`).
+            Joint3::Spherical => (pr * quat(u), po),
             Joint3::Fixed => (pr, po),
             Joint3::Free => {
                 st.x = Vector3::new(u[0], u[1], u[2]);
                 st.rot = if l.particle { UnitQuaternion::identity() } else { quat(&u[3..7]) };
                 st.rj = st.rot;
+                st.rm = st.rot.to_rotation_matrix().into_inner();
+                st.rjm = st.rm;
                 for k in 0..3 {
                     st.s[(3 + k, k)] = 1.0;
                 }
@@ -157,6 +254,8 @@ impl<'a> Articulated3<'a> {
         st.rj = rj;
         st.rot = rj * l.axes_child.inverse();
         st.x = j - st.rot * l.anchor_child;
+        st.rm = st.rot.to_rotation_matrix().into_inner();
+        st.rjm = rj.to_rotation_matrix().into_inner();
     }
 
     /// Link `i`'s spatial velocity and bias from ẋ.
@@ -169,16 +268,13 @@ impl<'a> Articulated3<'a> {
         st.pa = Vector6::zeros();
         if l.joint == Joint3::Free && !l.particle {
             // v̂ = (ω, ẋ − ω × c); the rotation columns (a, c × a) move with the body: ĉ = v̂ ×ₘ (ω, c × ω).
-            let w = st.rot * Vector3::new(ud[3], ud[4], ud[5]);
+            let w = st.rm * Vector3::new(ud[3], ud[4], ud[5]);
             let xdot = Vector3::new(ud[0], ud[1], ud[2]);
             st.v = join(w, xdot - w.cross(&st.x));
             st.c = crm(&st.v, &join(w, st.x.cross(&w)));
             return;
         }
-        let mut su = Vector6::zeros();
-        for (k, uk) in ud.iter().enumerate() {
-            su += st.s.column(k) * *uk;
-        }
+        let su = joint_motion(l, st, ud);
         st.v = vp + su;
         st.c = crm(&st.v, &su);
     }
@@ -193,10 +289,10 @@ impl<'a> Articulated3<'a> {
         } else {
             let mut tau = Vector3::new(forces[o + 3], forces[o + 4], forces[o + 5]);
             if dynamic {
-                let w = st.rot.inverse() * st.v.fixed_rows::<3>(0).into_owned();
+                let w = st.rm.tr_mul(&st.v.fixed_rows::<3>(0));
                 tau += w.cross(&l.inertia.component_mul(&w));
             }
-            st.rot * tau
+            st.rm * tau
         };
         join(n + st.x.cross(&f), f)
     }
@@ -233,7 +329,7 @@ impl super::TreeDynamics for Articulated3<'_> {
                 if st.flip {
                     q[oq + 3..oq + 7].iter_mut().for_each(|x| *x = -*x);
                 }
-                let w = st.rot.inverse() * st.v.fixed_rows::<3>(0).into_owned();
+                let w = st.rm.tr_mul(&st.v.fixed_rows::<3>(0));
                 v[ov + 3..ov + 6].copy_from_slice(w.as_slice());
             }
         }
@@ -241,13 +337,10 @@ impl super::TreeDynamics for Articulated3<'_> {
 
     fn solve(&mut self, forces: &[f64], udd: &mut [f64]) -> Result<(), Degenerate> {
         for i in (0..self.tree.links.len()).rev() {
-            let l = self.tree.links[i];
-            let st = self.states[i];
-            let inert = inertia(&l, &st);
-            let f = self.spatial_force(&l, &st, forces, true);
-            let st = &mut self.states[i];
-            st.ia += inert;
-            st.pa += crf(&st.v, &(inert * st.v)) - f;
+            let f = self.spatial_force(&self.tree.links[i], &self.states[i], forces, true);
+            let (l, st) = (&self.tree.links[i], &mut self.states[i]);
+            let iv = add_inertia(&mut st.ia, l, Placed { rm: &st.rm, x: &st.x, v: &st.v });
+            st.pa += crf(&st.v, &iv) - f;
             self.articulate(i)?;
         }
         self.outward(true, udd)
@@ -255,16 +348,17 @@ impl super::TreeDynamics for Articulated3<'_> {
 
     fn resolve(&mut self, forces: &[f64], dynamic: bool, udd: &mut [f64]) -> Result<(), Degenerate> {
         for i in 0..self.tree.links.len() {
-            let l = self.tree.links[i];
-            let st = self.states[i];
-            let f = self.spatial_force(&l, &st, forces, dynamic);
-            self.states[i].pa = if dynamic { crf(&st.v, &(inertia(&l, &st) * st.v)) - f } else { -f };
+            let (l, st) = (&self.tree.links[i], &self.states[i]);
+            let f = self.spatial_force(l, st, forces, dynamic);
+            self.states[i].pa = if dynamic { crf(&st.v, &inertia_times_velocity(l, st)) - f } else { -f };
         }
         for i in (0..self.tree.links.len()).rev() {
             let l = &self.tree.links[i];
             let st = &mut self.states[i];
-            if l.joint != Joint3::Free || l.particle {
-                st.tau = -(st.s.transpose() * st.pa);
+            match l.joint {
+                Joint3::Free if !l.particle => {}
+                Joint3::Spherical => st.tau = -moment_about(&st.pa, &st.po),
+                _ => st.tau = -(st.s.transpose() * st.pa),
             }
             let Some(p) = l.parent else { continue };
             let c = if dynamic { st.c } else { Vector6::zeros() };
@@ -288,11 +382,7 @@ impl super::TreeDynamics for Articulated3<'_> {
                 st.a = join(wd, Vector3::new(ud[0], ud[1], ud[2]) - wd.cross(&st.x) - w.cross(&cd));
                 continue;
             }
-            let mut a = ap + st.c;
-            for (k, uk) in ud.iter().enumerate() {
-                a += st.s.column(k) * *uk;
-            }
-            st.a = a;
+            st.a = ap + st.c + joint_motion(l, st, ud);
         }
     }
 
@@ -429,33 +519,53 @@ impl super::TreeDynamics for Articulated3<'_> {
 }
 
 impl Articulated3<'_> {
-    /// Link `i`'s U, D⁻¹, τ from its Î^A, p̂^A, and its contribution to the parent's.
+    /// Link `i`'s U, D⁻¹, τ from its Î^A, p̂^A, and its contribution to the parent's. A ball
+    /// joint works in the world-axes basis S_w (U D⁻¹ Uᵀ does not depend on the basis of S's
+    /// span); its ü is turned into the joint frame in the outward pass.
     fn articulate(&mut self, i: usize) -> Result<(), Degenerate> {
         let l = &self.tree.links[i];
         let st = &mut self.states[i];
-        if l.joint != Joint3::Free || l.particle {
-            st.u = st.ia * st.s;
-            let mut d = st.s.transpose() * st.u;
-            for k in l.dof..3 {
-                d[(k, k)] = 1.0;
+        let d = match l.joint {
+            Joint3::Free if !l.particle => None,
+            Joint3::Spherical => {
+                st.u = times_world_axes(&st.ia, &st.po);
+                let mut d = Matrix3::zeros();
+                for k in 0..3 {
+                    d.set_column(k, &moment_about(&st.u.column(k).into_owned(), &st.po));
+                }
+                st.tau = -moment_about(&st.pa, &st.po);
+                Some(d)
             }
+            _ => {
+                st.u = st.ia * st.s;
+                let mut d = st.s.transpose() * st.u;
+                for k in l.dof..3 {
+                    d[(k, k)] = 1.0;
+                }
+                st.tau = -(st.s.transpose() * st.pa);
+                Some(d)
+            }
+        };
+        if let Some(d) = d {
             let non_finite = !d.iter().all(|x| x.is_finite());
-            st.dinv = d.cholesky().ok_or(Degenerate { body: l.body, non_finite })?.inverse();
-            st.tau = -(st.s.transpose() * st.pa);
+            st.dinv = spd_inverse3(&d).ok_or(Degenerate { body: l.body, non_finite })?;
         }
         let Some(p) = l.parent else { return Ok(()) };
-        let ia_up = st.ia - st.u * st.dinv * st.u.transpose();
-        let pa_up = st.pa + ia_up * st.c + st.u * (st.dinv * st.tau);
-        let ps = &mut self.states[p];
-        ps.ia += ia_up;
-        ps.pa += pa_up;
+        // Parents come before their children: the parent is in `before`.
+        let (before, here) = self.states.split_at_mut(i);
+        let (st, ps) = (&here[0], &mut before[p]);
+        let ia_up = less_projection(&st.ia, &st.u, &st.dinv);
+        ps.pa += st.pa + ia_up * st.c + st.u * (st.dinv * st.tau);
+        for (x, y) in ps.ia.as_mut_slice().iter_mut().zip(ia_up.as_slice()) {
+            *x += *y;
+        }
         Ok(())
     }
 
     /// The outward pass: ü and â of every link.
     fn outward(&mut self, dynamic: bool, udd: &mut [f64]) -> Result<(), Degenerate> {
         for i in 0..self.tree.links.len() {
-            let l = self.tree.links[i];
+            let l = &self.tree.links[i];
             let ap = l.parent.map_or(Vector6::zeros(), |p| self.states[p].a);
             let st = &mut self.states[i];
             let out = &mut udd[l.voff..l.voff + l.dof];
@@ -471,7 +581,7 @@ impl Articulated3<'_> {
                     xdd += w.cross(&point_velocity(&st.v, &st.x));
                 }
                 out[..3].copy_from_slice(xdd.as_slice());
-                out[3..6].copy_from_slice((st.rot.inverse() * wd).as_slice());
+                out[3..6].copy_from_slice(st.rm.tr_mul(&wd).as_slice());
                 continue;
             }
             let mut a = ap;
@@ -479,9 +589,14 @@ impl Articulated3<'_> {
                 a += st.c;
             }
             let x = st.dinv * (st.tau - st.u.transpose() * a);
-            for k in 0..l.dof {
-                out[k] = x[k];
-                a += st.s.column(k) * x[k];
+            if l.joint == Joint3::Spherical {
+                a += rotation_about(x, &st.po);
+                out.copy_from_slice(st.rjm.tr_mul(&x).as_slice());
+            } else {
+                for k in 0..l.dof {
+                    out[k] = x[k];
+                    a += st.s.column(k) * x[k];
+                }
             }
             st.a = a;
         }
