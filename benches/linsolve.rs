@@ -10,15 +10,34 @@
 //! - `contact_iteration`: the contact solvers (0 nsgs, 1 psor, 2 pjacobi), ns per contact per
 //!   iteration at 10, 100 and 1000 contacts.
 //!
+//! - `bandwidth_read`, `bandwidth_triad`: the machine's streaming bandwidth, for the 10⁶-row
+//!   figures (the bench first prints the bytes per row `envelope_ldlt`'s solve streams).
+//!
 //! Run: `cargo bench --bench linsolve`; ns per row = 1e9 / (rows per second).
 
-use divan::{Bencher, black_box, counter::ItemsCount};
+use divan::{
+    Bencher, black_box,
+    counter::{BytesCount, ItemsCount},
+};
 use tinkertoy::linsolve::{EnvelopeLdlt, LinearSolver, Operator, Reg, SparseCholesky, TreeLdlt};
 use tinkertoy::params::Scalar;
 use tinkertoy::scene::registry as scenes;
 use tinkertoy::sparse::NormalMatrix;
 
 fn main() {
+    // What `envelope_ldlt`'s solve streams per row, to read its time against `bandwidth_read`.
+    for rows in [ROWS[0], ROWS[ROWS.len() - 1]] {
+        let (scene, jac, pattern) = setup(rows);
+        let op = Operator::Normal { jac: &jac, w: scene.system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(0.0) };
+        let mut e = EnvelopeLdlt::default();
+        e.prepare(&op).unwrap();
+        let jw = 8 * (jac.nnz() + scene.system.inv_mass().len());
+        println!(
+            "envelope_ldlt on the chain at {rows} rows: {:.0} bytes per row in its own arrays, {:.0} in J's values and W",
+            e.bytes_per_solve() as f64 / rows as f64,
+            jw as f64 / rows as f64
+        );
+    }
     divan::main();
 }
 
@@ -68,6 +87,40 @@ fn refactor_and_solve<S: LinearSolver + Default>(bencher: Bencher, rows: usize) 
 fn solve_same<S: LinearSolver + Default>(bencher: Bencher, rows: usize) {
     bench_solver::<S>(bencher, rows, false);
 }
+
+/// The machine's streaming read bandwidth, to read the per-row figures at 10⁶ rows against (a
+/// solve that streams B bytes per row cannot take less than B / bandwidth per row): the sum of
+/// a 256 MiB array (larger than any cache) in eight independent lanes, counted in bytes, so
+/// divan's B/s column is the bandwidth.
+#[divan::bench(sample_count = 10)]
+fn bandwidth_read(bencher: Bencher) {
+    let b = vec![1.0f64; STREAM];
+    bencher.counter(BytesCount::new(8 * STREAM)).bench_local(|| {
+        let mut acc = [0.0; 8];
+        for chunk in black_box(&b).chunks_exact(8) {
+            for (s, x) in acc.iter_mut().zip(chunk) {
+                *s += x;
+            }
+        }
+        black_box(acc)
+    });
+}
+
+/// The same for a triad a = b + s c over three 256 MiB arrays: 24 bytes per element counted (the
+/// write-allocate read of a is not).
+#[divan::bench(sample_count = 10)]
+fn bandwidth_triad(bencher: Bencher) {
+    let (mut a, b, c) = (vec![0.0f64; STREAM], vec![1.0f64; STREAM], vec![2.0f64; STREAM]);
+    bencher.counter(BytesCount::new(24 * STREAM)).bench_local(|| {
+        for ((x, y), z) in a.iter_mut().zip(black_box(&b)).zip(&c) {
+            *x = y + 0.5 * z;
+        }
+        black_box(&a);
+    });
+}
+
+/// Elements of each bandwidth probe's arrays (2²⁵ f64 = 256 MiB).
+const STREAM: usize = 1 << 25;
 
 /// A hub: one pinned particle with `spokes` particles on rods around it (a star, no loop). Every
 /// rod row shares the hub's coordinates, so J W Jᵀ is dense over the rods: `envelope_ldlt` and
