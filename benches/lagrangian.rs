@@ -1,7 +1,7 @@
 //! One evaluation of the chain's joint-coordinate dynamics, M(u) ü = Q(u, u̇), by the
 //! articulated-body algorithm (`lagrangian`: positions, velocities, the inward and outward
-//! passes), on the hanging chain from 10² to 10⁵ links (the 3D chain from 10 to 10⁴, 10 and 100
-//! for `compare/pinocchio_aba.py`), in a bent and moving state. Counted per link, so divan's
+//! passes), on the hanging chain from 10 to 10⁵ links (the 3D chain from 10 to 10⁴; 10 and 100
+//! of each for `compare/pinocchio_aba.py`), in a bent and moving state. Counted per link, so divan's
 //! items/s is links per second and the growth with N is read off the per-link time. Run: `cargo bench --bench lagrangian`.
 
 use divan::{Bencher, black_box, counter::ItemsCount};
@@ -16,7 +16,7 @@ fn main() {
     divan::main();
 }
 
-#[divan::bench(args = [100, 1_000, 10_000, 100_000])]
+#[divan::bench(args = [10, 100, 1_000, 10_000, 100_000])]
 fn chain_evaluation(bencher: Bencher, links: usize) {
     let mut scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num((links + 1) as f64))]).unwrap();
     // Bent (angles from 0 to −0.3 rad along the chain) and swinging (rates up to 1 rad/s).

@@ -14,6 +14,12 @@ rounds with its min-max. Pinocchio is timed from Python: a batch of calls, the m
 per call, which includes one Python-to-C++ call with its numpy arguments; that call's cost, the
 same loop on a chain of no links, is printed and subtracted in the last ratio column.
 
+The planar chain: tinkertoy's `chain` scene, 1 kg point masses 0.1 m apart, the first pinned
+(`cargo bench --bench lagrangian -- chain_evaluation`: the planar tree, 3-vector algebra, bent and
+swinging), at N = 10 and 100 links, against pin.aba on the same chain of JointModelRZ joints
+(Pinocchio's specialised revolute-about-z joint in its 6D algebra; it has no planar algorithm, so
+this baseline is stated as what it is: its specialised one-axis joint, not a planar code).
+
 Run from the repository root with Python >= 3.12:  python3.12 -m pip install pin==4.1.0 &&
 python3.12 compare/pinocchio_aba.py   (PINOCCHIO_ROUNDS, default 5)
 """
@@ -29,23 +35,24 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (10, 100)
+PLANAR_SIZES = (10, 100)
 UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
-def tinkertoy_round():
-    """{N: median seconds of one evaluation} from one run of the bench."""
-    out = subprocess.run(["cargo", "bench", "--quiet", "--bench", "lagrangian", "--", "chain_3d_evaluation"],
+def tinkertoy_round(bench, sizes):
+    """{N: median seconds of one evaluation} from one run of the bench `bench`."""
+    out = subprocess.run(["cargo", "bench", "--quiet", "--bench", "lagrangian", "--", bench],
                          cwd=ROOT, check=True, capture_output=True, text=True).stdout
     times = {}
     for line in out.splitlines():
         cols = [c.strip() for c in line.split("│")]
         head = cols[0].replace("├─", "").replace("╰─", "").split()
-        if len(cols) >= 3 and len(head) == 3 and head[0].isdigit() and int(head[0]) in SIZES:
+        if len(cols) >= 3 and len(head) == 3 and head[0].isdigit() and int(head[0]) in sizes:
             value, unit = cols[2].split()
             times[int(head[0])] = float(value) * UNITS[unit]
-    missing = [n for n in SIZES if n not in times]
+    missing = [n for n in sizes if n not in times]
     if missing:
-        raise SystemExit("pinocchio_aba.py: the bench printed no median for N = %s" % missing)
+        raise SystemExit("pinocchio_aba.py: %s printed no median for N = %s" % (bench, missing))
     return times
 
 
@@ -65,12 +72,30 @@ def chain_model(n, link=0.5, width=0.05):
     return model
 
 
-def pinocchio_time(n, convention, batches=15):
+def planar_model(n, link=0.1):
+    """tinkertoy's `chain` scene as Pinocchio builds it: n point masses of 1 kg, each 0.1 m along
+    its own revolute-about-z joint (JointModelRZ, Pinocchio's specialised one-axis joint), the
+    first joint at the pinned particle, gravity 9.81 m/s^2 along -y."""
+    import numpy as np
+    import pinocchio as pin
+
+    model = pin.Model()
+    model.gravity.linear = np.array([0.0, -9.81, 0.0])
+    mass = pin.Inertia(1.0, np.array([link, 0.0, 0.0]), np.zeros((3, 3)))
+    parent = 0
+    for i in range(n):
+        placement = pin.SE3(np.eye(3), np.array([0.0 if i == 0 else link, 0.0, 0.0]))
+        parent = model.addJoint(parent, pin.JointModelRZ(), placement, "rz%d" % i)
+        model.appendBodyToJoint(parent, mass, pin.SE3.Identity())
+    return model
+
+
+def pinocchio_time(n, convention, batches=15, build=None):
     """Median over batches of the time per pin.aba call [s]."""
     import numpy as np
     import pinocchio as pin
 
-    model = chain_model(n)
+    model = (build or chain_model)(n)
     data = model.createData()
     rng = np.random.default_rng(1)
     q = pin.randomConfiguration(model) if n else np.zeros(0)
@@ -85,18 +110,46 @@ def pinocchio_time(n, convention, batches=15):
     return statistics.median(per)
 
 
-def pinocchio_round():
+def pinocchio_round(sizes, build):
     """({N: the faster convention's time per call}, {N: which}, the call's cost) [s]."""
     import pinocchio as pin
 
     conventions = (pin.Convention.LOCAL, pin.Convention.WORLD)
     floor = min(pinocchio_time(0, c) for c in conventions)
     times, which = {}, {}
-    for n in SIZES:
-        t = {c: pinocchio_time(n, c) for c in conventions}
+    for n in sizes:
+        t = {c: pinocchio_time(n, c, build=build) for c in conventions}
         best = min(t, key=t.get)
         times[n], which[n] = t[best], str(best).split(".")[-1]
     return times, which, floor
+
+
+def both_round(k):
+    """One round: tinkertoy's bench and Pinocchio's calls, in an order alternating with k."""
+    def ours():
+        return (tinkertoy_round("chain_3d_evaluation", SIZES), tinkertoy_round("chain_evaluation", PLANAR_SIZES))
+
+    def theirs():
+        return (pinocchio_round(SIZES, chain_model), pinocchio_round(PLANAR_SIZES, planar_model))
+
+    if k % 2 == 0:
+        a = ours()
+        return a, theirs()
+    b = theirs()
+    return ours(), b
+
+
+def table(sizes, tt, pn, conv, floors, ours, theirs):
+    print("| links | %s per link | %s per link (convention) | ratio | ratio, Pinocchio's call cost subtracted |" % (ours, theirs))
+    print("|---|---|---|---|---|")
+    for n in sizes:
+        t = spread([r[n] / n for r in tt])
+        p = spread([r[n] / n for r in pn])
+        ratio = spread([a[n] / b[n] for a, b in zip(tt, pn)])
+        net = spread([a[n] / (b[n] - fl) for a, b, fl in zip(tt, pn, floors)])
+        used = ", ".join(sorted(set(c[n] for c in conv)))
+        print("| %d | %s [%s–%s] | %s [%s–%s] (%s) | %.2f [%.2f–%.2f] | %.2f [%.2f–%.2f] |" % (
+            n, ns(t[0]), ns(t[1]), ns(t[2]), ns(p[0]), ns(p[1]), ns(p[2]), used, *ratio, *net))
 
 
 def spread(xs):
@@ -120,17 +173,7 @@ def main():
     subprocess.run(["cargo", "bench", "--quiet", "--bench", "lagrangian", "--no-run"], cwd=ROOT, check=True,
                    capture_output=True)
     load_before = os.getloadavg()
-    tt, pn, conv, floors = [], [], [], []
-    for k in range(rounds):
-        if k % 2 == 0:
-            tt.append(tinkertoy_round())
-            p, w, f = pinocchio_round()
-        else:
-            p, w, f = pinocchio_round()
-            tt.append(tinkertoy_round())
-        pn.append(p)
-        conv.append(w)
-        floors.append(f)
+    rounds_out = [both_round(k) for k in range(rounds)]
     load_after = os.getloadavg()
     cpu = platform.processor() or platform.machine()
     for line in open("/proc/cpuinfo"):
@@ -141,21 +184,23 @@ def main():
           "%.2f %.2f %.2f before, %.2f %.2f %.2f after." % (
               datetime.date.today().isoformat(), cpu, os.cpu_count(), platform.system(), platform.python_version(),
               pin.__version__, rounds, *load_before, *load_after))
+    floors = [r[1][0][2] for r in rounds_out] + [r[1][1][2] for r in rounds_out]
     f = spread(floors)
     print("")
     print("One Python call of pin.aba on a chain of no links (subtracted in the last column): %s [%s–%s]."
           % (ns(f[0]), ns(f[1]), ns(f[2])))
-    print("")
-    print("| links | tinkertoy `lagrangian` per link | Pinocchio ABA per link (convention) | ratio | ratio, Pinocchio's call cost subtracted |")
-    print("|---|---|---|---|---|")
-    for n in SIZES:
-        t = spread([r[n] / n for r in tt])
-        p = spread([r[n] / n for r in pn])
-        ratio = spread([a[n] / b[n] for a, b in zip(tt, pn)])
-        net = spread([a[n] / (b[n] - fl) for a, b, fl in zip(tt, pn, floors)])
-        used = ", ".join(sorted(set(c[n] for c in conv)))
-        print("| %d | %s [%s–%s] | %s [%s–%s] (%s) | %.2f [%.2f–%.2f] | %.2f [%.2f–%.2f] |" % (
-            n, ns(t[0]), ns(t[1]), ns(t[2]), ns(p[0]), ns(p[1]), ns(p[2]), used, *ratio, *net))
+    for part, sizes, title, ours, theirs in (
+            (0, SIZES, "The 3D chain (cuboid links on ball joints, quaternions)", "tinkertoy `lagrangian`",
+             "Pinocchio ABA, JointModelSpherical"),
+            (1, PLANAR_SIZES, "The planar chain (1 kg point masses 0.1 m apart on revolute joints); the baseline is "
+             "Pinocchio's ABA with its specialised revolute-about-z joint (6D spatial algebra; Pinocchio has no "
+             "planar algorithm), not a planar code", "tinkertoy `lagrangian` (planar tree)",
+             "Pinocchio ABA, JointModelRZ")):
+        print("")
+        print(title + ":")
+        print("")
+        table(sizes, [r[0][part] for r in rounds_out], [r[1][part][0] for r in rounds_out],
+              [r[1][part][1] for r in rounds_out], [r[1][part][2] for r in rounds_out], ours, theirs)
     return 0
 
 
