@@ -28,8 +28,10 @@ use crate::sparse::NormalTerm;
 #[cfg(doc)]
 use crate::sparse::NormalMatrix;
 use ordering::{inverse, ordering};
+use terms::Terms;
 
 mod ordering;
+mod terms;
 
 /// One entry of A in the lower envelope: its position in the assembled value array, its column
 /// as an offset into its row of the envelope ([`DIAGONAL`] for the row's diagonal) and how many
@@ -40,58 +42,6 @@ struct Entry {
     pos: u32,
     col: u32,
     terms: u32,
-}
-
-/// The terms of J W Jᵀ and the values they read, for one solve; `D` > 1: every term is on
-/// `D`-wide chunks of J and W.
-struct Terms<'a, const D: usize> {
-    generic: &'a [NormalTerm],
-    chunked: &'a [[u32; 3]],
-    jv: &'a [f64],
-    w: &'a [f64],
-    jc: &'a [[f64; D]],
-    wc: &'a [[f64; D]],
-}
-
-impl<const D: usize> Terms<'_, D> {
-    /// A chunked term: [`NormalTerm::value`]'s products and sums on `D`-wide chunks.
-    #[inline(always)]
-    fn chunk_value(&self, &[ja, jb, w0]: &[u32; 3]) -> f64 {
-        let (a, b, wk) = (&self.jc[ja as usize], &self.jc[jb as usize], &self.wc[w0 as usize]);
-        match D {
-            2 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1],
-            3 => a[0] * wk[0] * b[0] + a[1] * wk[1] * b[1] + a[2] * wk[2] * b[2],
-            _ => a.iter().zip(wk).zip(b).map(|((x, y), z)| x * y * z).sum(),
-        }
-    }
-
-    /// The sum from 0 of the `n` terms from `*t` on (an entry of A, as [`NormalMatrix::assemble`]
-    /// adds it); advances `*t`.
-    #[inline(always)]
-    fn entry(&self, n: u32, t: &mut usize) -> f64 {
-        let (t0, t1) = (*t, *t + n as usize);
-        *t = t1;
-        let mut acc = 0.0;
-        if D == 1 {
-            for term in &self.generic[t0..t1] {
-                acc += term.value(self.jv, self.w);
-            }
-            return acc;
-        }
-        match &self.chunked[t0..t1] {
-            [a] => acc += self.chunk_value(a),
-            [a, b] => {
-                acc += self.chunk_value(a);
-                acc += self.chunk_value(b);
-            }
-            more => {
-                for term in more {
-                    acc += self.chunk_value(term);
-                }
-            }
-        }
-        acc
-    }
 }
 
 /// `Entry::col` of a diagonal entry.

@@ -17,7 +17,7 @@ use super::{TreeError, spanning_tree};
 use crate::constraint::Motion3;
 use crate::model::BodyKind;
 use crate::system::System;
-use nalgebra::{Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3, Vector6};
+use nalgebra::{Matrix3, Matrix6, Quaternion, Rotation3, SMatrix, UnitQuaternion, Vector3, Vector6};
 
 /// How a body hangs from its parent in a spatial tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,6 +252,44 @@ pub(super) fn spd_inverse3(d: &Matrix3<f64>) -> Option<Matrix3<f64>> {
     let i10 = r1 * m10 + m21 * i20;
     let i00 = r0 + m10 * m10 * r1 + m20 * i20;
     Some(Matrix3::new(i00, i10, i20, i10, i11, i21, i20, i21, i22))
+}
+
+/// A 6 × 3 matrix: a joint's motion subspace S, or U = Î^A S.
+pub(super) type S63 = SMatrix<f64, 6, 3>;
+
+/// Î S_w for the world-axes basis of a ball joint at `p`, S_w = \[1; \[p\]×\] (columns
+/// (e_k, p × e_k)): column k is Î's column k plus Î's right half times p × e_k, whose one zero
+/// entry is skipped.
+pub(super) fn times_world_axes(ia: &Matrix6<f64>, p: &Vector3<f64>) -> S63 {
+    let mut u = S63::zeros();
+    for r in 0..6 {
+        let (x, y, z) = (ia[(r, 3)], ia[(r, 4)], ia[(r, 5)]);
+        // p × e_0 = (0, p_z, −p_y), p × e_1 = (−p_z, 0, p_x), p × e_2 = (p_y, −p_x, 0)
+        u[(r, 0)] = ia[(r, 0)] + (y * p.z - z * p.y);
+        u[(r, 1)] = ia[(r, 1)] + (z * p.x - x * p.z);
+        u[(r, 2)] = ia[(r, 2)] + (x * p.y - y * p.x);
+    }
+    u
+}
+
+/// S_wᵀ f̂ = n + f × p: the moment about `p` of the spatial force f̂ = (n, f) at the origin.
+#[inline]
+pub(super) fn moment_about(f: &Vector6<f64>, p: &Vector3<f64>) -> Vector3<f64> {
+    f.fixed_rows::<3>(0) + f.fixed_rows::<3>(3).cross(p)
+}
+
+/// Î − W Uᵀ with W = U D⁻¹, the lower triangle formed and mirrored (symmetric to the bit).
+pub(super) fn less_projection(ia: &Matrix6<f64>, u: &S63, dinv: &Matrix3<f64>) -> Matrix6<f64> {
+    let w = u * dinv;
+    let mut out = Matrix6::zeros();
+    for j in 0..6 {
+        for i in j..6 {
+            let v = ia[(i, j)] - (w[(i, 0)] * u[(j, 0)] + w[(i, 1)] * u[(j, 1)] + w[(i, 2)] * u[(j, 2)]);
+            out[(i, j)] = v;
+            out[(j, i)] = v;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

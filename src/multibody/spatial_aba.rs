@@ -21,12 +21,11 @@
 
 use super::aba::Degenerate;
 use super::spatial::{
-    Joint3, Link3, Tree3, angle_about_x, crf, crm, point_velocity, quat, rotation_about, spd_inverse3, store,
+    Joint3, Link3, S63, Tree3, angle_about_x, crf, crm, less_projection, moment_about, point_velocity, quat,
+    rotation_about, spd_inverse3, store, times_world_axes,
 };
 use crate::system::System;
-use nalgebra::{Matrix3, Matrix6, SMatrix, UnitQuaternion, Vector3, Vector6};
-
-type S63 = SMatrix<f64, 6, 3>;
+use nalgebra::{Matrix3, Matrix6, UnitQuaternion, Vector3, Vector6};
 
 /// The per-link workspace of the spatial articulated-body algorithm.
 #[derive(Clone, Copy, Debug)]
@@ -143,41 +142,6 @@ impl State3 {
 /// Î v̂ of the body alone (as [`add_inertia`] returns it).
 fn inertia_times_velocity(l: &Link3, st: &State3) -> Vector6<f64> {
     add_inertia(&mut Matrix6::zeros(), l, st.placed())
-}
-
-/// Î S_w for the world-axes basis of a ball joint at `p`, S_w = \[1; \[p\]×\] (columns
-/// (e_k, p × e_k)): column k is Î's column k plus Î's right half times p × e_k, whose one zero
-/// entry is skipped.
-fn times_world_axes(ia: &Matrix6<f64>, p: &Vector3<f64>) -> S63 {
-    let mut u = S63::zeros();
-    for r in 0..6 {
-        let (x, y, z) = (ia[(r, 3)], ia[(r, 4)], ia[(r, 5)]);
-        // p × e_0 = (0, p_z, −p_y), p × e_1 = (−p_z, 0, p_x), p × e_2 = (p_y, −p_x, 0)
-        u[(r, 0)] = ia[(r, 0)] + (y * p.z - z * p.y);
-        u[(r, 1)] = ia[(r, 1)] + (z * p.x - x * p.z);
-        u[(r, 2)] = ia[(r, 2)] + (x * p.y - y * p.x);
-    }
-    u
-}
-
-/// S_wᵀ f̂ = n + f × p: the moment about `p` of the spatial force f̂ = (n, f) at the origin.
-#[inline]
-fn moment_about(f: &Vector6<f64>, p: &Vector3<f64>) -> Vector3<f64> {
-    f.fixed_rows::<3>(0) + f.fixed_rows::<3>(3).cross(p)
-}
-
-/// Î − W Uᵀ with W = U D⁻¹, the lower triangle formed and mirrored (symmetric to the bit).
-fn less_projection(ia: &Matrix6<f64>, u: &S63, dinv: &Matrix3<f64>) -> Matrix6<f64> {
-    let w = u * dinv;
-    let mut out = Matrix6::zeros();
-    for j in 0..6 {
-        for i in j..6 {
-            let v = ia[(i, j)] - (w[(i, 0)] * u[(j, 0)] + w[(i, 1)] * u[(j, 1)] + w[(i, 2)] * u[(j, 2)]);
-            out[(i, j)] = v;
-            out[(j, i)] = v;
-        }
-    }
-    out
 }
 
 /// S u̇ of link `l`'s joint for the joint rates (or accelerations) `ud`; for a ball joint
