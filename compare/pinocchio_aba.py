@@ -56,38 +56,41 @@ def tinkertoy_round(bench, sizes):
     return times
 
 
-def chain_model(n, link=0.5, width=0.05):
+def serial_chain(n, joint, inertia, link, name):
+    """n bodies of spatial inertia `inertia`, each on its own joint made by `joint()`, the first
+    at the origin and each next one `link` m along x of its parent; gravity 9.81 m/s^2 along -y."""
     import numpy as np
     import pinocchio as pin
 
     model = pin.Model()
     model.gravity.linear = np.array([0.0, -9.81, 0.0])
-    ixx, iyy = 2.0 * width * width / 12.0, (link * link + width * width) / 12.0
-    inertia = pin.Inertia(1.0, np.array([link / 2.0, 0.0, 0.0]), np.diag([ixx, iyy, iyy]))
     parent = 0
     for i in range(n):
         placement = pin.SE3(np.eye(3), np.array([0.0 if i == 0 else link, 0.0, 0.0]))
-        parent = model.addJoint(parent, pin.JointModelSpherical(), placement, "ball%d" % i)
+        parent = model.addJoint(parent, joint(), placement, "%s%d" % (name, i))
         model.appendBodyToJoint(parent, inertia, pin.SE3.Identity())
     return model
+
+
+def chain_model(n, link=0.5, width=0.05):
+    """tinkertoy's `chain_3d` scene: 1 kg cuboid links (link x width x width m) on ball joints."""
+    import numpy as np
+    import pinocchio as pin
+
+    ixx, iyy = 2.0 * width * width / 12.0, (link * link + width * width) / 12.0
+    inertia = pin.Inertia(1.0, np.array([link / 2.0, 0.0, 0.0]), np.diag([ixx, iyy, iyy]))
+    return serial_chain(n, pin.JointModelSpherical, inertia, link, "ball")
 
 
 def planar_model(n, link=0.1):
     """tinkertoy's `chain` scene as Pinocchio builds it: n point masses of 1 kg, each 0.1 m along
     its own revolute-about-z joint (JointModelRZ, Pinocchio's specialised one-axis joint), the
-    first joint at the pinned particle, gravity 9.81 m/s^2 along -y."""
+    first joint at the pinned particle."""
     import numpy as np
     import pinocchio as pin
 
-    model = pin.Model()
-    model.gravity.linear = np.array([0.0, -9.81, 0.0])
     mass = pin.Inertia(1.0, np.array([link, 0.0, 0.0]), np.zeros((3, 3)))
-    parent = 0
-    for i in range(n):
-        placement = pin.SE3(np.eye(3), np.array([0.0 if i == 0 else link, 0.0, 0.0]))
-        parent = model.addJoint(parent, pin.JointModelRZ(), placement, "rz%d" % i)
-        model.appendBodyToJoint(parent, mass, pin.SE3.Identity())
-    return model
+    return serial_chain(n, pin.JointModelRZ, mass, link, "rz")
 
 
 def pinocchio_time(n, convention, batches=15, build=None):
@@ -98,7 +101,11 @@ def pinocchio_time(n, convention, batches=15, build=None):
     model = (build or chain_model)(n)
     data = model.createData()
     rng = np.random.default_rng(1)
-    q = pin.randomConfiguration(model) if n else np.zeros(0)
+    # Angles within ±π: a revolute joint's default limits are ±1.8e308, from which
+    # randomConfiguration draws inf. (A ball joint's quaternion is drawn on the sphere.)
+    q = pin.randomConfiguration(model, -np.pi * np.ones(model.nq), np.pi * np.ones(model.nq)) if n else np.zeros(0)
+    if not np.all(np.isfinite(q)):
+        raise SystemExit("pinocchio_aba.py: a random configuration of %d joints is not finite" % n)
     v, tau = rng.standard_normal(model.nv), np.zeros(model.nv)
     calls = max(200, 20000 // max(n, 1))
     per = []
