@@ -90,11 +90,12 @@ pub struct Articulated3<'a> {
     states: Vec<State3>,
 }
 
-/// Adds the body's Î (eq. 2.63) to `ia`, one entry at a time, and returns Î v̂.
+/// Hands the body's Î (eq. 2.63) to `add` one entry at a time (row, column, value), and returns
+/// Î v̂.
 /// Î = \[\[I_c + m(|c|² 1 − c cᵀ), m\[c\]×\], \[m\[c\]×ᵀ, m 1\]\] with I_c = R diag(I) Rᵀ, each symmetric
 /// entry formed once and added to both places, so Î^A stays symmetric to the bit; Î v̂ =
 /// (I_c ω + c × h, h) with h = m (v_O + ω × c) the momentum (eq. 2.63 applied to (ω, v_O)).
-fn add_inertia(ia: &mut Matrix6<f64>, l: &Link3, st: Placed<'_>) -> Vector6<f64> {
+fn add_inertia(l: &Link3, st: Placed<'_>, mut add: impl FnMut(usize, usize, f64)) -> Vector6<f64> {
     let r = st.rm;
     let (m, c) = (l.mass, st.x);
     let cc = c.dot(c);
@@ -106,20 +107,20 @@ fn add_inertia(ia: &mut Matrix6<f64>, l: &Link3, st: Placed<'_>) -> Vector6<f64>
                 + r[(i, 1)] * l.inertia.y * r[(j, 1)]
                 + r[(i, 2)] * l.inertia.z * r[(j, 2)];
             let shift = if i == j { cc - c[i] * c[j] } else { -c[i] * c[j] };
-            ia[(i, j)] += ic + m * shift;
+            add(i, j, ic + m * shift);
             icw[i] += ic * w[j];
             if i != j {
-                ia[(j, i)] += ic + m * shift;
+                add(j, i, ic + m * shift);
                 icw[j] += ic * w[i];
             }
         }
-        ia[(3 + j, 3 + j)] += m;
+        add(3 + j, 3 + j, m);
     }
     let (mx, my, mz) = (m * c.x, m * c.y, m * c.z);
     // m[c]× in the upper right block, its transpose in the lower left.
     for (i, j, v) in [(0, 1, -mz), (0, 2, my), (1, 0, mz), (1, 2, -mx), (2, 0, -my), (2, 1, mx)] {
-        ia[(i, 3 + j)] += v;
-        ia[(3 + j, i)] += v;
+        add(i, 3 + j, v);
+        add(3 + j, i, v);
     }
     let h = m * point_velocity(st.v, c);
     join(Vector3::from(icw) + c.cross(&h), h)
@@ -139,9 +140,9 @@ impl State3 {
     }
 }
 
-/// Î v̂ of the body alone (as [`add_inertia`] returns it).
+/// Î v̂ of the body alone (as [`add_inertia`] returns it), Î itself not kept.
 fn inertia_times_velocity(l: &Link3, st: &State3) -> Vector6<f64> {
-    add_inertia(&mut Matrix6::zeros(), l, st.placed())
+    add_inertia(l, st.placed(), |_, _, _| {})
 }
 
 /// S u̇ of link `l`'s joint for the joint rates (or accelerations) `ud`; for a ball joint
@@ -303,7 +304,8 @@ impl super::TreeDynamics for Articulated3<'_> {
         for i in (0..self.tree.links.len()).rev() {
             let f = self.spatial_force(&self.tree.links[i], &self.states[i], forces, true);
             let (l, st) = (&self.tree.links[i], &mut self.states[i]);
-            let iv = add_inertia(&mut st.ia, l, Placed { rm: &st.rm, x: &st.x, v: &st.v });
+            let ia = &mut st.ia;
+            let iv = add_inertia(l, Placed { rm: &st.rm, x: &st.x, v: &st.v }, |i, j, v| ia[(i, j)] += v);
             st.pa += crf(&st.v, &iv) - f;
             self.articulate(i)?;
         }
