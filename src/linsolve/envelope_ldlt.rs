@@ -20,6 +20,13 @@
 //! and its forward substitution done while it is in cache; the way back scales by D⁻¹ and
 //! substitutes with Lᵀ. The arithmetic is the bordering form above in the same order as a
 //! separate assembly, factorization and substitution would do it.
+//!
+//! The band tail: in the natural order, the rows from the first one after which every row has
+//! exactly one entry left of the diagonal, just left of it (a chain after its pin), run in loops
+//! of their own. The way down reads no envelope layout and stores neither D nor z (no later row
+//! reads them); the way back forms each row's (A x)ᵢ for the residual as soon as xᵢ₋₁ is final,
+//! so the residual does not pass over the tail again. The products and sums are the general
+//! path's, in its order: the same L, D⁻¹, x and residual to the bit.
 
 use super::registry::{Footprint, SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, Reg, SolveError, SolveInfo};
@@ -62,7 +69,7 @@ pub struct EnvelopeLdlt {
     row_start: Vec<usize>,
     /// Envelope values: A's lower triangle, then L.
     l: Vec<f64>,
-    /// Diagonal: A's, then D.
+    /// Diagonal: A's, then D (rows before the band tail: no later row reads a tail row's D).
     d: Vec<f64>,
     /// D⁻¹.
     d_inv: Vec<f64>,
@@ -79,12 +86,19 @@ pub struct EnvelopeLdlt {
     chunk_terms: Vec<[u32; 3]>,
     /// Whether the ordering is the natural one (no permutation to apply).
     natural: bool,
+    /// First row of the band tail: in the natural order, rows `band_from..` each have one entry
+    /// left of the diagonal, in the column just before, and their entries of A sit in
+    /// `a_values` in the order the solve visits them (a chain's rows after its pin). The way back
+    /// and the residual run over the tail in one pass ([`EnvelopeLdlt::band_backward`]). The
+    /// number of rows when there is no tail.
+    band_from: usize,
     /// Assembled upper-triangle values of A (for the residual), and A's pattern (column pointers,
     /// row indices) in 32 bits.
     a_values: Vec<f64>,
     col_ptr: Vec<u32>,
     row_idx: Vec<u32>,
-    /// Permuted right-hand side, then z of L z = P b.
+    /// Permuted right-hand side, then z of L z = P b (rows before the band tail in a full solve;
+    /// every row in [`LinearSolver::solve_same`]).
     y: Vec<f64>,
     /// D⁻¹ z, then the permuted solution (unused in the natural ordering, which works in x).
     u: Vec<f64>,
@@ -114,28 +128,32 @@ impl EnvelopeLdlt {
     }
 
     /// Bytes of the solver's own arrays that a [`LinearSolver::solve`] reads or writes after
-    /// [`LinearSolver::prepare`], each counted once (L, D, D⁻¹, the envelope layout, the entry and
-    /// term lists, A's kept values and pattern, the work vectors; the permutation only when it is
-    /// not the natural order). J's values and W, which a solve also reads, are not counted. For
-    /// reading a solve's time per row against the machine's bandwidth.
+    /// [`LinearSolver::prepare`], each counted once (L, D⁻¹, the entry and term lists, A's kept
+    /// values, A x; before the band tail also D, z, the envelope layout and A's pattern; the
+    /// permutation only when it is not the natural order). J's values and W, which a solve also
+    /// reads, are not counted, nor b and x. For reading a solve's time per row against the
+    /// machine's bandwidth.
     pub fn bytes_per_solve(&self) -> usize {
         fn bytes<T>(v: &[T]) -> usize {
             std::mem::size_of_val(v)
         }
         let terms = if self.chunk > 1 { bytes(&self.chunk_terms) } else { bytes(&self.terms) };
         let perm = if self.natural { 0 } else { bytes(&self.perm) };
-        perm + bytes(&self.first)
-            + bytes(&self.row_start)
+        // the rows before the band tail (all of them when there is none)
+        let s0 = self.band_from;
+        let head = bytes(&self.first[..s0])
+            + bytes(&self.row_start[..s0])
+            + bytes(&self.row_entries[..=s0])
+            + bytes(&self.d[..s0])
+            + bytes(&self.y[..s0])
+            + bytes(&self.col_ptr[..=s0])
+            + bytes(&self.row_idx[..self.col_ptr[s0] as usize]);
+        perm + head
             + bytes(&self.l)
-            + bytes(&self.d)
             + bytes(&self.d_inv)
-            + bytes(&self.row_entries)
             + bytes(&self.entries)
             + terms
             + bytes(&self.a_values)
-            + bytes(&self.col_ptr)
-            + bytes(&self.row_idx)
-            + bytes(&self.y)
             + bytes(&self.u)
             + bytes(&self.ax)
     }
@@ -163,7 +181,8 @@ impl EnvelopeLdlt {
         let has_reg = !reg.is_zero();
         let terms = Terms::<D> { generic: &self.terms, chunked: &self.chunk_terms, jv, w, jc, wc };
         let (mut dinv_prev, mut z_prev) = (0.0, 0.0);
-        for i in 0..d.len() {
+        let s0 = self.band_from;
+        for i in 0..s0 {
             let (fi, width) = (first[i], i - first[i]);
             let (e0, e1) = (self.row_entries[i], self.row_entries[i + 1]);
             let b_i = if self.natural { b[i] } else { b[perm[i]] };
@@ -220,6 +239,20 @@ impl EnvelopeLdlt {
             z_prev = s;
             out[i] = s * dinv_prev;
         }
+        let n = d.len();
+        if s0 < n {
+            let e = self.row_entries[s0] as usize;
+            let tail = BandTail {
+                s0,
+                entries: self.entries[e..].as_chunks::<2>().0,
+                a: a_values[e..].as_chunks_mut::<2>().0,
+                l: &mut l[row_start[s0]..],
+                d_inv: &mut d_inv[s0..],
+                b: &b[s0..],
+                out: &mut out[s0..],
+            };
+            factor_band_tail(tail, &terms, t, reg, (dinv_prev, z_prev))?;
+        }
         Ok(())
     }
 
@@ -258,7 +291,9 @@ impl EnvelopeLdlt {
     /// residual ‖b − A x‖ / ‖b‖.
     fn backward_and_check(&mut self, b: &[f64], x: &mut [f64]) -> SolveInfo {
         if self.natural {
-            Self::backward(&self.first, &self.row_start, &self.l, x);
+            let s0 = self.band_from;
+            self.band_backward(x);
+            Self::backward(&self.first, &self.row_start, &self.l, &mut x[..s0]);
         } else {
             Self::backward(&self.first, &self.row_start, &self.l, &mut self.u);
             for (ui, &old) in self.u.iter().zip(&self.perm) {
@@ -268,12 +303,43 @@ impl EnvelopeLdlt {
         SolveInfo { iterations: 1, residual: self.residual(b, x) }
     }
 
+    /// The way back over the band tail (rows `band_from..`, last first), each row's (A x)ᵢ formed
+    /// as soon as xᵢ₋₁ is final: xᵢ₋₁ −= Lᵢ,ᵢ₋₁ xᵢ, then (A x)ᵢ = (aᵢᵢ xᵢ + aᵢ₋₁,ᵢ xᵢ₋₁) + aᵢ,ᵢ₊₁ xᵢ₊₁
+    /// — [`EnvelopeLdlt::residual`]'s products and sums in its order, in the pass that makes x.
+    fn band_backward(&mut self, x: &mut [f64]) {
+        let (n, s0) = (x.len(), self.band_from);
+        if s0 >= n {
+            return;
+        }
+        // row i's L entry and A's (off-diagonal, diagonal) pair, from row s0's on
+        let l = &self.l[self.row_start[s0]..][..n - s0];
+        let a = self.a_values[self.row_entries[s0] as usize..].as_chunks::<2>().0;
+        let ax = &mut self.ax[s0..];
+        let (mut x_next, mut a_next) = (0.0, None);
+        let mut xi = x[n - 1];
+        for k in (0..n - s0).rev() {
+            let i = s0 + k;
+            let xm = x[i - 1] - l[k] * xi;
+            x[i - 1] = xm;
+            let [off, diag] = a[k];
+            let mut acc = diag * xi;
+            acc += off * xm;
+            if let Some(a_up) = a_next {
+                acc += a_up * x_next;
+            }
+            ax[k] = acc;
+            (x_next, a_next, xi) = (xi, Some(off), xm);
+        }
+    }
+
     /// ‖b − A x‖₂ / ‖b‖₂ (‖b − A x‖₂ when b = 0) from A's assembled upper triangle: the arithmetic
     /// of [`NormalMatrix::relative_residual`] (the same products and sums in the same order),
     /// on 32-bit indices and with both norms summed in one pass.
     fn residual(&mut self, b: &[f64], x: &[f64]) -> f64 {
-        let (values, ax) = (&self.a_values, &mut self.ax);
-        for (c, w) in self.col_ptr.windows(2).enumerate() {
+        // The band tail's (A x)ᵢ are in place already (`band_backward`); the columns before it
+        // here, and the tail's first column's scatter into the row before it.
+        let (values, ax, s0) = (&self.a_values, &mut self.ax, self.band_from);
+        for (c, w) in self.col_ptr.windows(2).enumerate().take(s0) {
             let (start, diag) = (w[0] as usize, w[1] as usize - 1);
             let xc = x[c];
             let mut acc = values[diag] * xc;
@@ -282,6 +348,9 @@ impl EnvelopeLdlt {
                 acc += a * x[r as usize];
             }
             ax[c] = acc;
+        }
+        if s0 < ax.len() {
+            ax[s0 - 1] += values[self.col_ptr[s0] as usize] * x[s0];
         }
         let (mut r2, mut b2) = (0.0, 0.0);
         for (bi, ai) in b.iter().zip(ax.iter()) {
@@ -340,6 +409,7 @@ impl LinearSolver for EnvelopeLdlt {
             row_entries[i + 1] += row_entries[i];
         }
         let natural = perm.iter().enumerate().all(|(i, &p)| i == p);
+        let band_from = if natural { band_tail(&first, &row_entries, &entries) } else { n };
         let d0 = terms.first().map_or(1, |t: &NormalTerm| t.dof);
         let chunk = if [2, 3, 6].contains(&d0) && terms.iter().all(|t| t.dof == d0 && t.ja % d0 == 0 && t.jb % d0 == 0 && t.w0 % d0 == 0) {
             d0 as usize
@@ -360,6 +430,7 @@ impl LinearSolver for EnvelopeLdlt {
             chunk,
             chunk_terms,
             natural,
+            band_from,
             a_values: vec![0.0; pattern.nnz()],
             col_ptr: col_ptr.iter().map(|&p| idx32(p)).collect(),
             row_idx: row_idx.iter().map(|&r| idx32(r)).collect(),
@@ -418,6 +489,74 @@ fn positive_pivot(dii: f64, aii: f64, row: usize) -> Result<(), SolveError> {
     } else {
         Err(SolveError::NotPositiveDefinite { solver: "envelope_ldlt", pivot: row })
     }
+}
+
+/// The band tail of one solve (see `EnvelopeLdlt::band_from`): from row `s0` on, each row's
+/// (off-diagonal, diagonal) entry and assembled values, its L entry, D⁻¹, (P b)ᵢ and D⁻¹ zᵢ.
+struct BandTail<'a> {
+    s0: usize,
+    entries: &'a [[Entry; 2]],
+    a: &'a mut [[f64; 2]],
+    l: &'a mut [f64],
+    d_inv: &'a mut [f64],
+    b: &'a [f64],
+    out: &'a mut [f64],
+}
+
+/// [`EnvelopeLdlt::factor_and_forward`] on the band tail: each row's two entries of A (sums of
+/// their terms from `t` on), Lᵢ,ᵢ₋₁ = aᵢ,ᵢ₋₁ D⁻¹ᵢ₋₁, Dᵢ = aᵢᵢ − aᵢ,ᵢ₋₁ Lᵢ,ᵢ₋₁ and
+/// zᵢ = bᵢ − Lᵢ,ᵢ₋₁ zᵢ₋₁ — the general row's steps with their empty loops left out, in straight
+/// lines from the previous row's D⁻¹ and z (`prev`). Neither D nor z is stored: no later row reads
+/// them.
+#[inline(always)]
+fn factor_band_tail<const D: usize>(
+    tail: BandTail<'_>,
+    terms: &Terms<'_, D>,
+    mut t: usize,
+    reg: Reg,
+    (mut dinv_prev, mut z_prev): (f64, f64),
+) -> Result<(), SolveError> {
+    let BandTail { s0, entries, a, l, d_inv, b, out } = tail;
+    let m = out.len();
+    let (entries, a, l, d_inv, b) = (&entries[..m], &mut a[..m], &mut l[..m], &mut d_inv[..m], &b[..m]);
+    let has_reg = !reg.is_zero();
+    for k in 0..m {
+        let [off, diag] = entries[k];
+        let w = terms.entry(off.terms, &mut t);
+        let mut aii = terms.entry(diag.terms, &mut t);
+        if has_reg {
+            aii += reg.at(s0 + k);
+        }
+        a[k] = [w, aii];
+        let lij = w * dinv_prev;
+        let dii = aii - w * lij;
+        positive_pivot(dii, aii, s0 + k)?;
+        l[k] = lij;
+        dinv_prev = 1.0 / dii;
+        d_inv[k] = dinv_prev;
+        let s = b[k] - lij * z_prev;
+        z_prev = s;
+        out[k] = s * dinv_prev;
+    }
+    Ok(())
+}
+
+/// The first row of the band tail (see `EnvelopeLdlt::band_from`) of a matrix in its natural
+/// order: the rows from it on each have exactly two entries, the one just left of the diagonal
+/// and the diagonal, stored in `a_values` in entry order; `n` when the last row is not such a row.
+fn band_tail(first: &[usize], row_entries: &[u32], entries: &[Entry]) -> usize {
+    let n = first.len();
+    let in_band = |i: usize| {
+        let e0 = row_entries[i] as usize;
+        i >= 1
+            && first[i] == i - 1
+            && row_entries[i + 1] as usize == e0 + 2
+            && entries[e0].col == 0
+            && entries[e0 + 1].col == DIAGONAL
+            && entries[e0].pos as usize == e0
+            && entries[e0 + 1].pos as usize == e0 + 1
+    };
+    (0..n).rev().take_while(|&i| in_band(i)).last().unwrap_or(n)
 }
 
 /// Row i of A: each of its `count` entries the sum of its terms, the diagonal (plus `reg_i`) into
@@ -511,11 +650,12 @@ mod tests {
     /// envelope with fill, rigid bodies mixed with the ground, …) and a driven model, with no, one
     /// and per-row regularisation: the solve's assembled A is [`NormalMatrix::assemble`]'s to the
     /// bit (the entries' terms are added in its order), its residual is
-    /// [`NormalMatrix::relative_residual`]'s to the bit, and x solves the system to the
+    /// [`NormalMatrix::relative_residual`]'s to the bit (also where a band tail forms it on the
+    /// way back), and x solves the system to the
     /// conditioning's accuracy.
     #[test]
     fn the_fused_solve_assembles_the_normal_matrix_bit_for_bit_and_solves_it() {
-        let mut kinds = std::collections::BTreeSet::new();
+        let (mut kinds, mut tails) = (std::collections::BTreeSet::new(), 0);
         let elbow = crate::scene::model_file::from_text("elbow.yaml", ELBOW).unwrap_or_else(|e| panic!("{e}")).scene;
         let scenes = SCENES.iter().map(|e| (e.name, e.build_small().unwrap())).chain([("elbow", elbow)]);
         for (name, scene) in scenes {
@@ -537,6 +677,7 @@ mod tests {
                 let mut s = EnvelopeLdlt::default();
                 s.prepare(&op).unwrap();
                 kinds.insert((s.chunk, s.natural));
+                tails += usize::from(s.band_from < m);
                 let b: Vec<f64> = (0..m).map(|i| (i as f64 * 0.7).sin() + 0.5).collect();
                 let mut x = vec![0.0; m];
                 let Ok(info) = s.solve(&op, &b, &mut x) else {
@@ -559,6 +700,8 @@ mod tests {
         // (bodies of different sizes), in natural and in RCM order, were all exercised
         assert!(kinds.iter().any(|k| k.0 == 2) && kinds.iter().any(|k| k.0 == 1) && kinds.iter().any(|k| k.0 == 6), "{kinds:?}");
         assert!(kinds.iter().any(|k| !k.1), "no scene took the RCM order: {kinds:?}");
+        // and the band tail's fused way back and residual (the chains after their pins)
+        assert!(tails > 0, "no scene has a band tail");
     }
 }
 
