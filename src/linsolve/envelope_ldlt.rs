@@ -25,8 +25,10 @@
 //! exactly one entry left of the diagonal, just left of it (a chain after its pin), run in loops
 //! of their own. The way down reads no envelope layout and stores neither D nor z (no later row
 //! reads them); the way back forms each row's (A x)ᵢ for the residual as soon as xᵢ₋₁ is final,
-//! so the residual does not pass over the tail again. The products and sums are the general
-//! path's, in its order: the same L, D⁻¹, x and residual to the bit.
+//! so the residual does not pass over the tail again. Where the tail's terms sit at indices that
+//! advance by one stride per row (a regular chain), the way down computes them instead of reading
+//! the entry and term lists. The products and sums are the general path's, in its order: the same
+//! L, D⁻¹, x and residual to the bit.
 
 use super::registry::{Footprint, SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, Reg, SolveError, SolveInfo};
@@ -35,9 +37,11 @@ use crate::sparse::NormalTerm;
 #[cfg(doc)]
 use crate::sparse::NormalMatrix;
 use ordering::{inverse, ordering};
+use tail::{AffineTail, affine_tail, band_tail};
 use terms::Terms;
 
 mod ordering;
+mod tail;
 mod terms;
 
 /// One entry of A in the lower envelope: its position in the assembled value array, its column
@@ -92,6 +96,8 @@ pub struct EnvelopeLdlt {
     /// and the residual run over the tail in one pass ([`EnvelopeLdlt::band_backward`]). The
     /// number of rows when there is no tail.
     band_from: usize,
+    /// The band tail's terms as strides, when they are regular.
+    affine: Option<AffineTail>,
     /// Assembled upper-triangle values of A (for the residual), and A's pattern (column pointers,
     /// row indices) in 32 bits.
     a_values: Vec<f64>,
@@ -128,19 +134,28 @@ impl EnvelopeLdlt {
     }
 
     /// Bytes of the solver's own arrays that a [`LinearSolver::solve`] reads or writes after
-    /// [`LinearSolver::prepare`], each counted once (L, D⁻¹, the entry and term lists, A's kept
-    /// values, A x; before the band tail also D, z, the envelope layout and A's pattern; the
-    /// permutation only when it is not the natural order). J's values and W, which a solve also
+    /// [`LinearSolver::prepare`], each counted once (L, D⁻¹, A's kept values, A x; before the band
+    /// tail also D, z, the envelope layout and A's pattern; the entry and term lists, in the tail
+    /// only when its terms' indices are not computed; the permutation only when it is not the
+    /// natural order). J's values and W, which a solve also
     /// reads, are not counted, nor b and x. For reading a solve's time per row against the
     /// machine's bandwidth.
     pub fn bytes_per_solve(&self) -> usize {
         fn bytes<T>(v: &[T]) -> usize {
             std::mem::size_of_val(v)
         }
-        let terms = if self.chunk > 1 { bytes(&self.chunk_terms) } else { bytes(&self.terms) };
-        let perm = if self.natural { 0 } else { bytes(&self.perm) };
         // the rows before the band tail (all of them when there is none)
         let s0 = self.band_from;
+        // the entry and term lists: up to the tail when its terms' indices are computed
+        let (e, t) = if self.affine.is_some() {
+            let e = self.row_entries[s0] as usize;
+            (e, self.entries[..e].iter().map(|en| en.terms as usize).sum())
+        } else {
+            (self.entries.len(), if self.chunk > 1 { self.chunk_terms.len() } else { self.terms.len() })
+        };
+        let entries = bytes(&self.entries[..e]);
+        let terms = if self.chunk > 1 { bytes(&self.chunk_terms[..t]) } else { bytes(&self.terms[..t]) };
+        let perm = if self.natural { 0 } else { bytes(&self.perm) };
         let head = bytes(&self.first[..s0])
             + bytes(&self.row_start[..s0])
             + bytes(&self.row_entries[..=s0])
@@ -151,7 +166,7 @@ impl EnvelopeLdlt {
         perm + head
             + bytes(&self.l)
             + bytes(&self.d_inv)
-            + bytes(&self.entries)
+            + entries
             + terms
             + bytes(&self.a_values)
             + bytes(&self.u)
@@ -197,16 +212,9 @@ impl EnvelopeLdlt {
                 }
                 a_values[off.pos as usize] = w;
                 a_values[diag.pos as usize] = aii;
-                let lij = w * dinv_prev;
-                let dii = aii - w * lij;
-                positive_pivot(dii, aii, perm[i])?;
-                l[row_start[i]] = lij;
-                d[i] = dii;
-                dinv_prev = 1.0 / dii;
-                d_inv[i] = dinv_prev;
-                let s = b_i - lij * z_prev;
-                y[i] = s;
-                z_prev = s;
+                let (lij, dii, s);
+                (lij, dii, dinv_prev, s) = tail::band_step((w, aii), b_i, (dinv_prev, z_prev), perm[i])?;
+                (l[row_start[i]], d[i], d_inv[i], y[i], z_prev) = (lij, dii, dinv_prev, s, s);
                 out[i] = s * dinv_prev;
                 continue;
             }
@@ -239,19 +247,11 @@ impl EnvelopeLdlt {
             z_prev = s;
             out[i] = s * dinv_prev;
         }
-        let n = d.len();
-        if s0 < n {
-            let e = self.row_entries[s0] as usize;
-            let tail = BandTail {
-                s0,
-                entries: self.entries[e..].as_chunks::<2>().0,
-                a: a_values[e..].as_chunks_mut::<2>().0,
-                l: &mut l[row_start[s0]..],
-                d_inv: &mut d_inv[s0..],
-                b: &b[s0..],
-                out: &mut out[s0..],
-            };
-            factor_band_tail(tail, &terms, t, reg, (dinv_prev, z_prev))?;
+        if s0 < d.len() {
+            let (e, r) = (self.row_entries[s0] as usize, row_start[s0]);
+            let source = self.affine.ok_or((self.entries[e..].as_chunks::<2>().0, t));
+            let tail = tail::BandTail { s0, a: &mut a_values[e..], l: &mut l[r..], d_inv, b, out };
+            tail::factor(tail, &terms, source, reg, (dinv_prev, z_prev))?;
         }
         Ok(())
     }
@@ -303,32 +303,12 @@ impl EnvelopeLdlt {
         SolveInfo { iterations: 1, residual: self.residual(b, x) }
     }
 
-    /// The way back over the band tail (rows `band_from..`, last first), each row's (A x)ᵢ formed
-    /// as soon as xᵢ₋₁ is final: xᵢ₋₁ −= Lᵢ,ᵢ₋₁ xᵢ, then (A x)ᵢ = (aᵢᵢ xᵢ + aᵢ₋₁,ᵢ xᵢ₋₁) + aᵢ,ᵢ₊₁ xᵢ₊₁
-    /// — [`EnvelopeLdlt::residual`]'s products and sums in its order, in the pass that makes x.
+    /// [`tail::backward`] on the band tail, if any.
     fn band_backward(&mut self, x: &mut [f64]) {
-        let (n, s0) = (x.len(), self.band_from);
-        if s0 >= n {
-            return;
-        }
-        // row i's L entry and A's (off-diagonal, diagonal) pair, from row s0's on
-        let l = &self.l[self.row_start[s0]..][..n - s0];
-        let a = self.a_values[self.row_entries[s0] as usize..].as_chunks::<2>().0;
-        let ax = &mut self.ax[s0..];
-        let (mut x_next, mut a_next) = (0.0, None);
-        let mut xi = x[n - 1];
-        for k in (0..n - s0).rev() {
-            let i = s0 + k;
-            let xm = x[i - 1] - l[k] * xi;
-            x[i - 1] = xm;
-            let [off, diag] = a[k];
-            let mut acc = diag * xi;
-            acc += off * xm;
-            if let Some(a_up) = a_next {
-                acc += a_up * x_next;
-            }
-            ax[k] = acc;
-            (x_next, a_next, xi) = (xi, Some(off), xm);
+        let s0 = self.band_from;
+        if s0 < x.len() {
+            let a = self.a_values[self.row_entries[s0] as usize..].as_chunks::<2>().0;
+            tail::backward(&self.l[self.row_start[s0]..], a, &mut self.ax[s0..], x, s0);
         }
     }
 
@@ -416,7 +396,9 @@ impl LinearSolver for EnvelopeLdlt {
         } else {
             1
         };
-        let chunk_terms = if chunk > 1 { terms.iter().map(|t| [t.ja / d0, t.jb / d0, t.w0 / d0]).collect() } else { Vec::new() };
+        let chunk_terms: Vec<[u32; 3]> =
+            if chunk > 1 { terms.iter().map(|t| [t.ja / d0, t.jb / d0, t.w0 / d0]).collect() } else { Vec::new() };
+        let affine = if chunk > 1 { affine_tail(band_from, &row_entries, &entries, &chunk_terms) } else { None };
         *self = EnvelopeLdlt {
             perm,
             first,
@@ -431,6 +413,7 @@ impl LinearSolver for EnvelopeLdlt {
             chunk_terms,
             natural,
             band_from,
+            affine,
             a_values: vec![0.0; pattern.nnz()],
             col_ptr: col_ptr.iter().map(|&p| idx32(p)).collect(),
             row_idx: row_idx.iter().map(|&r| idx32(r)).collect(),
@@ -489,74 +472,6 @@ fn positive_pivot(dii: f64, aii: f64, row: usize) -> Result<(), SolveError> {
     } else {
         Err(SolveError::NotPositiveDefinite { solver: "envelope_ldlt", pivot: row })
     }
-}
-
-/// The band tail of one solve (see `EnvelopeLdlt::band_from`): from row `s0` on, each row's
-/// (off-diagonal, diagonal) entry and assembled values, its L entry, D⁻¹, (P b)ᵢ and D⁻¹ zᵢ.
-struct BandTail<'a> {
-    s0: usize,
-    entries: &'a [[Entry; 2]],
-    a: &'a mut [[f64; 2]],
-    l: &'a mut [f64],
-    d_inv: &'a mut [f64],
-    b: &'a [f64],
-    out: &'a mut [f64],
-}
-
-/// [`EnvelopeLdlt::factor_and_forward`] on the band tail: each row's two entries of A (sums of
-/// their terms from `t` on), Lᵢ,ᵢ₋₁ = aᵢ,ᵢ₋₁ D⁻¹ᵢ₋₁, Dᵢ = aᵢᵢ − aᵢ,ᵢ₋₁ Lᵢ,ᵢ₋₁ and
-/// zᵢ = bᵢ − Lᵢ,ᵢ₋₁ zᵢ₋₁ — the general row's steps with their empty loops left out, in straight
-/// lines from the previous row's D⁻¹ and z (`prev`). Neither D nor z is stored: no later row reads
-/// them.
-#[inline(always)]
-fn factor_band_tail<const D: usize>(
-    tail: BandTail<'_>,
-    terms: &Terms<'_, D>,
-    mut t: usize,
-    reg: Reg,
-    (mut dinv_prev, mut z_prev): (f64, f64),
-) -> Result<(), SolveError> {
-    let BandTail { s0, entries, a, l, d_inv, b, out } = tail;
-    let m = out.len();
-    let (entries, a, l, d_inv, b) = (&entries[..m], &mut a[..m], &mut l[..m], &mut d_inv[..m], &b[..m]);
-    let has_reg = !reg.is_zero();
-    for k in 0..m {
-        let [off, diag] = entries[k];
-        let w = terms.entry(off.terms, &mut t);
-        let mut aii = terms.entry(diag.terms, &mut t);
-        if has_reg {
-            aii += reg.at(s0 + k);
-        }
-        a[k] = [w, aii];
-        let lij = w * dinv_prev;
-        let dii = aii - w * lij;
-        positive_pivot(dii, aii, s0 + k)?;
-        l[k] = lij;
-        dinv_prev = 1.0 / dii;
-        d_inv[k] = dinv_prev;
-        let s = b[k] - lij * z_prev;
-        z_prev = s;
-        out[k] = s * dinv_prev;
-    }
-    Ok(())
-}
-
-/// The first row of the band tail (see `EnvelopeLdlt::band_from`) of a matrix in its natural
-/// order: the rows from it on each have exactly two entries, the one just left of the diagonal
-/// and the diagonal, stored in `a_values` in entry order; `n` when the last row is not such a row.
-fn band_tail(first: &[usize], row_entries: &[u32], entries: &[Entry]) -> usize {
-    let n = first.len();
-    let in_band = |i: usize| {
-        let e0 = row_entries[i] as usize;
-        i >= 1
-            && first[i] == i - 1
-            && row_entries[i + 1] as usize == e0 + 2
-            && entries[e0].col == 0
-            && entries[e0 + 1].col == DIAGONAL
-            && entries[e0].pos as usize == e0
-            && entries[e0 + 1].pos as usize == e0 + 1
-    };
-    (0..n).rev().take_while(|&i| in_band(i)).last().unwrap_or(n)
 }
 
 /// Row i of A: each of its `count` entries the sum of its terms, the diagonal (plus `reg_i`) into
@@ -636,72 +551,4 @@ fn substitute(l: &[f64], y: &[f64], (fi, i, bi): (usize, usize, usize), b_i: f64
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::linsolve::relative_residual;
-    use crate::sparse::NormalMatrix;
-    use crate::scene::SCENES;
-
-    /// Two bars on revolutes, the elbow driven: the drive's row reaches the clock (one
-    /// coordinate) beside the bars (three), so the terms are of mixed sizes.
-    const ELBOW: &str = include_str!("../../tests/data/elbow_motor.yaml");
-
-    /// On every built-in scene without contact (chains in the plane and in space, the cloth's wide
-    /// envelope with fill, rigid bodies mixed with the ground, …) and a driven model, with no, one
-    /// and per-row regularisation: the solve's assembled A is [`NormalMatrix::assemble`]'s to the
-    /// bit (the entries' terms are added in its order), its residual is
-    /// [`NormalMatrix::relative_residual`]'s to the bit (also where a band tail forms it on the
-    /// way back), and x solves the system to the
-    /// conditioning's accuracy.
-    #[test]
-    fn the_fused_solve_assembles_the_normal_matrix_bit_for_bit_and_solves_it() {
-        let (mut kinds, mut tails) = (std::collections::BTreeSet::new(), 0);
-        let elbow = crate::scene::model_file::from_text("elbow.yaml", ELBOW).unwrap_or_else(|e| panic!("{e}")).scene;
-        let scenes = SCENES.iter().map(|e| (e.name, e.build_small().unwrap())).chain([("elbow", elbow)]);
-        for (name, scene) in scenes {
-            let sys = &scene.system;
-            if sys.contacts().is_some() || sys.nrows() == 0 {
-                continue;
-            }
-            // off the scene's tidy initial state and its unit masses, so that the products round
-            let q: Vec<f64> = scene.q0.iter().enumerate().map(|(i, q)| q + 0.01 * (1.3 * i as f64).sin()).collect();
-            let w: Vec<f64> =
-                sys.inv_mass().iter().enumerate().map(|(i, w)| w * (1.0 + 0.1 * (0.7 * i as f64).cos())).collect();
-            let mut jac = sys.jacobian_layout();
-            sys.fill_jacobian(&q, &mut jac);
-            let pattern = NormalMatrix::new(&jac);
-            let m = jac.nrows();
-            let per_row: Vec<f64> = (0..m).map(|i| 1e-3 * (1 + i % 3) as f64).collect();
-            for reg in [Reg::Uniform(0.0), Reg::Uniform(1e-2), Reg::PerRow(&per_row)] {
-                let op = Operator::Normal { jac: &jac, w: &w, pattern: &pattern, reg };
-                let mut s = EnvelopeLdlt::default();
-                s.prepare(&op).unwrap();
-                kinds.insert((s.chunk, s.natural));
-                tails += usize::from(s.band_from < m);
-                let b: Vec<f64> = (0..m).map(|i| (i as f64 * 0.7).sin() + 0.5).collect();
-                let mut x = vec![0.0; m];
-                let Ok(info) = s.solve(&op, &b, &mut x) else {
-                    continue; // a scene whose rows are redundant (and not regularised)
-                };
-                let mut want = vec![0.0; pattern.nnz()];
-                pattern.assemble(&jac, &w, &mut want);
-                reg.add_to(&mut want, pattern.diagonal_positions());
-                assert_eq!(s.a_values, want, "{name}: assembled A");
-                let mut ax = vec![0.0; m];
-                assert_eq!(info.residual, pattern.relative_residual(&want, &b, &x, &mut ax), "{name}");
-                // LDLᵀ is backward stable: the residual is a modest multiple of ε (these systems
-                // are small and well conditioned, κ ≲ 10⁴).
-                let (mut ax2, mut scratch) = (vec![0.0; m], vec![0.0; op.scratch_len()]);
-                let r = relative_residual(&op, &b, &x, &mut ax2, &mut scratch);
-                assert!(r < 1e-11, "{name}: residual {r:e}");
-            }
-        }
-        // the chunked kinds (2: particles in the plane, 6: bodies in space) and the generic one
-        // (bodies of different sizes), in natural and in RCM order, were all exercised
-        assert!(kinds.iter().any(|k| k.0 == 2) && kinds.iter().any(|k| k.0 == 1) && kinds.iter().any(|k| k.0 == 6), "{kinds:?}");
-        assert!(kinds.iter().any(|k| !k.1), "no scene took the RCM order: {kinds:?}");
-        // and the band tail's fused way back and residual (the chains after their pins)
-        assert!(tails > 0, "no scene has a band tail");
-    }
-}
-
+mod tests;

@@ -29,6 +29,17 @@ impl<const D: usize> Terms<'_, D> {
         }
     }
 
+    /// The sum from 0 of the chunked terms `idx` (an entry of A whose terms' indices the caller
+    /// computed), as [`Terms::entry`] adds them.
+    #[inline(always)]
+    pub(super) fn sum_of(&self, idx: &[[u32; 3]]) -> f64 {
+        let mut acc = 0.0;
+        for term in idx {
+            acc += self.chunk_value(term);
+        }
+        acc
+    }
+
     /// The sum from 0 of the `n` terms from `*t` on (an entry of A, as [`NormalMatrix::assemble`]
     /// adds it); advances `*t`.
     #[inline(always)]
