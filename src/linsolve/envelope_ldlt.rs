@@ -137,9 +137,8 @@ impl EnvelopeLdlt {
     /// [`LinearSolver::prepare`], each counted once (L, D⁻¹, A's kept values, A x; before the band
     /// tail also D, z, the envelope layout and A's pattern; the entry and term lists, in the tail
     /// only when its terms' indices are not computed; the permutation only when it is not the
-    /// natural order). J's values and W, which a solve also
-    /// reads, are not counted, nor b and x. For reading a solve's time per row against the
-    /// machine's bandwidth.
+    /// natural order). J's values and W, which a solve also reads, are not counted, nor b and x.
+    /// For reading a solve's time per row against the machine's bandwidth.
     pub fn bytes_per_solve(&self) -> usize {
         fn bytes<T>(v: &[T]) -> usize {
             std::mem::size_of_val(v)

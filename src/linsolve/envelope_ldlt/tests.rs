@@ -32,12 +32,12 @@ joints:
 ";
 
 /// On every built-in scene without contact (chains in the plane and in space, the cloth's wide
-/// envelope with fill, rigid bodies mixed with the ground, …) and a driven model, with no, one
-/// and per-row regularisation: the solve's assembled A is [`NormalMatrix::assemble`]'s to the
-/// bit (the entries' terms are added in its order), its residual is
-/// [`NormalMatrix::relative_residual`]'s to the bit (also where a band tail forms it on the
-/// way back), and x solves the system to the
-/// conditioning's accuracy.
+/// envelope with fill, rigid bodies mixed with the ground, …), a driven model and a shuffled
+/// chain, with no, one and per-row regularisation: the solve's assembled A is
+/// [`NormalMatrix::assemble`]'s to the bit (the entries' terms are added in its order), its
+/// residual is [`NormalMatrix::relative_residual`]'s to the bit (also where a band tail forms it
+/// on the way back), a band tail's L, D⁻¹, x and residual are the general rows' to the bit, and
+/// x solves the system to the conditioning's accuracy.
 #[test]
 fn the_fused_solve_assembles_the_normal_matrix_bit_for_bit_and_solves_it() {
     let (mut kinds, mut tails) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
@@ -83,6 +83,16 @@ fn the_fused_solve_assembles_the_normal_matrix_bit_for_bit_and_solves_it() {
             let (mut ax2, mut scratch) = (vec![0.0; m], vec![0.0; op.scratch_len()]);
             let r = relative_residual(&op, &b, &x, &mut ax2, &mut scratch);
             assert!(r < 1e-11, "{name}: residual {r:e}");
+            if s.band_from < m {
+                // the band tail's loops against the general rows' on the same system: the same
+                // L, D⁻¹, x and residual to the bit
+                let mut general = EnvelopeLdlt::default();
+                general.prepare(&op).unwrap();
+                (general.band_from, general.affine) = (m, None);
+                let mut x_general = vec![0.0; m];
+                let info_general = general.solve(&op, &b, &mut x_general).unwrap();
+                assert_eq!((&s.l, &s.d_inv, &x, info.residual), (&general.l, &general.d_inv, &x_general, info_general.residual), "{name}");
+            }
         }
     }
     // the chunked kinds (2: particles in the plane, 6: bodies in space) and the generic one
