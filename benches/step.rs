@@ -1,7 +1,9 @@
 //! Time per step on the hanging chain (10² … 10⁶ links) and on the cloth (about 10² … 10⁶
 //! constraint rows), h = 1/60 s:
 //! - `impulse` + `sparse_cholesky`: one stepper step (assembly + numeric refactor + solve);
-//! - `impulse` + `gauss_seidel`: one step with 20 sequential-impulse sweeps (fixed cost);
+//! - `impulse` + `gauss_seidel`: one step with 20 sequential-impulse sweeps (fixed cost); the
+//!   same swept colour by colour (`coloring`), on one thread and in tasks on the global rayon pool
+//!   (`parallel`; as many threads as cores unless `RAYON_NUM_THREADS` says otherwise);
 //! - `impulse` + `pcg_ic0`: one step, IC(0)-preconditioned CG to 1e-10 (one iteration on a chain);
 //! - `force` + `cg`: one symplectic-Euler step = one right-hand-side evaluation (CG to 1e-8),
 //!   advancing the simulation: each solve is warm-started from the previous step's λ, as in a run.
@@ -98,6 +100,28 @@ fn impulse_gauss_seidel_20_sweeps(bencher: Bencher, links: usize) {
     );
 }
 
+/// The 20 sweeps' parameters, swept colour by colour, in tasks with `parallel`; the exact
+/// residual once, after the last sweep (a game engine's fixed sweeps).
+fn coloured(parallel: bool) -> [(&'static str, Scalar); 5] {
+    [
+        ("max_iter", Scalar::Num(20.0)),
+        ("check_every", Scalar::Num(20.0)),
+        ("require_convergence", Scalar::Bool(false)),
+        ("coloring", Scalar::Bool(true)),
+        ("parallel", Scalar::Bool(parallel)),
+    ]
+}
+
+#[divan::bench(args = LINKS, sample_count = 10)]
+fn impulse_gauss_seidel_20_coloured_sweeps(bencher: Bencher, links: usize) {
+    impulse_step(bencher, links, "gauss_seidel", &coloured(false));
+}
+
+#[divan::bench(args = LINKS, sample_count = 10)]
+fn impulse_gauss_seidel_20_coloured_sweeps_parallel(bencher: Bencher, links: usize) {
+    impulse_step(bencher, links, "gauss_seidel", &coloured(true));
+}
+
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn impulse_pcg_ic0(bencher: Bencher, links: usize) {
     impulse_step(bencher, links, "pcg_ic0", &[("tol", Scalar::Num(1e-10))]);
@@ -157,4 +181,14 @@ fn force_cg_symplectic_euler(bencher: Bencher, links: usize) {
     bencher.counter(ItemsCount::new(scene.system.nrows())).bench_local(|| {
         integ.step(ode.as_mut(), &mut q, &mut v, 1.0).unwrap();
     });
+}
+
+#[divan::bench(args = CLOTH, sample_count = 10)]
+fn cloth_impulse_gauss_seidel_20_coloured_sweeps(bencher: Bencher, w: usize) {
+    step_on(bencher, cloth(w), "gauss_seidel", &coloured(false));
+}
+
+#[divan::bench(args = CLOTH, sample_count = 10)]
+fn cloth_impulse_gauss_seidel_20_coloured_sweeps_parallel(bencher: Bencher, w: usize) {
+    step_on(bencher, cloth(w), "gauss_seidel", &coloured(true));
 }

@@ -2,7 +2,8 @@
 //! changes nothing but the cost, and the cheap per-sweep test (`change_tol`) stops the sweeps
 //! early while the residual it reports is still the exact one. And its reuse and order: a
 //! `solve_same` skips forming the per-row data only while J is unchanged, and the coloured sweep
-//! (`coloring`) is another Gauss–Seidel order that converges to the same solution. A velocity
+//! (`coloring`) is another Gauss–Seidel order that converges to the same solution, whose colours
+//! swept in tasks on a thread pool (`parallel`) give its iterates to the bit. A velocity
 //! solve that forms b = −(J v + β C) in its first sweep gives the bits of forming b first.
 
 use tinkertoy::linsolve::gauss_seidel::{GaussSeidel, GaussSeidelParams};
@@ -22,7 +23,7 @@ fn chain_system() -> (tinkertoy::scene::Scene, BlockJacobian, Vec<f64>) {
 
 fn solver(max_iter: usize, check_every: usize, change_tol: f64) -> GaussSeidel {
     let stop = Stopping { tol: 1e-300, max_iter, require_convergence: false };
-    GaussSeidel::new(GaussSeidelParams { stop, omega: 1.0, check_every, change_tol, coloring: false })
+    GaussSeidel::new(GaussSeidelParams { stop, omega: 1.0, check_every, change_tol, coloring: false, parallel: false })
 }
 
 #[test]
@@ -121,7 +122,14 @@ fn the_coloured_sweep_is_another_order_that_converges_to_the_solution() {
     let m = op.dim();
     let run = |coloring: bool, max_iter: usize, tol: f64| {
         let stop = Stopping { tol, max_iter, require_convergence: false };
-        let mut s = GaussSeidel::new(GaussSeidelParams { stop, omega: 1.0, check_every: 1, change_tol: 0.0, coloring });
+        let mut s = GaussSeidel::new(GaussSeidelParams {
+            stop,
+            omega: 1.0,
+            check_every: 1,
+            change_tol: 0.0,
+            coloring,
+            parallel: false,
+        });
         s.prepare(&op).unwrap();
         let mut x = vec![0.0; m];
         let info = s.solve(&op, &b, &mut x).unwrap();
@@ -147,6 +155,68 @@ fn the_coloured_sweep_is_another_order_that_converges_to_the_solution() {
     assert!(err <= bound, "|x − x*| = {err:e} above ‖A⁻¹‖ ‖r‖ = {bound:e}");
 }
 
+/// Ten coloured sweeps on `jac`'s J W Jᵀ from x = 0, on a pool of `threads` threads.
+fn coloured_sweeps(
+    scene: &tinkertoy::scene::Scene,
+    jac: &BlockJacobian,
+    b: &[f64],
+    parallel: bool,
+    threads: usize,
+) -> (Vec<f64>, f64) {
+    let pattern = NormalMatrix::new(jac);
+    let op = Operator::Normal { jac, w: scene.system.inv_mass(), pattern: &pattern, reg: Reg::Uniform(1e-3) };
+    let stop = Stopping { tol: 1e-300, max_iter: 10, require_convergence: false };
+    let mut s = GaussSeidel::new(GaussSeidelParams {
+        stop,
+        omega: 1.0,
+        check_every: 1,
+        change_tol: 0.0,
+        coloring: true,
+        parallel,
+    });
+    s.prepare(&op).unwrap();
+    let mut x = vec![0.0; op.dim()];
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let info = pool.install(|| s.solve(&op, b, &mut x)).unwrap();
+    (x, info.residual)
+}
+
+#[test]
+fn the_parallel_coloured_sweep_gives_the_bits_of_the_coloured_sweep_on_one_thread() {
+    // a bent chain of 20 000 particles (two colours of about 10 000 links: five tasks of 2048
+    // each) and a 200 × 200 cloth (its 79 600 links in two runs, each run's share of a colour
+    // above the 8192 blocks from which a colour is split); b with every sign
+    let chain = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(20_000.0))]).unwrap();
+    let cloth = scenes::find("cloth")
+        .unwrap()
+        .build_default(&[("width", Scalar::Num(200.0)), ("height", Scalar::Num(200.0))])
+        .unwrap();
+    for scene in [chain, cloth] {
+        let mut q = scene.q0.clone();
+        for (i, qi) in q.iter_mut().enumerate() {
+            *qi += 0.01 * ((i * 13 % 7) as f64 - 3.0);
+        }
+        let mut jac = scene.system.jacobian_layout();
+        scene.system.fill_jacobian(&q, &mut jac);
+        let b: Vec<f64> = (0..jac.nrows()).map(|i| ((i * 7 % 11) as f64) - 5.0).collect();
+        let one = coloured_sweeps(&scene, &jac, &b, false, 1);
+        assert!(one.1.is_finite() && one.1 < 1.0, "{}", one.1);
+        for threads in [1, 2, 4] {
+            let par = coloured_sweeps(&scene, &jac, &b, true, threads);
+            assert!(par.0.iter().zip(&one.0).all(|(p, o)| p.to_bits() == o.to_bits()), "x on {threads} threads");
+            assert_eq!(par.1.to_bits(), one.1.to_bits(), "residual on {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn parallel_without_coloring_is_refused_with_the_field_named() {
+    let table = tinkertoy::linsolve::registry::find("gauss_seidel").unwrap().params;
+    let err = table.with("gauss_seidel", &[("parallel", Scalar::Bool(true))]).unwrap_err().to_string();
+    assert!(err.contains("parallel") && err.contains("coloring"), "{err}");
+    assert!(table.with("gauss_seidel", &[("parallel", Scalar::Bool(true)), ("coloring", Scalar::Bool(true))]).is_ok());
+}
+
 #[test]
 fn forming_the_velocity_target_in_the_first_sweep_gives_the_bits_of_forming_it_first() {
     let (scene, mut jac, _) = chain_system();
@@ -169,7 +239,14 @@ fn forming_the_velocity_target_in_the_first_sweep_gives_the_bits_of_forming_it_f
                 let op = Operator::Normal { jac: &jac, w, pattern: &pattern, reg };
                 let target = VelocityTarget { v, bias };
                 let stop = Stopping { tol, max_iter, require_convergence: false };
-                let params = GaussSeidelParams { stop, omega: 1.0, check_every: 1, change_tol: 0.0, coloring: false };
+                let params = GaussSeidelParams {
+                    stop,
+                    omega: 1.0,
+                    check_every: 1,
+                    change_tol: 0.0,
+                    coloring: false,
+                    parallel: false,
+                };
                 // fused: a solve, then the same matrix again (the relax stage's solve_same)
                 let (mut fused, mut plain) = (GaussSeidel::new(params), GaussSeidel::new(params));
                 fused.prepare(&op).unwrap();

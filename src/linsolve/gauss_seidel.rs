@@ -30,7 +30,11 @@
 //! `solve_same` reuses W J_rᵀ and ω / D_r while J is unchanged ([`BlockJacobian::generation`]);
 //! a cold velocity solve forms b = −(J v + β C) and the per-row data in its first sweep's pass
 //! (`target.rs`). With `coloring` the sweep goes colour by colour of a greedy colouring of the
-//! constraint graph, Box2D v3's order (`coloring.rs`): another Gauss–Seidel order.
+//! constraint graph, Box2D v3's order (`coloring.rs`): another Gauss–Seidel order. With
+//! `parallel` as well, a colour of at least 8192 blocks (`SPLIT_FROM`) in one run is swept in
+//! tasks of 2048 (`PAR_BLOCKS`) on the rayon pool (x and u seen as `sweep::Shared`): its blocks
+//! touch disjoint rows and columns, so the iterates are the one-thread sweep's, to the bit,
+//! whatever the threads.
 
 use super::registry::{SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, Reg, SolveError, SolveInfo, Stopping, VelocityTarget, norm};
@@ -39,7 +43,8 @@ use crate::sparse::{BlockJacobian, BlockRun};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use coloring::Coloring;
-use sweep::{Change, Kernels, Link, NoReg, PerRow, RowReg, Uniform, by_width};
+use rayon::prelude::*;
+use sweep::{Change, Kernels, Link, NoReg, PerRow, RowReg, Shared, Uniform, by_width};
 
 mod coloring;
 mod sweep;
@@ -64,15 +69,33 @@ pub struct GaussSeidelParams {
     pub change_tol: f64,
     /// on J W J^T: sweep colour by colour of a greedy colouring of the constraint graph (blocks sharing no body sweep without waiting on each other; Box2D v3's solver order) instead of in row order, another Gauss-Seidel order with other iterates (the dense loop-closure system sweeps in row order)
     pub coloring: bool,
+    /// with coloring: sweep a colour of at least 8192 blocks in tasks of 2048 on the run's thread pool (--threads), the same iterates to the bit as on one thread; the cell's times are then wall time on up to that many threads
+    pub parallel: bool,
 }
 
 impl Default for GaussSeidelParams {
     fn default() -> Self {
-        GaussSeidelParams { stop: Stopping::default(), omega: 1.0, check_every: 1, change_tol: 0.0, coloring: false }
+        GaussSeidelParams { stop: Stopping::default(), omega: 1.0, check_every: 1, change_tol: 0.0, coloring: false, parallel: false }
     }
 }
 
-impl Params for GaussSeidelParams {}
+impl Params for GaussSeidelParams {
+    fn check(&self, _given: &[&str]) -> Result<(), String> {
+        if self.parallel && !self.coloring {
+            return Err("parallel: true needs coloring: true (only blocks of one colour are independent)".into());
+        }
+        Ok(())
+    }
+}
+
+/// Blocks per task of a parallel colour: a task sweeps them in a few microseconds, long against
+/// the pool's hand-over.
+const PAR_BLOCKS: usize = 2048;
+
+/// A colour (its blocks in one run) is split into tasks from this many blocks on; a smaller one
+/// is swept on the calling thread: with fewer than four tasks to share, the wait for the last
+/// one ate the gain (`cargo bench --bench step -- coloured` at 10⁴ links).
+const SPLIT_FROM: usize = 4 * PAR_BLOCKS;
 
 /// The registry entry of `gauss_seidel`.
 pub const ENTRY: SolverEntry = SolverEntry {
@@ -96,6 +119,8 @@ pub struct GaussSeidel {
     change_tol: f64,
     /// With `coloring`: the sweep order by colour (formed with the runs).
     coloring: Option<Coloring>,
+    /// Whether a colour's blocks are swept in tasks on the thread pool.
+    parallel: bool,
     /// ω / D_r per row (for a dense A: the diagonal itself).
     inv_diag: Vec<f64>,
     u: Vec<f64>,
@@ -147,6 +172,7 @@ impl GaussSeidel {
             check_every: p.check_every.max(1),
             change_tol: p.change_tol,
             coloring: p.coloring.then(Coloring::default),
+            parallel: p.parallel,
             inv_diag: vec![],
             u: vec![],
             ax: vec![],
@@ -169,6 +195,12 @@ impl GaussSeidel {
         if let Some(c) = self.coloring.as_mut() {
             *c = Coloring::of(&self.runs, jac.columns(), jac.ncols());
         }
+    }
+
+    /// Whether a sweep runs tasks on the pool: `parallel`, and a colour of at least
+    /// [`SPLIT_FROM`] blocks in one run (as laid out for the last J).
+    fn splits(&self) -> bool {
+        self.parallel && self.coloring.as_ref().is_some_and(|c| c.segments.iter().any(|s| s.end - s.start >= SPLIT_FROM))
     }
 
     fn relative(r2: f64, nb: f64) -> f64 {
@@ -280,7 +312,12 @@ impl GaussSeidel {
         if let Some(order) = &self.coloring {
             for seg in &order.segments {
                 let (run, list) = (&self.runs[seg.run], &order.blocks[seg.start..seg.end]);
-                let c = by_width!(run.ldof, k.sweep_listed(run, list, &self.c, &self.inv_diag, b, x, &mut self.u));
+                let c = if self.parallel && list.len() >= SPLIT_FROM {
+                    Self::sweep_split(k, run, list, (&self.c, &self.inv_diag), b, x, &mut self.u)
+                } else {
+                    let x = &mut x[run.row0..run.row0 + run.nrows()];
+                    by_width!(run.ldof, k.sweep_listed(run, list, &self.c, &self.inv_diag, b, x, self.u.as_mut_slice()))
+                };
                 change = change.max(c);
             }
         } else {
@@ -290,6 +327,28 @@ impl GaussSeidel {
             }
         }
         change
+    }
+
+    /// One colour's blocks `list` of `run` swept in tasks of [`PAR_BLOCKS`] on the thread pool:
+    /// the blocks touch disjoint rows and columns, so the tasks give the one-thread sweep's values
+    /// whatever the threads ([`Shared`]), and the largest change is the same in any order.
+    #[inline(never)]
+    fn sweep_split<R: RowReg>(
+        k: &Kernels<R>,
+        run: &BlockRun,
+        list: &[u32],
+        (c, inv): (&[f64], &[f64]),
+        b: &[f64],
+        x: &mut [f64],
+        u: &mut [f64],
+    ) -> Change {
+        let (xs, us) = (Shared::of(&mut x[run.row0..run.row0 + run.nrows()]), Shared::of(u));
+        list.par_chunks(PAR_BLOCKS)
+            .map(|part| {
+                let (mut xs, mut us) = (xs, us);
+                by_width!(run.ldof, k.sweep_listed(run, part, c, inv, b, &mut xs, &mut us))
+            })
+            .reduce(Change::default, Change::max)
     }
 
     /// The row sweep on a dense symmetric A (column-major).
@@ -388,6 +447,19 @@ impl LinearSolver for GaussSeidel {
 impl GaussSeidel {
     /// [`LinearSolver::solve`], or with `same` [`LinearSolver::solve_same`].
     fn solve_either(&mut self, op: &Operator, b: &[f64], x: &mut [f64], same: bool) -> Result<SolveInfo, SolveError> {
+        match op {
+            Operator::Normal { .. } if self.splits() && rayon::current_thread_index().is_none() => {
+                // called from outside the thread pool with colours to split: the whole solve
+                // moves onto a pool thread, one hand-over, rather than the caller waiting on the
+                // pool once per colour
+                rayon::scope(|_| self.solve_either_on_pool(op, b, x, same))
+            }
+            _ => self.solve_either_on_pool(op, b, x, same),
+        }
+    }
+
+    /// [`GaussSeidel::solve_either`] on the current thread.
+    fn solve_either_on_pool(&mut self, op: &Operator, b: &[f64], x: &mut [f64], same: bool) -> Result<SolveInfo, SolveError> {
         match op {
             Operator::Normal { jac, w, reg, .. } => {
                 let key = PreparedFor::of(jac, w, reg);

@@ -4,6 +4,7 @@
 
 use crate::linsolve::VelocityTarget;
 use crate::sparse::BlockRun;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How the blocks of a run form a chain: the columns of half `to` of every block (but the first)
 /// are those of half `from` of the block before it (a chain's links share a body), so the sweep
@@ -54,9 +55,61 @@ impl Change {
     }
 }
 
+/// Where [`Kernels::sweep_listed`] reads and writes x and u: a plain slice (one thread) or
+/// [`Shared`], the same memory seen by the tasks of one colour at once.
+pub(super) trait Store {
+    /// The value at `i`.
+    fn load(&self, i: usize) -> f64;
+    /// Sets the value at `i`.
+    fn store(&mut self, i: usize, v: f64);
+}
+
+impl Store for [f64] {
+    #[inline(always)]
+    fn load(&self, i: usize) -> f64 {
+        self[i]
+    }
+    #[inline(always)]
+    fn store(&mut self, i: usize, v: f64) {
+        self[i] = v;
+    }
+}
+
+// `Shared` reads f64 storage as `AtomicU64`: same size, and the alignment must match too.
+const _: () = assert!(std::mem::align_of::<f64>() == std::mem::align_of::<AtomicU64>());
+
+/// A slice of f64 shared by the tasks of a parallel colour, each value loaded and stored as a
+/// relaxed atomic (a plain load or store on x86-64 and AArch64). The colouring gives each task
+/// blocks whose rows and columns no other task of the colour touches, so no value is written by
+/// one task and read or written by another: the loads see what a sequential sweep would, and the
+/// iterates are those of [`Kernels::sweep_listed`] on one thread, to the bit.
+#[derive(Clone, Copy)]
+pub(super) struct Shared<'a>(&'a [AtomicU64]);
+
+impl<'a> Shared<'a> {
+    /// The slice `x`, borrowed for the colour's tasks.
+    pub(super) fn of(x: &'a mut [f64]) -> Self {
+        // SAFETY: AtomicU64 has the size of f64, its alignment (asserted above) and accepts every
+        // bit pattern; `x` is borrowed exclusively for 'a, so every access for 'a goes through
+        // this view, and all of them are atomic.
+        Shared(unsafe { &*(x as *mut [f64] as *const [AtomicU64]) })
+    }
+}
+
+impl Store for Shared<'_> {
+    #[inline(always)]
+    fn load(&self, i: usize) -> f64 {
+        f64::from_bits(self.0[i].load(Ordering::Relaxed))
+    }
+    #[inline(always)]
+    fn store(&mut self, i: usize, v: f64) {
+        self.0[i].store(v.to_bits(), Ordering::Relaxed);
+    }
+}
+
 /// The diagonal term reg_r of a row, in the form the kernels are compiled for: none (so no
 /// `− 0 · x_r` is computed), one value for all rows, or one per row.
-pub(super) trait RowReg: Copy {
+pub(super) trait RowReg: Copy + Sync {
     /// a − reg_i x_i.
     fn sub(self, i: usize, a: f64, xi: f64) -> f64;
     /// a + reg_i.
@@ -326,7 +379,8 @@ impl<R: RowReg> Kernels<'_, R> {
     /// One Gauss-Seidel pass over the listed blocks of the run (block indices within it, no two
     /// sharing a column: one colour of the constraint graph), in list order; returns the largest
     /// |Δx_r| and |x_r|. The blocks are independent, so consecutive ones overlap in the CPU
-    /// instead of waiting on each other's u.
+    /// instead of waiting on each other's u. x (the run's rows) and u are read and written
+    /// through [`Store`]: slices, or [`Shared`] when tasks sweep parts of one colour's list at once.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn sweep_listed<const L: usize>(
@@ -336,27 +390,29 @@ impl<R: RowReg> Kernels<'_, R> {
         c: &[f64],
         inv: &[f64],
         b: &[f64],
-        x: &mut [f64],
-        u: &mut [f64],
+        x: &mut (impl Store + ?Sized),
+        u: &mut (impl Store + ?Sized),
     ) -> Change {
         let (vals, cols, l) = self.of::<L>(run);
         let (rows, n) = (run.rows, run.nrows());
         let wj = &c[run.val0..run.val0 + vals.len()];
-        let (inv, b, x) = (&inv[run.row0..run.row0 + n], &b[run.row0..run.row0 + n], &mut x[run.row0..run.row0 + n]);
+        let (inv, b) = (&inv[run.row0..run.row0 + n], &b[run.row0..run.row0 + n]);
         let mut ul = [0.0; crate::constraint::MAX_LOCAL_DOF];
         let mut change = Change::default();
         for &blk in list {
             let blk = blk as usize;
             let bc = &cols[blk * l..(blk + 1) * l];
             for (o, &c) in ul[..l].iter_mut().zip(bc) {
-                *o = u[c as usize];
+                *o = u.load(c as usize);
             }
             for i in blk * rows..(blk + 1) * rows {
                 let (row, wr) = (&vals[i * l..(i + 1) * l], &wj[i * l..(i + 1) * l]);
-                self.update_row(run.row0 + i, row, wr, b[i], inv[i], &mut x[i], &mut ul[..l], &mut change);
+                let mut x_r = x.load(i);
+                self.update_row(run.row0 + i, row, wr, b[i], inv[i], &mut x_r, &mut ul[..l], &mut change);
+                x.store(i, x_r);
             }
             for (o, &c) in ul[..l].iter().zip(bc) {
-                u[c as usize] = *o;
+                u.store(c as usize, *o);
             }
         }
         change
