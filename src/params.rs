@@ -217,6 +217,12 @@ pub trait Params:
     fn check(&self, _given: &[&str]) -> Result<(), String> {
         Ok(())
     }
+
+    /// Whether a cell with these parameters spreads its work over the run's thread pool, so that
+    /// its times are wall time on several threads, not one core's (its report says so).
+    fn on_threads(&self) -> bool {
+        false
+    }
 }
 
 /// The parameters of an item that has none.
@@ -347,6 +353,7 @@ pub fn resolve<P: Params>(item: &str, given: &[(String, Scalar)]) -> Result<P, P
 pub struct Resolved {
     value: Arc<dyn Any + Send + Sync>,
     given: Vec<(String, Scalar)>,
+    on_threads: bool,
 }
 
 impl fmt::Debug for Resolved {
@@ -358,7 +365,13 @@ impl fmt::Debug for Resolved {
 impl Resolved {
     /// Wraps typed parameters (given: the keys and values the user wrote).
     pub fn new<P: Params>(p: P, given: Vec<(String, Scalar)>) -> Self {
-        Resolved { value: Arc::new(p), given }
+        let on_threads = p.on_threads();
+        Resolved { value: Arc::new(p), given, on_threads }
+    }
+
+    /// [`Params::on_threads`] of the typed parameters.
+    pub fn on_threads(&self) -> bool {
+        self.on_threads
     }
 
     /// The typed parameters.

@@ -132,6 +132,25 @@ fn data_files_are_byte_identical_with_one_and_two_threads() {
     }
 }
 
+#[test]
+fn a_parallel_sweep_gives_the_one_thread_rows_and_its_report_says_how_it_was_timed() {
+    let dir = temp_dir("par");
+    assert_eq!(run(&configs().join("coloured_parallel.yaml"), &dir, &["--threads", "2"]).0, 0);
+    let out = dir.join("coloured_parallel");
+    // every sample of cell 1 equals cell 0's, to the last digit (runs.csv: the cell first)
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(runs.starts_with("cell,"));
+    let rows = |id: &str| -> Vec<&str> { runs.lines().filter_map(|l| l.strip_prefix(id)?.strip_prefix(',')).collect() };
+    assert!(rows("0").len() >= 2);
+    assert_eq!(rows("0"), rows("1"));
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("- cell 1 spreads its solves over the run's thread pool (2 threads"), "{report}");
+    // a run without such a cell has no such line
+    let small = temp_dir("par-small");
+    assert_eq!(run(&configs().join("valid_small.yaml"), &small, &[]).0, 0);
+    assert!(!std::fs::read_to_string(small.join("valid_small/report.md")).unwrap().contains("thread pool"));
+}
+
 fn column(text: &str, name: &str) -> Vec<String> {
     let mut r = csv::Reader::from_reader(text.as_bytes());
     let i = r.headers().unwrap().iter().position(|h| h == name).unwrap();

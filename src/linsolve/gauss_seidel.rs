@@ -80,6 +80,10 @@ impl Default for GaussSeidelParams {
 }
 
 impl Params for GaussSeidelParams {
+    fn on_threads(&self) -> bool {
+        self.parallel
+    }
+
     fn check(&self, _given: &[&str]) -> Result<(), String> {
         if self.parallel && !self.coloring {
             return Err("parallel: true needs coloring: true (only blocks of one colour are independent)".into());

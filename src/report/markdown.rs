@@ -242,6 +242,30 @@ fn axes_run(out: &mut String, exp: &Experiment, rows: &[Row]) {
     }
 }
 
+/// Names the cells whose formulation or solver runs on the thread pool ([`Params::on_threads`]):
+/// their times are not one core's.
+///
+/// [`Params::on_threads`]: crate::params::Params::on_threads
+fn threaded_note(out: &mut String, exp: &Experiment, rows: &[Row], prov: &Provenance) {
+    let threaded: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            exp.formulations[r.cell.formulation].params.on_threads() || exp.solvers[r.cell.solver].params.on_threads()
+        })
+        .map(|r| r.cell.id.to_string())
+        .collect();
+    if !threaded.is_empty() {
+        let (which, verb, their) =
+            if threaded.len() == 1 { ("cell", "spreads", "its") } else { ("cells", "spread", "their") };
+        let _ = writeln!(
+            out,
+            "- {which} {} {verb} {their} solves over the run's thread pool ({} threads; e.g. `gauss_seidel` with `parallel: true`): {their} times are wall time on up to that many threads, not one core's — {their} timing thread waits on the pool's threads, which are not pinned",
+            threaded.join(", "),
+            prov.threads,
+        );
+    }
+}
+
 /// How adaptive cells are sampled, how timings were taken, the cell counts by status, the
 /// accuracy metric and energy scale, and the drives.
 fn run_notes(out: &mut String, exp: &Experiment, rows: &[Row], prov: &Provenance) {
@@ -268,6 +292,7 @@ fn run_notes(out: &mut String, exp: &Experiment, rows: &[Row], prov: &Provenance
             "- timing: one measurement per cell, taken during the parallel simulation pass while other cells ran (`timing.repeats: 0`): indicative, not for ranking"
         );
     }
+    threaded_note(out, exp, rows, prov);
     let count = |l: &str| rows.iter().filter(|r| r.result.summary.status.label() == l).count();
     let left = count("left branch");
     let _ = writeln!(
