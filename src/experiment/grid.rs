@@ -420,15 +420,26 @@ impl Experiment {
     }
 
     /// [`Experiment::run_all`], calling `done` with each cell and its result as it finishes (to
-    /// store it, say).
+    /// store it, say). Cells whose formulation or solver spreads its work over the pool
+    /// ([`Params::on_threads`](crate::params::Params::on_threads)) run after the others, one at a
+    /// time: a thread waiting on its tasks would otherwise take up another cell's whole run, which
+    /// would count against the first cell's `limits.cell_seconds`.
     pub fn run_cells(&self, cells: &[Cell], done: &(dyn Fn(&Cell, &RunResult) + Sync)) -> Vec<RunResult> {
-        cells
-            .par_iter()
-            .map(|c| {
-                let r = run_contained(&self.variants[c.variant].scene, &self.spec(c));
-                done(c, &r);
-                r
-            })
-            .collect()
+        let run = |c: &Cell| {
+            let r = run_contained(&self.variants[c.variant].scene, &self.spec(c));
+            done(c, &r);
+            r
+        };
+        let threaded = |c: &Cell| {
+            self.formulations[c.formulation].params.on_threads() || self.solvers[c.solver].params.on_threads()
+        };
+        let mut results: Vec<Option<RunResult>> =
+            cells.par_iter().map(|c| if threaded(c) { None } else { Some(run(c)) }).collect();
+        for (slot, c) in results.iter_mut().zip(cells) {
+            if slot.is_none() {
+                *slot = Some(run(c));
+            }
+        }
+        results.into_iter().flatten().collect()
     }
 }

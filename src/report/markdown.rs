@@ -259,7 +259,7 @@ fn threaded_note(out: &mut String, exp: &Experiment, rows: &[Row], prov: &Proven
             if threaded.len() == 1 { ("cell", "spreads", "its") } else { ("cells", "spread", "their") };
         let _ = writeln!(
             out,
-            "- {which} {} {verb} {their} solves over the run's thread pool ({} threads; e.g. `gauss_seidel` with `parallel: true`): {their} times are wall time on up to that many threads, not one core's — {their} timing thread waits on the pool's threads, which are not pinned",
+            "- {which} {} {verb} {their} solves over the run's thread pool ({} threads; e.g. `gauss_seidel` with `parallel: true`): {their} times are wall time on up to that many threads, not one core's — {their} timing thread waits on the pool's threads, which are not pinned; in the simulation pass such cells run after the others, one at a time",
             threaded.join(", "),
             prov.threads,
         );
