@@ -303,9 +303,7 @@ fn compute(plan: &Plan, reports: &std::path::Path, opts: &Options) -> Result<Com
         .filter(|((_, s), r)| **s && r.is_none())
         .map(|((c, _), _)| c.clone())
         .collect();
-    // The timing pass runs outside `pool`, and a solve that spreads over threads (gauss_seidel's
-    // `parallel`) then hands its tasks to the global pool: it gets the same count (kept by the
-    // first run of the process, the one count a suite's members share).
+    // the timing pass runs outside `pool`: a parallel solve's tasks go to the global pool, sized alike
     let _ = rayon::ThreadPoolBuilder::new().num_threads(*threads).build_global();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(*threads)
