@@ -1,5 +1,6 @@
 //! Per-step kernels allocate nothing once a run is prepared: a counting global allocator (per
-//! thread) watches repeated sparse Cholesky solves and impulse / RATTLE / force steps on a chain.
+//! thread) watches repeated sparse Cholesky solves and impulse / RATTLE / force steps on a chain,
+//! and the stepping thread of a parallel coloured sweep.
 
 use std::alloc::{GlobalAlloc, Layout, System as SysAlloc};
 use std::cell::Cell;
@@ -153,6 +154,20 @@ fn xpbd_newton_steps_allocate_nothing() {
         });
         assert_eq!(n, 0, "xpbd newton + {solver}: {n} allocations in 5 steps");
     }
+}
+
+#[test]
+fn the_parallel_coloured_sweep_allocates_nothing_on_the_stepping_thread() {
+    // 20 000 particles: two colours of about 10 000 links, each split into tasks; the steps run on
+    // a pool thread (as a cell does), so the tasks run there and on the pool's other thread
+    let scene = scenes::find("chain").unwrap().build_default(&[("n", Scalar::Num(20_000.0))]).unwrap();
+    let (f, s) = (formulations::find("impulse").unwrap(), solvers::find("gauss_seidel").unwrap());
+    let sp = [("coloring", Scalar::Bool(true)), ("parallel", Scalar::Bool(true)), ("max_iter", Scalar::Num(4.0))];
+    let sp = s.params.with("s", &[&sp[..], &[("require_convergence", Scalar::Bool(false))]].concat()).unwrap();
+    let Dynamics::Stepper(mut st) = (f.build)(&f.params.defaults(), &scene, (s.build)(&sp)).unwrap() else { panic!() };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let n = pool.install(|| warm_step_allocations(st.as_mut(), &scene));
+    assert_eq!(n, 0, "impulse + parallel gauss_seidel: {n} allocations in 5 steps");
 }
 
 /// Allocations in five steps of h = 1/60 s after ten warm-up steps from the scene's start.
