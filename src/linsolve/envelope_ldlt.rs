@@ -29,6 +29,16 @@
 //! advance by one stride per row (a regular chain), the way down computes them instead of reading
 //! the entry and term lists. The products and sums are the general path's, in its order: the same
 //! L, D⁻¹, x and residual to the bit.
+//!
+//! Values below the normal range (a deviation from IEEE arithmetic): L's entries, z and D⁻¹ z are
+//! stored as 0 where their magnitude is below the smallest normal f64, 2.2e-308
+//! (`f64::MIN_POSITIVE`). Where rows couple weakly — the straight far part of a long chain, whose
+//! links' stiffness and constraint rows meet in exact zeros of A — these values shrink
+//! geometrically along the rows and would cross the subnormal range, where x86 takes up to a
+//! hundred cycles an operation (on the 10⁵-link chain of `chain_scaling.yaml`, the rows beyond the
+//! disturbed part of the chain). The change to any value is below 2.2e-308 in absolute terms; x,
+//! from the way back, is not flushed. `values_below_the_normal_range_are_stored_as_zero` (unit
+//! test) builds such a system.
 
 use super::registry::{Footprint, SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, Reg, SolveError, SolveInfo};
@@ -73,8 +83,6 @@ pub struct EnvelopeLdlt {
     row_start: Vec<usize>,
     /// Envelope values: A's lower triangle, then L.
     l: Vec<f64>,
-    /// Diagonal: A's, then D (rows before the band tail: no later row reads a tail row's D).
-    d: Vec<f64>,
     /// D⁻¹.
     d_inv: Vec<f64>,
     /// Start of each (permuted) row's entries in `entries` (length m + 1).
@@ -119,7 +127,7 @@ const PIVOT_TOL: f64 = 1e-13;
 
 /// Bytes [`EnvelopeLdlt::prepare`] keeps: the envelope (values, and a byte of coverage while
 /// preparing), per stored entry of A its value, its entry and at most one term per body two rows
-/// share (three), and eleven vectors per row.
+/// share (three), and ten vectors per row.
 fn memory(f: &Footprint) -> u64 {
     match f {
         Footprint::Normal(pattern) => (ordering(pattern).2 as u64) * 9 + f.sparse(8 + 16 + 3 * 16, 11 * 8),
@@ -158,7 +166,6 @@ impl EnvelopeLdlt {
         let head = bytes(&self.first[..s0])
             + bytes(&self.row_start[..s0])
             + bytes(&self.row_entries[..=s0])
-            + bytes(&self.d[..s0])
             + bytes(&self.y[..s0])
             + bytes(&self.col_ptr[..=s0])
             + bytes(&self.row_idx[..self.col_ptr[s0] as usize]);
@@ -188,7 +195,7 @@ impl EnvelopeLdlt {
         // set-up to pay off. One loop does it all, row by row: the chain of pivots (each D⁻¹
         // needs the one before) is its critical path, and the assembly and substitution of the
         // row overlap with it.
-        let (first, row_start, d, d_inv, l) = (&self.first, &self.row_start, &mut self.d, &mut self.d_inv, &mut self.l);
+        let (first, row_start, d_inv, l) = (&self.first, &self.row_start, &mut self.d_inv, &mut self.l);
         let (a_values, y, perm) = (&mut self.a_values, &mut self.y, &self.perm);
         let (mut entries, mut t) = (self.entries.iter(), 0);
         let (jc, wc) = (jv.as_chunks::<D>().0, w.as_chunks::<D>().0);
@@ -211,10 +218,10 @@ impl EnvelopeLdlt {
                 }
                 a_values[off.pos as usize] = w;
                 a_values[diag.pos as usize] = aii;
-                let (lij, dii, s);
-                (lij, dii, dinv_prev, s) = tail::band_step((w, aii), b_i, (dinv_prev, z_prev), perm[i])?;
-                (l[row_start[i]], d[i], d_inv[i], y[i], z_prev) = (lij, dii, dinv_prev, s, s);
-                out[i] = s * dinv_prev;
+                let (lij, s);
+                (lij, _, dinv_prev, s) = tail::band_step((w, aii), b_i, (dinv_prev, z_prev), perm[i])?;
+                (l[row_start[i]], d_inv[i], y[i], z_prev) = (lij, dinv_prev, s, s);
+                out[i] = flush(s * dinv_prev);
                 continue;
             }
             // Entry (i, k) of the envelope at l[bi + k], bi = row_start[i] − fᵢ (wrapping: only
@@ -227,26 +234,25 @@ impl EnvelopeLdlt {
                 l[row_start[i]..row_start[i] + width].fill(0.0);
             }
             let reg_i = has_reg.then(|| reg.at(perm[i]));
-            assemble_row(&mut entries, e1 - e0, &terms, &mut t, reg_i, (&mut d[i], &mut l[row_start[i]..]), a_values);
+            let mut aii = 0.0;
+            assemble_row(&mut entries, e1 - e0, &terms, &mut t, reg_i, (&mut aii, &mut l[row_start[i]..]), a_values);
             // wᵢⱼ = aᵢⱼ − Σ wᵢₖ Lⱼₖ over the envelopes' overlap k ∈ [max(fᵢ, fⱼ), j); for
             // j = fᵢ + 1 … i − 1 (empty for j = fᵢ).
             eliminate(l, first, row_start, i, bi);
             // Lᵢⱼ = wᵢⱼ / Dⱼ,  Dᵢ = aᵢᵢ − Σ wᵢⱼ Lᵢⱼ, and zᵢ = (P b)ᵢ − Σ Lᵢₖ zₖ. Column i − 1's
             // D⁻¹ and z are the previous row's, still in registers (no store-to-load round trip
             // on the chain of pivots).
-            let aii = d[i];
             let dii = pivot(l, d_inv, (fi, i, bi), aii, dinv_prev);
             positive_pivot(dii, aii, perm[i])?;
-            d[i] = dii;
             dinv_prev = 1.0 / dii;
             d_inv[i] = dinv_prev;
             // D⁻¹ z into `out` for the way back
-            let s = substitute(l, y, (fi, i, bi), b_i, z_prev);
+            let s = flush(substitute(l, y, (fi, i, bi), b_i, z_prev));
             y[i] = s;
             z_prev = s;
-            out[i] = s * dinv_prev;
+            out[i] = flush(s * dinv_prev);
         }
-        if s0 < d.len() {
+        if s0 < d_inv.len() {
             let (e, r) = (self.row_entries[s0] as usize, row_start[s0]);
             let source = self.affine.ok_or((self.entries[e..].as_chunks::<2>().0, t));
             let tail = tail::BandTail { s0, a: &mut a_values[e..], l: &mut l[r..], d_inv, b, out };
@@ -264,8 +270,9 @@ impl EnvelopeLdlt {
             for (lk, yk) in row_i.iter().zip(&y[first[i]..i]) {
                 s -= lk * yk;
             }
+            let s = flush(s);
             y[i] = s;
-            out[i] = s * self.d_inv[i];
+            out[i] = flush(s * self.d_inv[i]);
         }
     }
 
@@ -403,7 +410,6 @@ impl LinearSolver for EnvelopeLdlt {
             first,
             row_start,
             l: vec![0.0; len],
-            d: vec![0.0; n],
             d_inv: vec![0.0; n],
             row_entries,
             entries,
@@ -463,6 +469,13 @@ pub const ENTRY: SolverEntry = SolverEntry {
     memory,
 };
 
+/// `x`, or 0 where |x| is below the smallest normal f64 (2.2e-308): the solve's L, z and D⁻¹ z
+/// are flushed so (a deviation from IEEE arithmetic, see the module docs).
+#[inline(always)]
+pub(super) fn flush(x: f64) -> f64 {
+    if x.abs() < f64::MIN_POSITIVE { 0.0 } else { x }
+}
+
 /// A pivot Dᵢ of row `row` (of A before permuting) above the tolerance relative to aᵢᵢ.
 #[inline(always)]
 fn positive_pivot(dii: f64, aii: f64, row: usize) -> Result<(), SolveError> {
@@ -474,7 +487,7 @@ fn positive_pivot(dii: f64, aii: f64, row: usize) -> Result<(), SolveError> {
 }
 
 /// Row i of A: each of its `count` entries the sum of its terms, the diagonal (plus `reg_i`) into
-/// the row's D, the others into the row's envelope, each also into `a_values`.
+/// `d_i` (aᵢᵢ, from which the pivot Dᵢ follows; only D⁻¹ is stored), the others into the row's envelope, each also into `a_values`.
 #[inline(always)]
 fn assemble_row<const D: usize>(
     entries: &mut std::slice::Iter<'_, Entry>,
@@ -525,12 +538,12 @@ fn pivot(l: &mut [f64], d_inv: &[f64], (fi, i, bi): (usize, usize, usize), aii: 
         for k in fi..i - 1 {
             let w = l[bi.wrapping_add(k)];
             let x = w * d_inv[k];
-            l[bi.wrapping_add(k)] = x;
+            l[bi.wrapping_add(k)] = flush(x);
             dii -= w * x;
         }
         let w = l[bi.wrapping_add(i - 1)];
         let x = w * dinv_prev;
-        l[bi.wrapping_add(i - 1)] = x;
+        l[bi.wrapping_add(i - 1)] = flush(x);
         dii -= w * x;
     }
     dii

@@ -4,7 +4,7 @@
 //! products and sums in its order, with its empty loops and its envelope layout left out.
 
 use super::terms::Terms;
-use super::{DIAGONAL, Entry, positive_pivot};
+use super::{DIAGONAL, Entry, flush, positive_pivot};
 use crate::linsolve::{Reg, SolveError};
 #[cfg(doc)]
 use super::EnvelopeLdlt;
@@ -131,7 +131,7 @@ fn factor_band_tail(
         let (lij, s);
         (lij, _, dinv_prev, s) = band_step((w, aii), b[k], (dinv_prev, z_prev), s0 + k)?;
         (l[k], d_inv[k], z_prev) = (lij, dinv_prev, s);
-        out[k] = s * dinv_prev;
+        out[k] = flush(s * dinv_prev);
     }
     Ok(())
 }
@@ -150,7 +150,7 @@ pub(super) fn band_step(
     let lij = w * dinv_prev;
     let dii = aii - w * lij;
     positive_pivot(dii, aii, row)?;
-    Ok((lij, dii, 1.0 / dii, b_i - lij * z_prev))
+    Ok((lij, dii, 1.0 / dii, flush(b_i - lij * z_prev)))
 }
 
 /// The first row of the band tail (see [`EnvelopeLdlt::band_from`]) of a matrix in its natural
