@@ -131,6 +131,8 @@ impl<'a> XpbdNewton<'a> {
         let core = &mut self.core;
         let sys = core.ns.system;
         let w = sys.inv_mass();
+        // without orientations q and v share one layout, and ⊖, ⊕ are − and +
+        let plain = !sys.has_orientations();
         work.q_tilde.copy_from_slice(q);
         if self.opts.extrapolate {
             // the iterations start from q̃ ⊕ (the previous substep's q ⊖ q̃): that correction is
@@ -165,10 +167,18 @@ impl<'a> XpbdNewton<'a> {
             }
             // u = W g = (q ⊖ q̃) − W Jᵀλ  (in `applied`, free until the next substep's forces)
             let u = &mut core.applied;
-            sys.difference(&work.q_tilde, q, 1.0, u);
             core.ns.jac.mul_t(&core.accumulated, &mut core.tmp);
-            for ((ui, ti), wi) in u.iter_mut().zip(&core.tmp).zip(w) {
-                *ui -= wi * ti;
+            if plain {
+                // q ⊖ q̃ = q − q̃ (`System::difference`'s (q − q̃) / 1, the same bits), in the
+                // pass that subtracts W Jᵀλ
+                for ((ui, (qi, qt)), (ti, wi)) in u.iter_mut().zip(q.iter().zip(&work.q_tilde)).zip(core.tmp.iter().zip(w)) {
+                    *ui = (qi - qt) - wi * ti;
+                }
+            } else {
+                sys.difference(&work.q_tilde, q, 1.0, u);
+                for ((ui, ti), wi) in u.iter_mut().zip(&core.tmp).zip(w) {
+                    *ui -= wi * ti;
+                }
             }
             // rhs = B u − [C + α̃λ; 0]
             core.ns.jac.mul(u, &mut core.ns.rhs);
@@ -179,10 +189,18 @@ impl<'a> XpbdNewton<'a> {
             core.ns.solve(true)?;
             // Δq = W Bᵀ z − u;  λ += Δλ (constraint rows)
             core.ns.jac.mul_t(&core.ns.lambda, &mut core.tmp);
-            for ((ti, ui), wi) in core.tmp.iter_mut().zip(u.iter()).zip(w) {
-                *ti = wi * *ti - ui;
+            if plain {
+                // q ⊕ Δq = q + Δq (`System::advance`'s q + 1 Δq, the same bits), in the pass
+                // that forms Δq
+                for ((qi, ti), (ui, wi)) in q.iter_mut().zip(&core.tmp).zip(u.iter().zip(w)) {
+                    *qi += wi * ti - ui;
+                }
+            } else {
+                for ((ti, ui), wi) in core.tmp.iter_mut().zip(u.iter()).zip(w) {
+                    *ti = wi * *ti - ui;
+                }
+                sys.advance(q, &core.tmp, 1.0);
             }
-            sys.advance(q, &core.tmp, 1.0);
             for ((l, z), &stiff) in core.accumulated.iter_mut().zip(&core.ns.lambda).zip(&work.stiffness_row) {
                 if !stiff {
                     *l += z;
