@@ -31,6 +31,23 @@ struct Slot {
     cm0: usize,
 }
 
+/// A slot's first row, rows, first value and row length (see `BlockJacobian::heads`).
+#[derive(Clone, Copy, Debug)]
+struct Head {
+    row0: u32,
+    rows: u32,
+    val0: u32,
+    ldof: u32,
+}
+
+impl Head {
+    /// The slot's first value and number of values.
+    #[inline(always)]
+    fn values(self) -> (usize, usize) {
+        (self.val0 as usize, self.rows as usize * self.ldof as usize)
+    }
+}
+
 /// y = B x for one slot's row-major block B (`L` local columns at global `cols`); `L` fixed so the
 /// short loops unroll (the particle blocks: 2, 4, 6).
 #[inline(always)]
@@ -141,6 +158,10 @@ impl BlockRun {
 #[derive(Clone, Debug)]
 pub struct BlockJacobian {
     slots: Vec<Slot>,
+    /// Each slot's first row, rows, first value and row length in 32 bits, apart from the slots:
+    /// what a pass over the constraints (evaluating C, filling J) reads per constraint, 16 bytes
+    /// where a slot is 96.
+    heads: Vec<Head>,
     /// For each slot, the global column of each local column (flattened).
     colmap: Vec<u32>,
     values: Vec<f64>,
@@ -183,8 +204,14 @@ impl BlockJacobian {
             val0 += rows * ldof;
             row0 += rows;
         }
+        let u32_of = |x: usize| u32::try_from(x).expect("fewer than 2^32 rows and values");
+        let heads = slots
+            .iter()
+            .map(|s| Head { row0: u32_of(s.row0), rows: u32_of(s.rows), val0: u32_of(s.val0), ldof: u32_of(s.ldof) })
+            .collect();
         let mut jac = BlockJacobian {
             slots,
+            heads,
             colmap,
             values: vec![0.0; val0],
             nrows: row0,
@@ -198,12 +225,12 @@ impl BlockJacobian {
 
     /// Number of rows of constraint `ci` in this layout.
     pub fn constraint_rows(&self, ci: usize) -> usize {
-        self.slots[ci].rows
+        self.heads[ci].rows as usize
     }
 
     /// First row of constraint `ci`.
     pub fn constraint_row0(&self, ci: usize) -> usize {
-        self.slots[ci].row0
+        self.heads[ci].row0 as usize
     }
 
     /// Number of rows m.
@@ -224,8 +251,8 @@ impl BlockJacobian {
     /// The row-major local block of constraint `ci`, for filling.
     pub fn constraint_values_mut(&mut self, ci: usize) -> &mut [f64] {
         self.generation += 1;
-        let s = self.slots[ci];
-        &mut self.values[s.val0..s.val0 + s.rows * s.ldof]
+        let (v0, len) = self.heads[ci].values();
+        &mut self.values[v0..v0 + len]
     }
 
     /// How many times values were handed out for writing ([`BlockJacobian::constraint_values_mut`]):
@@ -236,8 +263,8 @@ impl BlockJacobian {
 
     /// The row-major local block of constraint `ci`.
     pub fn constraint_values(&self, ci: usize) -> &[f64] {
-        let s = self.slots[ci];
-        &self.values[s.val0..s.val0 + s.rows * s.ldof]
+        let (v0, len) = self.heads[ci].values();
+        &self.values[v0..v0 + len]
     }
 
     /// The constraint blocks in row order.
