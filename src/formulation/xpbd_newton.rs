@@ -40,6 +40,20 @@ fn keep_stiffness(s: f64, g_w_g: f64) -> bool {
     s * g_w_g >= 1e-10
 }
 
+/// The diagonal term of each row: α̃ on a constraint row, S⁻¹ = 1/s on a stiffness row, and 1 on
+/// a zeroed one (s = 0: its unknown is then 0).
+fn regularisation(reg_rows: &mut [f64], s: &[f64], stiffness_row: &[bool], alpha_t: f64) {
+    for ((r, s), &stiff) in reg_rows.iter_mut().zip(s).zip(stiffness_row) {
+        *r = if !stiff {
+            alpha_t
+        } else if *s > 0.0 && (1.0 / *s).is_finite() {
+            1.0 / *s
+        } else {
+            1.0
+        };
+    }
+}
+
 /// Options of the XPBD Newton stepper.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -155,16 +169,7 @@ impl<'a> XpbdNewton<'a> {
             }
             // C, J and K_g = Σ s g gᵀ at (q, λ)
             sys.eval_with_stiffness(q, &core.accumulated, &mut core.c, &mut work.s, &mut core.ns.jac, keep_stiffness);
-            for ((r, s), &stiff) in core.ns.reg_rows.iter_mut().zip(&work.s).zip(&work.stiffness_row) {
-                // a zeroed row (s = 0) gets 1: its unknown is then 0
-                *r = if !stiff {
-                    alpha_t
-                } else if *s > 0.0 && (1.0 / *s).is_finite() {
-                    1.0 / *s
-                } else {
-                    1.0
-                };
-            }
+            regularisation(&mut core.ns.reg_rows, &work.s, &work.stiffness_row, alpha_t);
             // u = W g = (q ⊖ q̃) − W Jᵀλ  (in `applied`, free until the next substep's forces)
             let u = &mut core.applied;
             core.ns.jac.mul_t(&core.accumulated, &mut core.tmp);
