@@ -130,7 +130,7 @@ const PIVOT_TOL: f64 = 1e-13;
 /// share (three), and ten vectors per row.
 fn memory(f: &Footprint) -> u64 {
     match f {
-        Footprint::Normal(pattern) => (ordering(pattern).2 as u64) * 9 + f.sparse(8 + 16 + 3 * 16, 11 * 8),
+        Footprint::Normal(pattern) => (ordering(pattern).2 as u64) * 9 + f.sparse(8 + 16 + 3 * 16, 10 * 8),
         Footprint::Dense(_) => 0, // not accepted (SystemKind::LoopClosure): the cell is not built
     }
 }
@@ -487,7 +487,8 @@ fn positive_pivot(dii: f64, aii: f64, row: usize) -> Result<(), SolveError> {
 }
 
 /// Row i of A: each of its `count` entries the sum of its terms, the diagonal (plus `reg_i`) into
-/// `d_i` (aᵢᵢ, from which the pivot Dᵢ follows; only D⁻¹ is stored), the others into the row's envelope, each also into `a_values`.
+/// `d_i` (aᵢᵢ, from which the pivot Dᵢ follows; only D⁻¹ is stored), the others into the row's
+/// envelope, each also into `a_values`.
 #[inline(always)]
 fn assemble_row<const D: usize>(
     entries: &mut std::slice::Iter<'_, Entry>,

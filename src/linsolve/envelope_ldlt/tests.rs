@@ -110,8 +110,8 @@ fn the_fused_solve_assembles_the_normal_matrix_bit_for_bit_and_solves_it() {
 /// `xpbd_newton` does), zig-zag for 50 links and straight beyond, b = e₀. Where the chain is
 /// straight a link's stiffness row (across it) and constraint row (along it) meet in an exact 0
 /// of A, and L's entries there, z and x shrink by about 0.73 a link from the bend on, as they do
-/// in the far part of a long chain (`chain_scaling.yaml`). Without the flush, hundreds of each end
-/// up subnormal. x still solves the system.
+/// in the far part of a long chain (`chain_scaling.yaml`). Without the flush, over a thousand of
+/// L's entries end up subnormal. x still solves the system.
 #[test]
 fn values_below_the_normal_range_are_stored_as_zero() {
     let scene = SCENES.iter().find(|e| e.name == "chain").unwrap().build_default(&[("n", crate::params::Scalar::Num(3001.0))]).unwrap();
