@@ -8,7 +8,7 @@
 //! moves q along a velocity goes through [`System::advance`] (q ⊕ h v: the exponential map for
 //! orientations), never through q + h v.
 
-use crate::constraint::{Constraint, MAX_LOCAL_DOF, MAX_LOCAL_NQ};
+use crate::constraint::{Constraint, MAX_LOCAL_DOF, MAX_LOCAL_NQ, MAX_ROWS};
 pub use crate::model::ModelError;
 use crate::model::{Body, BodyKind, BodyView, Force};
 use crate::sparse::BlockJacobian;
@@ -335,19 +335,31 @@ impl System {
         }
     }
 
-    /// C(q) for all constraints, each written at its first row in `layout` (a layout of
-    /// [`System::jacobian_layout_with_stiffness_rows`], whose row count `c` has); the other rows
-    /// are not written. C alone, by each constraint's [`Constraint::eval`] (for `distance` the
-    /// arithmetic of [`System::eval_with_stiffness`]'s C), without J or K_g: a Newton step's
-    /// convergence test. No allocation.
-    pub fn eval_constraints_in(&self, q: &[f64], layout: &BlockJacobian, c: &mut [f64]) {
-        let mut ql = [0.0; MAX_LOCAL_NQ];
+    /// max_r |C_r(q) + reg λ_r| over every constraint row, each constraint's rows at its first row
+    /// in `layout` (a layout of [`System::jacobian_layout_with_stiffness_rows`], whose row count
+    /// `lambda` has): a Newton step's convergence test in one pass. C comes from each constraint's
+    /// [`Constraint::eval`] (for `distance` the arithmetic of [`System::eval_with_stiffness`]'s C),
+    /// without J or K_g, and is stored nowhere. The fold is `f64::max` from 0, row by row, so a NaN
+    /// term is passed over as `f64::max` passes it over. No allocation.
+    pub fn max_constraint_residual(&self, q: &[f64], layout: &BlockJacobian, lambda: &[f64], reg: f64) -> f64 {
+        let (mut ql, mut c) = ([0.0; MAX_LOCAL_NQ], [0.0; MAX_ROWS]);
+        // four running maxima (constraint ci into lane ci mod 4), so that consecutive constraints
+        // do not wait on each other's comparison; max is exact, so the lanes' max is the fold's
+        let mut max = [0.0; 4];
         for (ci, con) in self.constraints.iter().enumerate() {
+            if let Some(ahead) = self.constraints.get(ci + PREFETCH_AHEAD) {
+                prefetch(ahead.as_ref());
+            }
             let n = self.gather_q(ci, q, &mut ql);
             let r0 = layout.constraint_row0(ci);
             let rows = self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci];
-            con.eval(&ql[..n], &mut c[r0..r0 + rows]);
+            con.eval(&ql[..n], &mut c[..rows]);
+            let lane = &mut max[ci % 4];
+            for (cr, l) in c[..rows].iter().zip(&lambda[r0..r0 + rows]) {
+                *lane = f64::max(*lane, (cr + reg * l).abs());
+            }
         }
+        max.into_iter().fold(0.0, f64::max)
     }
 
     /// J̇(q, v) v for all constraints, written into `out` (length m).
@@ -401,6 +413,9 @@ impl System {
     ) {
         let mut ql = [0.0; MAX_LOCAL_NQ];
         for (ci, con) in self.constraints.iter().enumerate() {
+            if let Some(ahead) = self.constraints.get(ci + PREFETCH_AHEAD) {
+                prefetch(ahead.as_ref());
+            }
             let n = self.gather_q(ci, q, &mut ql);
             // shapes from the cached layouts, not from virtual calls
             let r0 = jac.constraint_row0(ci);
@@ -431,4 +446,29 @@ impl System {
             con.jacobian(&ql[..n], jac.constraint_values_mut(ci));
         }
     }
+}
+
+/// How many constraints ahead [`prefetch`] reaches in the passes over the constraints.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Asks the CPU to bring the first two cache lines of a constraint object into cache. The objects
+/// are separate heap allocations reached through the constraint list, and a pass that evaluates
+/// each one briefly (a long chain's distance rows in a Newton step) otherwise waits on every
+/// object's first load once the system no longer fits in cache. A hint only: no effect on any
+/// value, and nothing off x86-64.
+#[inline(always)]
+fn prefetch(c: &dyn Constraint) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let p = (c as *const dyn Constraint).cast::<i8>();
+        // SAFETY: a prefetch does not access memory (no fault, no effect beyond the cache), so any
+        // address is sound; these are the object's own first bytes and the line after.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = c;
 }

@@ -160,9 +160,7 @@ impl<'a> XpbdNewton<'a> {
         for it in 0..self.opts.iterations {
             if it > 0 && self.opts.tol > 0.0 {
                 // the test needs C only: J and K_g are formed when another iteration follows
-                sys.eval_constraints_in(q, &core.ns.jac, &mut core.c);
-                let h = core.c.iter().zip(&core.accumulated).map(|(c, l)| (c + alpha_t * l).abs()).fold(0.0, f64::max);
-                if h <= self.opts.tol {
+                if sys.max_constraint_residual(q, &core.ns.jac, &core.accumulated, alpha_t) <= self.opts.tol {
                     converged = true;
                     break;
                 }
@@ -186,10 +184,8 @@ impl<'a> XpbdNewton<'a> {
                 }
             }
             // rhs = B u − [C + α̃λ; 0]
-            core.ns.jac.mul(u, &mut core.ns.rhs);
-            for ((r, c), l) in core.ns.rhs.iter_mut().zip(&core.c).zip(&core.accumulated) {
-                *r -= c + alpha_t * l; // c = λ = 0 on stiffness rows
-            }
+            let (c, l) = (&core.c, &core.accumulated); // c = λ = 0 on stiffness rows
+            core.ns.jac.mul_then(u, &mut core.ns.rhs, |r, bu| bu - (c[r] + alpha_t * l[r]));
             core.ns.lambda.fill(0.0);
             core.ns.solve(true)?;
             // Δq = W Bᵀ z − u;  λ += Δλ (constraint rows)
