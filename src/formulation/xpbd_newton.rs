@@ -184,8 +184,10 @@ impl<'a> XpbdNewton<'a> {
                 }
             }
             // rhs = B u − [C + α̃λ; 0]
-            let (c, l) = (&core.c, &core.accumulated); // c = λ = 0 on stiffness rows
-            core.ns.jac.mul_then(u, &mut core.ns.rhs, |r, bu| bu - (c[r] + alpha_t * l[r]));
+            core.ns.jac.mul(u, &mut core.ns.rhs);
+            for ((r, c), l) in core.ns.rhs.iter_mut().zip(&core.c).zip(&core.accumulated) {
+                *r -= c + alpha_t * l; // c = λ = 0 on stiffness rows
+            }
             core.ns.lambda.fill(0.0);
             core.ns.solve(true)?;
             // Δq = W Bᵀ z − u;  λ += Δλ (constraint rows)

@@ -48,22 +48,15 @@ impl Head {
     }
 }
 
-/// y_r = then(r0 + r, (B x)_r) for one slot's row-major block B (`L` local columns at global
-/// `cols`, first global row `r0`); `L` fixed so the short loops unroll (the particle blocks: 2, 4, 6).
+/// y = B x for one slot's row-major block B (`L` local columns at global `cols`); `L` fixed so the
+/// short loops unroll (the particle blocks: 2, 4, 6).
 #[inline(always)]
-fn mul_slot<const L: usize>(
-    cols: &[u32],
-    vals: &[f64],
-    x: &[f64],
-    y: &mut [f64],
-    r0: usize,
-    then: impl Fn(usize, f64) -> f64,
-) {
+fn mul_slot<const L: usize>(cols: &[u32], vals: &[f64], x: &[f64], y: &mut [f64]) {
     let cols: &[u32; L] = cols.try_into().expect("L columns");
     let xl: [f64; L] = std::array::from_fn(|k| x[cols[k] as usize]);
-    for (r, (yr, row)) in y.iter_mut().zip(vals.chunks_exact(L)).enumerate() {
+    for (yr, row) in y.iter_mut().zip(vals.chunks_exact(L)) {
         let row: &[f64; L] = row.try_into().expect("L entries");
-        *yr = then(r0 + r, (0..L).map(|k| row[k] * xl[k]).sum());
+        *yr = (0..L).map(|k| row[k] * xl[k]).sum();
     }
 }
 
@@ -327,34 +320,21 @@ impl BlockJacobian {
     /// y = J x (Witkin §4.2: each block multiplies its body's slice of x into its rows of y),
     /// streamed run by run with the block width fixed for the common widths.
     pub fn mul(&self, x: &[f64], y: &mut [f64]) {
-        self.mul_then(x, y, |_, jx| jx);
-    }
-
-    /// y_r = then(r, (J x)_r) for every row r: [`BlockJacobian::mul`] with a function of each
-    /// row's product applied in the same pass (a right-hand side b − J x or J x − d formed without
-    /// a second pass over y).
-    pub fn mul_then(&self, x: &[f64], y: &mut [f64], then: impl Fn(usize, f64) -> f64 + Copy) {
         debug_assert_eq!(x.len(), self.ncols);
         debug_assert_eq!(y.len(), self.nrows);
         for run in &self.runs {
             match run.ldof {
-                4 => self.mul_run::<4>(run, x, y, then),
-                6 => self.mul_run::<6>(run, x, y, then),
-                2 => self.mul_run::<2>(run, x, y, then),
-                _ => self.mul_run::<0>(run, x, y, then),
+                4 => self.mul_run::<4>(run, x, y),
+                6 => self.mul_run::<6>(run, x, y),
+                2 => self.mul_run::<2>(run, x, y),
+                _ => self.mul_run::<0>(run, x, y),
             }
         }
     }
 
-    /// y_r = then(r, (J x)_r) over one run's blocks (`L` = 0: the width read at run time).
+    /// y = J x over one run's blocks (`L` = 0: the width read at run time).
     #[inline(always)]
-    fn mul_run<const L: usize>(
-        &self,
-        run: &BlockRun,
-        x: &[f64],
-        y: &mut [f64],
-        then: impl Fn(usize, f64) -> f64 + Copy,
-    ) {
+    fn mul_run<const L: usize>(&self, run: &BlockRun, x: &[f64], y: &mut [f64]) {
         let l = run.ldof;
         if run.nrows() == 0 {
             return; // a constraint without rows
@@ -362,15 +342,15 @@ impl BlockJacobian {
         let cols = &self.colmap[run.col0..run.col0 + run.blocks * l];
         let vals = &self.values[run.val0..run.val0 + run.nrows() * l];
         let y = &mut y[run.row0..run.row0 + run.nrows()];
-        let blocks = cols.chunks_exact(l).zip(vals.chunks_exact(run.rows * l)).zip(y.chunks_exact_mut(run.rows));
-        for (b, ((bc, bv), by)) in blocks.enumerate() {
-            let r0 = run.row0 + b * run.rows;
+        for ((bc, bv), by) in
+            cols.chunks_exact(l).zip(vals.chunks_exact(run.rows * l)).zip(y.chunks_exact_mut(run.rows))
+        {
             if L == 0 {
-                for (r, (yr, row)) in by.iter_mut().zip(bv.chunks_exact(l)).enumerate() {
-                    *yr = then(r0 + r, row.iter().zip(bc).map(|(a, &c)| a * x[c as usize]).sum());
+                for (yr, row) in by.iter_mut().zip(bv.chunks_exact(l)) {
+                    *yr = row.iter().zip(bc).map(|(a, &c)| a * x[c as usize]).sum();
                 }
             } else {
-                mul_slot::<L>(bc, bv, x, by, r0, then);
+                mul_slot::<L>(bc, bv, x, by);
             }
         }
     }
