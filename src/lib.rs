@@ -4,9 +4,10 @@
 //! the accuracy a mechanism needs at the lowest cost. The layers, bottom up (each uses only the
 //! ones above it in this list; `tests/conformance/layers.rs` checks every import):
 //!
-//! - [`special`], [`params`], [`metrics`], [`input`], [`deadline`], [`expr`]: special functions, typed
-//!   registry parameters, pure functions of trajectories, reading YAML inputs with located errors,
-//!   the running cell's wall-clock deadline, and expressions in t (prescribed motions);
+//! - [`special`], [`params`], [`metrics`], [`input`], [`deadline`], [`expr`], [`large_pages`]:
+//!   special functions, typed registry parameters, pure functions of trajectories, reading YAML
+//!   inputs with located errors, the running cell's wall-clock deadline, expressions in t
+//!   (prescribed motions), and the binary's allocator (large blocks on huge pages);
 //! - [`model`]: bodies, applied forces, energy, model errors;
 //! - [`constraint`]: C(q), J and J̇v per constraint type, written once (Witkin 1997, §4);
 //! - [`sparse`]: the block-sparse Jacobian, J·x, Jᵀ·y and the J W Jᵀ assembly plan;
@@ -91,6 +92,7 @@ pub mod formulation;
 pub mod friction;
 pub mod input;
 pub mod integrator;
+pub mod large_pages;
 pub mod linsolve;
 pub mod metrics;
 pub mod model;

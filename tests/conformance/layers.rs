@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// The layers, bottom up, as `src/lib.rs` lists them.
 const LAYERS: &[&[&str]] = &[
-    &["special", "params", "metrics", "input", "deadline", "expr"],
+    &["special", "params", "metrics", "input", "deadline", "expr", "large_pages"],
     &["model"],
     &["constraint"],
     &["sparse"],
