@@ -13,6 +13,9 @@ pub use crate::model::ModelError;
 use crate::model::{Body, BodyKind, BodyView, Force};
 use crate::sparse::BlockJacobian;
 
+mod rods;
+use rods::{Piece, Rod, RodRun, drop_weak_terms};
+
 /// Bodies, forces and constraints, with the index layout of q, v and the constraint rows.
 #[derive(Debug, Default)]
 pub struct System {
@@ -34,6 +37,10 @@ pub struct System {
     /// The same for the local velocity coordinates.
     vmap: Vec<u32>,
     vmap_start: Vec<usize>,
+    /// The rods between two particles among the constraints, as plain data (`rods.rs`), read by
+    /// the Newton step's passes in place of their objects.
+    rods: Vec<Rod>,
+    rod_runs: Vec<RodRun>,
 }
 
 /// buf[k] = x[map[k]]; returns the count.
@@ -125,6 +132,7 @@ impl System {
             }
             start.push(map.len());
         }
+        self.note_rod(index, c.as_ref());
         self.constraints.push(c);
         Ok(index)
     }
@@ -346,17 +354,27 @@ impl System {
         // four running maxima (constraint ci into lane ci mod 4), so that consecutive constraints
         // do not wait on each other's comparison; max is exact, so the lanes' max is the fold's
         let mut max = [0.0; 4];
-        for (ci, con) in self.constraints.iter().enumerate() {
-            if let Some(ahead) = self.constraints.get(ci + PREFETCH_AHEAD) {
-                prefetch(ahead.as_ref());
-            }
-            let n = self.gather_q(ci, q, &mut ql);
-            let r0 = layout.constraint_row0(ci);
-            let rows = self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci];
-            con.eval(&ql[..n], &mut c[..rows]);
-            let lane = &mut max[ci % 4];
-            for (cr, l) in c[..rows].iter().zip(&lambda[r0..r0 + rows]) {
-                *lane = f64::max(*lane, (cr + reg * l).abs());
+        for piece in self.pieces() {
+            let range = match piece {
+                Piece::Rods(run) => {
+                    self.rods_max_residual(run, q, layout, lambda, reg, &mut max);
+                    continue;
+                }
+                Piece::Objects(range) => range,
+            };
+            for ci in range {
+                let con = &self.constraints[ci];
+                if let Some(ahead) = self.constraints.get(ci + PREFETCH_AHEAD) {
+                    prefetch(ahead.as_ref());
+                }
+                let n = self.gather_q(ci, q, &mut ql);
+                let r0 = layout.constraint_row0(ci);
+                let rows = self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci];
+                con.eval(&ql[..n], &mut c[..rows]);
+                let lane = &mut max[ci % 4];
+                for (cr, l) in c[..rows].iter().zip(&lambda[r0..r0 + rows]) {
+                    *lane = f64::max(*lane, (cr + reg * l).abs());
+                }
             }
         }
         max.into_iter().fold(0.0, f64::max)
@@ -412,27 +430,34 @@ impl System {
         keep: impl Fn(f64, f64) -> bool,
     ) {
         let mut ql = [0.0; MAX_LOCAL_NQ];
-        for (ci, con) in self.constraints.iter().enumerate() {
-            if let Some(ahead) = self.constraints.get(ci + PREFETCH_AHEAD) {
-                prefetch(ahead.as_ref());
-            }
-            let n = self.gather_q(ci, q, &mut ql);
-            // shapes from the cached layouts, not from virtual calls
-            let r0 = jac.constraint_row0(ci);
-            let rows = self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci];
-            let k = jac.constraint_rows(ci) - rows;
-            let ldof = self.vmap_start[ci + 1] - self.vmap_start[ci];
-            let (jv, gv) = jac.constraint_values_mut(ci).split_at_mut(rows * ldof);
-            let sk = &mut s[r0 + rows..r0 + rows + k];
-            con.eval_with_stiffness(&ql[..n], &lambda[r0..r0 + rows], &mut c[r0..r0 + rows], jv, gv, sk);
-            if k > 0 {
-                let w = &self.vmap[self.vmap_start[ci]..self.vmap_start[ci + 1]];
-                for (row, sv) in gv.chunks_exact_mut(ldof).zip(sk.iter_mut()) {
-                    let gwg: f64 = row.iter().zip(w).map(|(g, &i)| g * g * self.inv_mass[i as usize]).sum();
-                    if !keep(*sv, gwg) {
-                        *sv = 0.0;
-                        row.fill(0.0);
+        for piece in self.pieces() {
+            let range = match piece {
+                Piece::Rods(run) => {
+                    self.rods_with_stiffness(run, q, lambda, c, s, jac, &keep);
+                    continue;
+                }
+                Piece::Objects(range) => range,
+            };
+            for ci in range {
+                let con = &self.constraints[ci];
+                if let Some(ahead) = self.constraints.get(ci + PREFETCH_AHEAD) {
+                    prefetch(ahead.as_ref());
+                }
+                let n = self.gather_q(ci, q, &mut ql);
+                // shapes from the cached layouts, not from virtual calls
+                let r0 = jac.constraint_row0(ci);
+                let rows = self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci];
+                let k = jac.constraint_rows(ci) - rows;
+                let ldof = self.vmap_start[ci + 1] - self.vmap_start[ci];
+                let (jv, gv) = jac.constraint_values_mut(ci).split_at_mut(rows * ldof);
+                let sk = &mut s[r0 + rows..r0 + rows + k];
+                con.eval_with_stiffness(&ql[..n], &lambda[r0..r0 + rows], &mut c[r0..r0 + rows], jv, gv, sk);
+                if k > 0 {
+                    let mut w = [0.0; MAX_LOCAL_DOF];
+                    for (wi, &i) in w.iter_mut().zip(&self.vmap[self.vmap_start[ci]..self.vmap_start[ci + 1]]) {
+                        *wi = self.inv_mass[i as usize];
                     }
+                    drop_weak_terms(gv, sk, &w[..ldof], &keep);
                 }
             }
         }

@@ -349,3 +349,62 @@ fn the_convergence_test_is_the_largest_c_plus_reg_lambda() {
     }
     assert!(rows_seen.len() >= 3, "constraints of too few shapes: {rows_seen:?}");
 }
+
+/// The system keeps its rods between two particles as plain data and evaluates them there in the
+/// Newton step's two passes; this checks that store against the objects, to the bit: on every
+/// built-in scene without contact, off the initial state, with λ of both signs (so the policy
+/// below keeps some stiffness terms and drops others), C, J, the stiffness rows and their weights
+/// from `eval_with_stiffness` equal each constraint's own `eval_with_stiffness` with the same
+/// policy applied, and the convergence test equals the fold over each constraint's own `eval`.
+#[test]
+fn the_rod_store_gives_the_objects_values_to_the_bit() {
+    let keep = |s: f64, gwg: f64| s * gwg > 0.05;
+    let mut rods = [0usize; 4];
+    for entry in tinkertoy::scene::SCENES {
+        let scene = entry.build_small().unwrap();
+        let sys = &scene.system;
+        if sys.contacts().is_some() || sys.nrows() == 0 {
+            continue;
+        }
+        let q: Vec<f64> = scene.q0.iter().enumerate().map(|(i, q)| q + 0.01 * (1.3 * i as f64).sin()).collect();
+        let mut jac = sys.jacobian_layout_with_stiffness_rows();
+        let m = jac.nrows();
+        let lambda: Vec<f64> = (0..m).map(|r| (0.9 * r as f64).cos()).collect();
+        let (mut c, mut s) = (vec![0.0; m], vec![0.0; m]);
+        sys.eval_with_stiffness(&q, &lambda, &mut c, &mut s, &mut jac, keep);
+        let offsets = sys.row_offsets();
+        let mut want_max = 0.0;
+        for (ci, con) in sys.constraints().iter().enumerate() {
+            if let Some((dim, _)) = con.particle_rod() {
+                rods[dim] += 1;
+            }
+            let mut ql = [0.0; 14];
+            let n = sys.gather_q(ci, &q, &mut ql);
+            let rows = offsets.get(ci + 1).unwrap_or(&sys.nrows()) - offsets[ci];
+            let (r0, k) = (jac.constraint_row0(ci), jac.constraint_rows(ci) - rows);
+            let map = sys.local_map(ci);
+            let mut vals = jac.constraint_values(ci).to_vec();
+            let (mut cl, mut sl) = (vec![0.0; rows], vec![0.0; k]);
+            let (jv, gv) = vals.split_at_mut(rows * map.len());
+            con.eval_with_stiffness(&ql[..n], &lambda[r0..r0 + rows], &mut cl, jv, gv, &mut sl);
+            for (row, sv) in gv.chunks_exact_mut(map.len()).zip(sl.iter_mut()) {
+                let gwg: f64 = row.iter().zip(map).map(|(g, &i)| g * g * sys.inv_mass()[i as usize]).sum();
+                if !keep(*sv, gwg) {
+                    *sv = 0.0;
+                    row.fill(0.0);
+                }
+            }
+            let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            let what = format!("{}: constraint {ci} ({})", entry.name, con.kind());
+            assert_eq!(bits(&c[r0..r0 + rows]), bits(&cl), "{what}: C");
+            assert_eq!(bits(jac.constraint_values(ci)), bits(&vals), "{what}: J and the stiffness rows");
+            assert_eq!(bits(&s[r0 + rows..r0 + rows + k]), bits(&sl), "{what}: s");
+            con.eval(&ql[..n], &mut cl);
+            for (cr, l) in cl.iter().zip(&lambda[r0..]) {
+                want_max = f64::max(want_max, (cr + 0.3 * l).abs());
+            }
+        }
+        assert_eq!(sys.max_constraint_residual(&q, &jac, &lambda, 0.3), want_max, "{}", entry.name);
+    }
+    assert!(rods[2] > 0 && rods[3] > 0, "rods in the plane and in space: {rods:?}");
+}

@@ -60,40 +60,70 @@ impl Distance {
     }
 }
 
-impl Distance {
-    /// ∇²C = (I − n nᵀ)/ℓ ⊗ [[1, −1], [−1, 1]] for d = x_a − x_b, ℓ = |d|, n = d/ℓ (the anchor
-    /// version keeps the first block). I − n nᵀ = Σ_t t tᵀ over unit t ⊥ n: one row g = (t, −t)
-    /// per t with s = −λ/ℓ, positive when the link is in tension (λ < 0 pulls the ends together).
-    #[inline(always)]
-    fn stiffness_from(&self, d: [f64; 3], inv_l: f64, lambda: f64, g: &mut [f64], s: &mut [f64]) {
-        let n = [d[0] * inv_l, d[1] * inv_l, d[2] * inv_l];
-        let ts: [[f64; 3]; 2] = if self.dim == 2 {
-            [[-n[1], n[0], 0.0], [0.0; 3]]
-        } else {
-            // branchless orthonormal basis (Duff et al. 2017, "Building an orthonormal basis, revisited")
-            let sign = 1f64.copysign(n[2]);
-            let a = -1.0 / (sign + n[2]);
-            let b = n[0] * n[1] * a;
-            [[1.0 + sign * n[0] * n[0] * a, sign * b, -sign * n[0]], [b, sign + n[1] * n[1] * a, -n[1]]]
-        };
-        let ldof = self.attach.bodies().len() * self.dim;
-        for (k, t) in ts.iter().take(self.dim - 1).enumerate() {
-            let row = &mut g[k * ldof..(k + 1) * ldof];
-            // element by element: a copy of 2 or 3 values of run-time length becomes a call to
-            // memcpy
-            row[0] = t[0];
-            row[1] = t[1];
-            if self.dim == 3 {
-                row[2] = t[2];
-            }
-            if ldof > self.dim {
-                for i in 0..self.dim {
-                    row[self.dim + i] = -t[i];
-                }
-            }
-            s[k] = -lambda * inv_l;
+/// ∇²C = (I − n nᵀ)/ℓ ⊗ [[1, −1], [−1, 1]] for d = x_a − x_b, ℓ = |d|, n = d/ℓ (the anchor
+/// version keeps the first block). I − n nᵀ = Σ_t t tᵀ over unit t ⊥ n: one row g = (t, −t)
+/// per t with s = −λ/ℓ, positive when the link is in tension (λ < 0 pulls the ends together).
+/// `dim` is the particles' dimension, `ldof` the row length (`dim` anchored, 2 `dim` between two).
+#[inline(always)]
+fn stiffness_from(dim: usize, ldof: usize, d: [f64; 3], inv_l: f64, lambda: f64, g: &mut [f64], s: &mut [f64]) {
+    let n = [d[0] * inv_l, d[1] * inv_l, d[2] * inv_l];
+    let ts: [[f64; 3]; 2] = if dim == 2 {
+        [[-n[1], n[0], 0.0], [0.0; 3]]
+    } else {
+        // branchless orthonormal basis (Duff et al. 2017, "Building an orthonormal basis, revisited")
+        let sign = 1f64.copysign(n[2]);
+        let a = -1.0 / (sign + n[2]);
+        let b = n[0] * n[1] * a;
+        [[1.0 + sign * n[0] * n[0] * a, sign * b, -sign * n[0]], [b, sign + n[1] * n[1] * a, -n[1]]]
+    };
+    for (k, t) in ts.iter().take(dim - 1).enumerate() {
+        let row = &mut g[k * ldof..(k + 1) * ldof];
+        // element by element: a copy of 2 or 3 values of run-time length becomes a call to
+        // memcpy
+        row[0] = t[0];
+        row[1] = t[1];
+        if dim == 3 {
+            row[2] = t[2];
         }
+        if ldof > dim {
+            for i in 0..dim {
+                row[dim + i] = -t[i];
+            }
+        }
+        s[k] = -lambda * inv_l;
     }
+}
+
+/// C = |d| − L of a rod with d = p_a − p_b (z = 0 in 2D) \[m\]: `Distance::eval`'s arithmetic, for
+/// the system's store of rods between two particles.
+#[inline(always)]
+pub(crate) fn rod_error(d: [f64; 3], length: f64) -> f64 {
+    norm(d) - length
+}
+
+/// J = [nᵀ, −nᵀ] and the `dim` − 1 stiffness rows g_k with weights s_k of a rod of `length` \[m\]
+/// between two particles of dimension `dim`, from d = p_a − p_b; returns C \[m\]:
+/// `Distance::eval_with_stiffness`'s arithmetic, for the system's store of such rods.
+#[inline(always)]
+pub(crate) fn rod_with_stiffness(
+    dim: usize,
+    d: [f64; 3],
+    length: f64,
+    lambda: f64,
+    j: &mut [f64],
+    g: &mut [f64],
+    s: &mut [f64],
+) -> f64 {
+    let l = norm(d);
+    let inv_l = 1.0 / l;
+    for i in 0..dim {
+        j[i] = d[i] * inv_l;
+    }
+    for i in 0..dim {
+        j[dim + i] = -d[i] * inv_l;
+    }
+    stiffness_from(dim, 2 * dim, d, inv_l, lambda, g, s);
+    l - length
 }
 
 #[inline(always)]
@@ -128,7 +158,10 @@ impl Constraint for Distance {
         &self.attach
     }
     fn eval(&self, q: &[f64], c: &mut [f64]) {
-        c[0] = norm(self.delta(q, true)) - self.length;
+        c[0] = rod_error(self.delta(q, true), self.length);
+    }
+    fn particle_rod(&self) -> Option<(usize, f64)> {
+        (self.attach.bodies().len() == 2).then_some((self.dim, self.length))
     }
     fn jacobian(&self, q: &[f64], j: &mut [f64]) {
         let mut c = [0.0];
@@ -156,7 +189,8 @@ impl Constraint for Distance {
     fn geometric_stiffness(&self, q: &[f64], lambda: &[f64], g: &mut [f64], s: &mut [f64]) {
         let d = self.delta(q, true);
         let inv_l = 1.0 / norm(d);
-        self.stiffness_from(d, inv_l, lambda[0], g, s);
+        let ldof = self.attach.bodies().len() * self.dim;
+        stiffness_from(self.dim, ldof, d, inv_l, lambda[0], g, s);
     }
     fn eval_with_stiffness(
         &self,
@@ -168,19 +202,17 @@ impl Constraint for Distance {
         s: &mut [f64],
     ) {
         let d = self.delta(q, true);
+        if self.attach.bodies().len() == 2 {
+            c[0] = rod_with_stiffness(self.dim, d, self.length, lambda[0], j, g, s);
+            return;
+        }
         let l = norm(d);
         let inv_l = 1.0 / l;
         c[0] = l - self.length;
-        let dim = self.dim;
-        for i in 0..dim {
+        for i in 0..self.dim {
             j[i] = d[i] * inv_l;
         }
-        if self.attach.bodies().len() == 2 {
-            for i in 0..dim {
-                j[dim + i] = -d[i] * inv_l;
-            }
-        }
-        self.stiffness_from(d, inv_l, lambda[0], g, s);
+        stiffness_from(self.dim, self.dim, d, inv_l, lambda[0], g, s);
     }
     fn jdot_v(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         let d = self.delta(q, true);

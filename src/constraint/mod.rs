@@ -40,6 +40,7 @@ registry! {
 pub use ball::Ball;
 pub use circle::Circle;
 pub use distance::Distance;
+pub(crate) use distance::{rod_error, rod_with_stiffness};
 pub use ground::Ground;
 pub use hinge::Hinge;
 pub use joint3::JointFrame;
@@ -136,6 +137,14 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
         if self.stiffness_rows() > 0 {
             self.geometric_stiffness(q, lambda, g, s);
         }
+    }
+
+    /// The constraint as a rod of fixed length between two particles (`distance` between two
+    /// bodies): their dimension (2 or 3) and the length L \[m\]; `None` for every other. The
+    /// system keeps runs of such rods as plain data for the passes of a Newton step (the same
+    /// arithmetic as the object's: `rod_with_stiffness`, `rod_error`).
+    fn particle_rod(&self) -> Option<(usize, f64)> {
+        None
     }
 
     /// The constraint as a planar joint (two frames and the motion between them), for reduced
