@@ -346,7 +346,8 @@ impl System {
     /// max_r |C_r(q) + reg λ_r| over every constraint row, each constraint's rows at its first row
     /// in `layout` (a layout of [`System::jacobian_layout_with_stiffness_rows`], whose row count
     /// `lambda` has): a Newton step's convergence test in one pass. C comes from each constraint's
-    /// [`Constraint::eval`] (for `distance` the arithmetic of [`System::eval_with_stiffness`]'s C),
+    /// [`Constraint::eval`] (for `distance` the arithmetic of [`System::eval_with_stiffness`]'s C;
+    /// a rod between two particles from the system's store of rods, with the same arithmetic),
     /// without J or K_g, and is stored nowhere. The fold is `f64::max` from 0, row by row, so a NaN
     /// term is passed over as `f64::max` passes it over. No allocation.
     pub fn max_constraint_residual(&self, q: &[f64], layout: &BlockJacobian, lambda: &[f64], reg: f64) -> f64 {
@@ -478,7 +479,8 @@ const PREFETCH_AHEAD: usize = 8;
 
 /// Asks the CPU to bring the first two cache lines of a constraint object into cache. The objects
 /// are separate heap allocations reached through the constraint list, and a pass that evaluates
-/// each one briefly (a long chain's distance rows in a Newton step) otherwise waits on every
+/// each one briefly (a Newton step's stiffness rows and convergence test over many small
+/// constraints; a chain's rods now come from the rod store instead) otherwise waits on every
 /// object's first load once the system no longer fits in cache. A hint only: no effect on any
 /// value, and nothing off x86-64.
 #[inline(always)]

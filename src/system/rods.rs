@@ -7,6 +7,7 @@
 
 use super::System;
 use crate::constraint::{Constraint, rod_error, rod_with_stiffness};
+use crate::model::BodyKind;
 use crate::sparse::BlockJacobian;
 use std::ops::Range;
 
@@ -40,6 +41,11 @@ impl System {
     pub(super) fn note_rod(&mut self, ci: usize, c: &dyn Constraint) {
         let Some((dim, length)) = c.particle_rod() else { return };
         let &[a, b] = c.bodies() else { return };
+        // the store reads `dim` coordinates from each body's offset: particles of that dimension
+        let particle = if dim == 3 { BodyKind::Particle3 } else { BodyKind::Particle2 };
+        if !matches!(dim, 2 | 3) || [a, b].iter().any(|&i| self.bodies[i].kind != particle) {
+            return;
+        }
         let coord = |x: usize| u32::try_from(x).expect("fewer than 2^32 coordinates");
         let rod = Rod {
             q: [coord(self.q_offsets[a]), coord(self.q_offsets[b])],
