@@ -356,25 +356,18 @@ impl System {
         // do not wait on each other's comparison; max is exact, so the lanes' max is the fold's
         let mut max = [0.0; 4];
         for piece in self.pieces() {
-            let range = match piece {
-                Piece::Rods(run) => {
-                    self.rods_max_residual(run, q, layout, lambda, reg, &mut max);
-                    continue;
-                }
-                Piece::Objects(range) => range,
-            };
-            for ci in range {
-                let con = &self.constraints[ci];
-                if let Some(ahead) = self.constraints.get(ci + PREFETCH_AHEAD) {
-                    prefetch(ahead.as_ref());
-                }
-                let n = self.gather_q(ci, q, &mut ql);
-                let r0 = layout.constraint_row0(ci);
-                let rows = self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci];
-                con.eval(&ql[..n], &mut c[..rows]);
-                let lane = &mut max[ci % 4];
-                for (cr, l) in c[..rows].iter().zip(&lambda[r0..r0 + rows]) {
-                    *lane = f64::max(*lane, (cr + reg * l).abs());
+            match piece {
+                Piece::Rods(run) => self.rods_max_residual(run, q, layout, lambda, reg, &mut max),
+                Piece::Objects(range) => {
+                    for (ci, con) in self.objects(range) {
+                        let n = self.gather_q(ci, q, &mut ql);
+                        let (r0, rows) = (layout.constraint_row0(ci), self.rows_of(ci));
+                        con.eval(&ql[..n], &mut c[..rows]);
+                        let lane = &mut max[ci % 4];
+                        for (cr, l) in c[..rows].iter().zip(&lambda[r0..r0 + rows]) {
+                            *lane = f64::max(*lane, (cr + reg * l).abs());
+                        }
+                    }
                 }
             }
         }
@@ -439,29 +432,40 @@ impl System {
                 }
                 Piece::Objects(range) => range,
             };
-            for ci in range {
-                let con = &self.constraints[ci];
-                if let Some(ahead) = self.constraints.get(ci + PREFETCH_AHEAD) {
-                    prefetch(ahead.as_ref());
-                }
+            for (ci, con) in self.objects(range) {
                 let n = self.gather_q(ci, q, &mut ql);
                 // shapes from the cached layouts, not from virtual calls
-                let r0 = jac.constraint_row0(ci);
-                let rows = self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci];
+                let (r0, rows) = (jac.constraint_row0(ci), self.rows_of(ci));
                 let k = jac.constraint_rows(ci) - rows;
-                let ldof = self.vmap_start[ci + 1] - self.vmap_start[ci];
-                let (jv, gv) = jac.constraint_values_mut(ci).split_at_mut(rows * ldof);
+                let map = &self.vmap[self.vmap_start[ci]..self.vmap_start[ci + 1]];
+                let (jv, gv) = jac.constraint_values_mut(ci).split_at_mut(rows * map.len());
                 let sk = &mut s[r0 + rows..r0 + rows + k];
                 con.eval_with_stiffness(&ql[..n], &lambda[r0..r0 + rows], &mut c[r0..r0 + rows], jv, gv, sk);
                 if k > 0 {
                     let mut w = [0.0; MAX_LOCAL_DOF];
-                    for (wi, &i) in w.iter_mut().zip(&self.vmap[self.vmap_start[ci]..self.vmap_start[ci + 1]]) {
+                    for (wi, &i) in w.iter_mut().zip(map) {
                         *wi = self.inv_mass[i as usize];
                     }
-                    drop_weak_terms(gv, sk, &w[..ldof], &keep);
+                    drop_weak_terms(gv, sk, &w[..map.len()], &keep);
                 }
             }
         }
+    }
+
+    /// The rows of constraint `ci` (from the row offsets, not a virtual call).
+    fn rows_of(&self, ci: usize) -> usize {
+        self.row_offsets.get(ci + 1).unwrap_or(&self.nrows) - self.row_offsets[ci]
+    }
+
+    /// Constraints `range` with their indices, for a pass that evaluates each briefly: each step
+    /// asks for the object [`PREFETCH_AHEAD`] constraints on (see [`prefetch`]).
+    fn objects(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = (usize, &dyn Constraint)> {
+        range.map(move |ci| {
+            if let Some(ahead) = self.constraints.get(ci + PREFETCH_AHEAD) {
+                prefetch(ahead.as_ref());
+            }
+            (ci, self.constraints[ci].as_ref())
+        })
     }
 
     /// Evaluates J(q) into the preallocated `jac` (no allocation).

@@ -24,7 +24,7 @@ use tinkertoy::model::Body;
 use tinkertoy::params::Scalar;
 use tinkertoy::scene::Scene;
 use tinkertoy::scene::registry as scenes;
-use tinkertoy::sparse::NormalMatrix;
+use tinkertoy::sparse::{BlockJacobian, NormalMatrix};
 use tinkertoy::system::System;
 
 /// One step of `formulation` (`xpbd` or `xpbd_newton`) with the given parameters from (q, v) at
@@ -312,6 +312,22 @@ fn the_work_per_link_does_not_grow_from_1e3_to_1e5_links() {
     assert!(per_link.iter().all(|p| p.2 <= per_link[0].2 && p.2 <= 3.0), "solves per step {per_link:?}");
 }
 
+/// Every built-in scene without contact at a state off its initial one (q0 + 0.01 sin(1.3 i)),
+/// with its layout with stiffness rows and multipliers of both signs (cos(0.9 r)).
+fn perturbed_states() -> impl Iterator<Item = (&'static scenes::SceneEntry, Scene, Vec<f64>, BlockJacobian, Vec<f64>)> {
+    tinkertoy::scene::SCENES.iter().filter_map(|entry| {
+        let scene = entry.build_small().unwrap();
+        let sys = &scene.system;
+        if sys.contacts().is_some() || sys.nrows() == 0 {
+            return None;
+        }
+        let q: Vec<f64> = scene.q0.iter().enumerate().map(|(i, q)| q + 0.01 * (1.3 * i as f64).sin()).collect();
+        let jac = sys.jacobian_layout_with_stiffness_rows();
+        let lambda: Vec<f64> = (0..jac.nrows()).map(|r| (0.9 * r as f64).cos()).collect();
+        Some((entry, scene, q, jac, lambda))
+    })
+}
+
 /// The Newton step's convergence test, `System::max_constraint_residual` (one pass, C stored
 /// nowhere, four running maxima), is max |C_r + reg λ_r| over the constraint rows of the layout
 /// with stiffness rows, to the bit: on every built-in scene without contact (constraints of one
@@ -320,16 +336,9 @@ fn the_work_per_link_does_not_grow_from_1e3_to_1e5_links() {
 #[test]
 fn the_convergence_test_is_the_largest_c_plus_reg_lambda() {
     let mut rows_seen = std::collections::BTreeSet::new();
-    for entry in tinkertoy::scene::SCENES {
-        let scene = entry.build_small().unwrap();
+    for (entry, scene, q, mut jac, lambda) in perturbed_states() {
         let sys = &scene.system;
-        if sys.contacts().is_some() || sys.nrows() == 0 {
-            continue;
-        }
-        let q: Vec<f64> = scene.q0.iter().enumerate().map(|(i, q)| q + 0.01 * (1.3 * i as f64).sin()).collect();
-        let mut jac = sys.jacobian_layout_with_stiffness_rows();
         let m = jac.nrows();
-        let lambda: Vec<f64> = (0..m).map(|r| (0.9 * r as f64).cos()).collect();
         let (mut c, mut s) = (vec![0.0; m], vec![0.0; m]);
         sys.eval_with_stiffness(&q, &lambda, &mut c, &mut s, &mut jac, |_, _| true);
         let offsets = sys.row_offsets();
@@ -360,16 +369,9 @@ fn the_convergence_test_is_the_largest_c_plus_reg_lambda() {
 fn the_rod_store_gives_the_objects_values_to_the_bit() {
     let keep = |s: f64, gwg: f64| s * gwg > 0.05;
     let mut rods = [0usize; 4];
-    for entry in tinkertoy::scene::SCENES {
-        let scene = entry.build_small().unwrap();
+    for (entry, scene, q, mut jac, lambda) in perturbed_states() {
         let sys = &scene.system;
-        if sys.contacts().is_some() || sys.nrows() == 0 {
-            continue;
-        }
-        let q: Vec<f64> = scene.q0.iter().enumerate().map(|(i, q)| q + 0.01 * (1.3 * i as f64).sin()).collect();
-        let mut jac = sys.jacobian_layout_with_stiffness_rows();
         let m = jac.nrows();
-        let lambda: Vec<f64> = (0..m).map(|r| (0.9 * r as f64).cos()).collect();
         let (mut c, mut s) = (vec![0.0; m], vec![0.0; m]);
         sys.eval_with_stiffness(&q, &lambda, &mut c, &mut s, &mut jac, keep);
         let offsets = sys.row_offsets();
