@@ -130,6 +130,14 @@ impl<'a> NormalSolve<'a> {
         Ok(())
     }
 
+    /// Sets λ to 0, the start of the next [`NormalSolve::solve`], unless the solver does not read
+    /// a start ([`LinearSolver::reads_start`]): then λ is left as it is, to be overwritten.
+    pub fn start_from_zero(&mut self) {
+        if self.solver.reads_start() {
+            self.lambda.fill(0.0);
+        }
+    }
+
     /// Solves J W Jᵀ λ = rhs into λ (warm-started from its current value); `count` adds the solve
     /// to the cost counters (measurement solves pass false).
     pub fn solve(&mut self, count: bool) -> Result<(), SolveError> {

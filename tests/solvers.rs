@@ -159,7 +159,8 @@ fn pcg_ic0_solves_a_chain_in_one_iteration() {
 
 /// Every registered solver takes the chain's J W Jᵀ (a tree: no solver may decline it) and solves
 /// it to the accuracy its kind promises against dense LU: 1e-10 relative for direct solvers, and
-/// κ · tol for iterative ones (κ of the 11-row chain's matrix, computed here).
+/// κ · tol for iterative ones (κ of the 11-row chain's matrix, computed here); one that does not
+/// read its start ([`tinkertoy::linsolve::LinearSolver::reads_start`]) gives the same bits from any.
 #[test]
 fn every_solver_solves_the_chain() {
     let scene = SCENES.iter().find(|e| e.name == "chain").unwrap().build_small().unwrap();
@@ -199,6 +200,16 @@ fn every_solver_solves_the_chain() {
         let err = rel(&x, reference.as_slice());
         let bound = if solver.kind == SolverKind::Direct { 1e-10 } else { kappa * TOL * 1.01 + 1e-10 };
         assert!(err <= bound, "{}: relative error {err:e} > {bound:e}", solver.name);
+        if !s.reads_start() {
+            // a solver that says it does not read its start gets the same bits from a NaN one
+            let mut from_nan = vec![f64::NAN; m];
+            s.solve(&op, &b, &mut from_nan).unwrap_or_else(|e| panic!("{}: {e}", solver.name));
+            assert!(
+                x.iter().zip(&from_nan).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{} reads its start",
+                solver.name
+            );
+        }
     }
 }
 

@@ -29,6 +29,7 @@ use super::{NotApplicable, Stepper};
 use crate::linsolve::{LinearSolver, SolveError};
 use crate::params::Params;
 use crate::scene::Scene;
+use crate::system::System;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -115,7 +116,8 @@ pub struct XpbdNewton<'a> {
 
 /// Workspace of the Newton iterations (rows in the layout of [`System::jacobian_layout_with_stiffness_rows`]).
 struct NewtonWork {
-    /// The inertial prediction q̃ (length nq).
+    /// The inertial prediction q̃ (length nq with orientations; empty in plain coordinates, where
+    /// it is recomputed: [`Prediction`]).
     q_tilde: Vec<f64>,
     /// Stiffness weights s_k (0 on constraint rows).
     s: Vec<f64>,
@@ -124,6 +126,9 @@ struct NewtonWork {
     /// The previous substep's correction q ⊖ q̃ (velocity layout; 0 before the first), the start
     /// of the next one's iterations with `extrapolate`.
     correction: Vec<f64>,
+    /// Bᵀy of the iterations' two products (velocity layout), zero between them: each reader zeroes
+    /// what it read, so that a product only adds ([`crate::sparse::BlockJacobian::add_mul_t`]).
+    bt_y: Vec<f64>,
 }
 
 impl<'a> XpbdNewton<'a> {
@@ -133,21 +138,42 @@ impl<'a> XpbdNewton<'a> {
         let (core, stiffness_row) = StepperCore::with_stiffness_rows(scene, solver)?;
         let m = stiffness_row.len();
         let correction = vec![0.0; scene.system.ndof()];
-        let work = NewtonWork { q_tilde: vec![0.0; nq], s: vec![0.0; m], stiffness_row, correction };
+        let q_tilde = vec![0.0; if scene.system.has_orientations() { nq } else { 0 }];
+        let bt_y = vec![0.0; scene.system.ndof()];
+        let work = NewtonWork { q_tilde, s: vec![0.0; m], stiffness_row, correction, bt_y };
         Ok(XpbdNewton { core, opts, q_prev: vec![0.0; nq], work, last_hs: 1.0, stale_jacobian: false, q_end: vec![0.0; nq] })
+    }
+
+    /// Stage "integrate velocities", then the prediction: Q = Q(q, v), v ← v + h_s W Q, q_prev ← q,
+    /// q ← q ⊕ h_s v = q̃ (stored too when the system has orientations; in plain coordinates it is
+    /// q_prev + h_s v, recomputed where it is read, and the kick and the drift are one pass with
+    /// the bits of `StepperCore::integrate_velocities` and `System::advance`).
+    fn kick_and_predict(&mut self, q: &mut [f64], v: &mut [f64], hs: f64) {
+        let sys = self.core.ns.system;
+        if sys.has_orientations() {
+            self.core.integrate_velocities(q, v, hs);
+            self.q_prev.copy_from_slice(q);
+            self.core.integrate_positions(q, v, hs);
+            self.work.q_tilde.copy_from_slice(q);
+            return;
+        }
+        self.core.eval_forces(q, v);
+        let kicks = self.core.applied.iter().zip(sys.inv_mass());
+        for ((qp, qi), (vi, (fi, wi))) in self.q_prev.iter_mut().zip(q.iter_mut()).zip(v.iter_mut().zip(kicks)) {
+            *vi += hs * wi * fi;
+            *qp = *qi;
+            *qi += hs * *vi;
+        }
     }
 
     /// One substep's Newton iterations from the prediction q = q̃ (see the module docs); λ comes in
     /// warm from the previous substep. Returns whether they stopped on the convergence test (J in
     /// place is then the last iterate's, not J(q)).
-    fn newton_iterations(&mut self, q: &mut [f64], alpha_t: f64) -> Result<bool, SolveError> {
+    fn newton_iterations(&mut self, q: &mut [f64], v: &[f64], hs: f64, alpha_t: f64) -> Result<bool, SolveError> {
         let work = &mut self.work;
         let core = &mut self.core;
         let sys = core.ns.system;
-        let w = sys.inv_mass();
-        // without orientations q and v share one layout, and ⊖, ⊕ are − and +
-        let plain = !sys.has_orientations();
-        work.q_tilde.copy_from_slice(q);
+        let prediction = Prediction::new(sys, &self.q_prev, v, hs, &work.q_tilde);
         if self.opts.extrapolate {
             // the iterations start from q̃ ⊕ (the previous substep's q ⊖ q̃): that correction is
             // h_s² W Jᵀ(λ/h_s²), the constraint force's displacement, which changes by O(h_s³)
@@ -169,51 +195,103 @@ impl<'a> XpbdNewton<'a> {
             sys.eval_with_stiffness(q, &core.accumulated, &mut core.c, &mut work.s, &mut core.ns.jac, keep_stiffness);
             regularisation(&mut core.ns.reg_rows, &work.s, &work.stiffness_row, alpha_t);
             // u = W g = (q ⊖ q̃) − W Jᵀλ  (in `applied`, free until the next substep's forces)
-            let u = &mut core.applied;
-            core.ns.jac.mul_t(&core.accumulated, &mut core.tmp);
-            if plain {
-                // q ⊖ q̃ = q − q̃ (`System::difference`'s (q − q̃) / 1, the same bits), in the
-                // pass that subtracts W Jᵀλ
-                for ((ui, (qi, qt)), (ti, wi)) in u.iter_mut().zip(q.iter().zip(&work.q_tilde)).zip(core.tmp.iter().zip(w)) {
-                    *ui = (qi - qt) - wi * ti;
-                }
-            } else {
-                sys.difference(&work.q_tilde, q, 1.0, u);
-                for ((ui, ti), wi) in u.iter_mut().zip(&core.tmp).zip(w) {
-                    *ui -= wi * ti;
-                }
-            }
-            // rhs = B u − [C + α̃λ; 0]
-            core.ns.jac.mul(u, &mut core.ns.rhs);
-            for ((r, c), l) in core.ns.rhs.iter_mut().zip(&core.c).zip(&core.accumulated) {
-                *r -= c + alpha_t * l; // c = λ = 0 on stiffness rows
-            }
-            core.ns.lambda.fill(0.0);
+            core.ns.jac.add_mul_t(&core.accumulated, &mut work.bt_y, |_, _| {});
+            let at_prediction = it == 0 && !self.opts.extrapolate;
+            prediction.correction(q, at_prediction, &mut work.bt_y, sys.inv_mass(), &mut core.applied);
+            // rhs = B u − [C + α̃λ; 0]  (c = λ = 0 on stiffness rows), in the pass that forms B u
+            let (c, l) = (&core.c, &core.accumulated);
+            core.ns.jac.mul_then(&core.applied, &mut core.ns.rhs, |r, bu| bu - (c[r] + alpha_t * l[r]));
+            core.ns.start_from_zero();
             core.ns.solve(true)?;
-            // Δq = W Bᵀ z − u;  λ += Δλ (constraint rows)
-            core.ns.jac.mul_t(&core.ns.lambda, &mut core.tmp);
-            if plain {
-                // q ⊕ Δq = q + Δq (`System::advance`'s q + 1 Δq, the same bits), in the pass
-                // that forms Δq
-                for ((qi, ti), (ui, wi)) in q.iter_mut().zip(&core.tmp).zip(u.iter().zip(w)) {
-                    *qi += wi * ti - ui;
+            // Δq = W Bᵀ z − u;  λ += Δλ (constraint rows, in the pass that reads z for Bᵀ z)
+            let (l, stiff) = (&mut core.accumulated, &work.stiffness_row);
+            core.ns.jac.add_mul_t(&core.ns.lambda, &mut work.bt_y, |r, z| {
+                if !stiff[r] {
+                    l[r] += z;
                 }
-            } else {
-                for ((ti, ui), wi) in core.tmp.iter_mut().zip(u.iter()).zip(w) {
-                    *ti = wi * *ti - ui;
-                }
-                sys.advance(q, &core.tmp, 1.0);
-            }
-            for ((l, z), &stiff) in core.accumulated.iter_mut().zip(&core.ns.lambda).zip(&work.stiffness_row) {
-                if !stiff {
-                    *l += z;
-                }
-            }
+            });
+            step_by(sys, q, &mut work.bt_y, &core.applied);
         }
         if self.opts.extrapolate {
-            sys.difference(&work.q_tilde, q, 1.0, &mut work.correction);
+            prediction.difference(q, &mut work.correction);
         }
         Ok(converged)
+    }
+}
+
+/// q ← q ⊕ (W t − u), the Newton step Δq = W Bᵀ z − u with t = Bᵀ z (in plain coordinates
+/// `System::advance`'s q + 1 Δq, the same bits, in the pass that forms Δq; with orientations Δq
+/// is formed in `t`); leaves t zero.
+fn step_by(sys: &System, q: &mut [f64], t: &mut [f64], u: &[f64]) {
+    let w = sys.inv_mass();
+    if sys.has_orientations() {
+        for ((ti, ui), wi) in t.iter_mut().zip(u).zip(w) {
+            *ti = wi * *ti - ui;
+        }
+        sys.advance(q, t, 1.0);
+        t.fill(0.0);
+    } else {
+        for ((qi, ti), (ui, wi)) in q.iter_mut().zip(t.iter_mut()).zip(u.iter().zip(w)) {
+            *qi += wi * *ti - ui;
+            *ti = 0.0;
+        }
+    }
+}
+
+/// Where the iterations read the prediction q̃ from.
+enum Prediction<'p> {
+    /// Plain coordinates: q̃ = q_prev + h_s v (`System::advance`'s bits), recomputed per entry.
+    Plain { q_prev: &'p [f64], v: &'p [f64], hs: f64 },
+    /// With orientations: q̃ as stored by [`XpbdNewton::kick_and_predict`].
+    Stored { sys: &'p System, q_tilde: &'p [f64] },
+}
+
+impl<'p> Prediction<'p> {
+    /// The prediction of `sys` after [`XpbdNewton::kick_and_predict`] from `q_prev` with `v` over `hs`.
+    fn new(sys: &'p System, q_prev: &'p [f64], v: &'p [f64], hs: f64, q_tilde: &'p [f64]) -> Self {
+        if sys.has_orientations() { Prediction::Stored { sys, q_tilde } } else { Prediction::Plain { q_prev, v, hs } }
+    }
+
+    /// u = (q ⊖ q̃) − W t with t = Jᵀλ, leaving t zero; `at_prediction`: q is q̃ itself (the
+    /// first iteration without `extrapolate`), whose q ⊖ q̃ = q − q reads q alone (the same bits).
+    fn correction(&self, q: &[f64], at_prediction: bool, t: &mut [f64], w: &[f64], u: &mut [f64]) {
+        match *self {
+            Prediction::Plain { .. } if at_prediction => {
+                for ((ui, qi), (ti, wi)) in u.iter_mut().zip(q).zip(t.iter_mut().zip(w)) {
+                    // q − q̃ with q̃ = q: +0, or NaN where q is not finite — as from a stored q̃
+                    #[allow(clippy::eq_op)]
+                    let d = qi - qi;
+                    *ui = d - wi * *ti;
+                    *ti = 0.0;
+                }
+            }
+            Prediction::Plain { q_prev, v, hs } => {
+                let q_tilde = q_prev.iter().zip(v).map(|(qp, vi)| qp + hs * vi);
+                for ((ui, (qi, qt)), (ti, wi)) in u.iter_mut().zip(q.iter().zip(q_tilde)).zip(t.iter_mut().zip(w)) {
+                    *ui = (qi - qt) - wi * *ti;
+                    *ti = 0.0;
+                }
+            }
+            Prediction::Stored { sys, q_tilde } => {
+                sys.difference(q_tilde, q, 1.0, u);
+                for ((ui, ti), wi) in u.iter_mut().zip(t.iter_mut()).zip(w) {
+                    *ui -= wi * *ti;
+                    *ti = 0.0;
+                }
+            }
+        }
+    }
+
+    /// q ⊖ q̃ into `out` (`System::difference`'s (q − q̃) / 1 in plain coordinates).
+    fn difference(&self, q: &[f64], out: &mut [f64]) {
+        match *self {
+            Prediction::Plain { q_prev, v, hs } => {
+                for ((o, qi), (qp, vi)) in out.iter_mut().zip(q).zip(q_prev.iter().zip(v)) {
+                    *o = (qi - (qp + hs * vi)) / 1.0;
+                }
+            }
+            Prediction::Stored { sys, q_tilde } => sys.difference(q_tilde, q, 1.0, out),
+        }
     }
 }
 
@@ -225,10 +303,8 @@ impl Stepper for XpbdNewton<'_> {
         self.core.ns.reg = alpha_t;
         for _ in 0..self.opts.substeps {
             let sys = self.core.ns.system;
-            self.q_prev.copy_from_slice(q);
-            self.core.integrate_velocities(q, v, hs);
-            self.core.integrate_positions(q, v, hs);
-            self.stale_jacobian = self.newton_iterations(q, alpha_t)?;
+            self.kick_and_predict(q, v, hs);
+            self.stale_jacobian = self.newton_iterations(q, v, hs, alpha_t)?;
             // v = (q − q_prev) / h_s (the logarithm of the relative rotation for orientations)
             sys.difference(&self.q_prev, q, hs, v);
         }

@@ -24,6 +24,11 @@ impl LinearSolver for DenseCholesky {
         "dense_cholesky"
     }
 
+    /// The factorization's triangular solves write x before reading it.
+    fn reads_start(&self) -> bool {
+        false
+    }
+
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
         let n = op.dim();
         self.a = vec![0.0; n * n];

@@ -353,6 +353,11 @@ impl LinearSolver for EnvelopeLdlt {
         "envelope_ldlt"
     }
 
+    /// The factorization's triangular solves write x before reading it.
+    fn reads_start(&self) -> bool {
+        false
+    }
+
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError> {
         let Operator::Normal { pattern, .. } = op else {
             return Err(SolveError::NotApplicable { solver: "envelope_ldlt", reason: NOT_SPARSE });

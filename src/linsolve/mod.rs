@@ -345,6 +345,11 @@ pub trait LinearSolver: Send {
     fn prepare(&mut self, op: &Operator) -> Result<(), SolveError>;
     /// Solves A x = b; `x` holds the warm start on entry (ignored by direct solvers).
     fn solve(&mut self, op: &Operator, b: &[f64], x: &mut [f64]) -> Result<SolveInfo, SolveError>;
+    /// Whether [`LinearSolver::solve`] reads `x` on entry as its start: false for a solver that
+    /// overwrites `x` before reading it, whose caller may then skip setting a start.
+    fn reads_start(&self) -> bool {
+        true
+    }
     /// Solves with the same matrix as the last [`LinearSolver::solve`] (`op` must still describe
     /// it): direct solvers reuse their factorization (two triangular solves), iterative ones
     /// simply iterate again. For simplified-Newton loops (RATTLE, projection).

@@ -51,21 +51,31 @@ impl Head {
 /// y = B x for one slot's row-major block B (`L` local columns at global `cols`); `L` fixed so the
 /// short loops unroll (the particle blocks: 2, 4, 6).
 #[inline(always)]
-fn mul_slot<const L: usize>(cols: &[u32], vals: &[f64], x: &[f64], y: &mut [f64]) {
-    let cols: &[u32; L] = cols.try_into().expect("L columns");
+fn mul_slot<const L: usize>(cols: [u32; L], vals: &[f64], x: &[f64], y: &mut [f64], row0: usize, f: impl RowMap) {
     let xl: [f64; L] = std::array::from_fn(|k| x[cols[k] as usize]);
-    for (yr, row) in y.iter_mut().zip(vals.chunks_exact(L)) {
+    for (i, (yr, row)) in y.iter_mut().zip(vals.chunks_exact(L)).enumerate() {
         let row: &[f64; L] = row.try_into().expect("L entries");
-        *yr = (0..L).map(|k| row[k] * xl[k]).sum();
+        *yr = f(row0 + i, (0..L).map(|k| row[k] * xl[k]).sum());
     }
 }
 
+/// What [`BlockJacobian::mul_then`] makes of each row's product: `f(r, (J x)_r)`.
+pub trait RowMap: Fn(usize, f64) -> f64 + Copy {}
+impl<F: Fn(usize, f64) -> f64 + Copy> RowMap for F {}
+
 /// x += Bᵀ y for one slot's block (see [`mul_slot`]): rows summed locally, scattered once.
 #[inline(always)]
-fn mul_t_slot<const L: usize>(cols: &[u32], vals: &[f64], y: &[f64], x: &mut [f64]) {
-    let cols: &[u32; L] = cols.try_into().expect("L columns");
+fn mul_t_slot<const L: usize>(
+    cols: [u32; L],
+    vals: &[f64],
+    y: &[f64],
+    x: &mut [f64],
+    row0: usize,
+    g: &mut impl FnMut(usize, f64),
+) {
     let mut acc = [0.0; L];
-    for (&yr, row) in y.iter().zip(vals.chunks_exact(L)) {
+    for (i, (&yr, row)) in y.iter().zip(vals.chunks_exact(L)).enumerate() {
+        g(row0 + i, yr);
         let row: &[f64; L] = row.try_into().expect("L entries");
         for k in 0..L {
             acc[k] += row[k] * yr;
@@ -320,21 +330,27 @@ impl BlockJacobian {
     /// y = J x (Witkin §4.2: each block multiplies its body's slice of x into its rows of y),
     /// streamed run by run with the block width fixed for the common widths.
     pub fn mul(&self, x: &[f64], y: &mut [f64]) {
+        self.mul_then(x, y, |_, s| s);
+    }
+
+    /// yᵣ = f(r, (J x)ᵣ) for every row r: [`BlockJacobian::mul`] with a map applied to each row's
+    /// product as it is formed (a right-hand side b − J x in the same pass).
+    pub fn mul_then(&self, x: &[f64], y: &mut [f64], f: impl RowMap) {
         debug_assert_eq!(x.len(), self.ncols);
         debug_assert_eq!(y.len(), self.nrows);
         for run in &self.runs {
             match run.ldof {
-                4 => self.mul_run::<4>(run, x, y),
-                6 => self.mul_run::<6>(run, x, y),
-                2 => self.mul_run::<2>(run, x, y),
-                _ => self.mul_run::<0>(run, x, y),
+                4 => self.mul_run::<4>(run, x, y, f),
+                6 => self.mul_run::<6>(run, x, y, f),
+                2 => self.mul_run::<2>(run, x, y, f),
+                _ => self.mul_run::<0>(run, x, y, f),
             }
         }
     }
 
-    /// y = J x over one run's blocks (`L` = 0: the width read at run time).
+    /// y = f(J x) over one run's blocks (`L` = 0: the width read at run time).
     #[inline(always)]
-    fn mul_run<const L: usize>(&self, run: &BlockRun, x: &[f64], y: &mut [f64]) {
+    fn mul_run<const L: usize>(&self, run: &BlockRun, x: &[f64], y: &mut [f64], f: impl RowMap) {
         let l = run.ldof;
         if run.nrows() == 0 {
             return; // a constraint without rows
@@ -342,15 +358,15 @@ impl BlockJacobian {
         let cols = &self.colmap[run.col0..run.col0 + run.blocks * l];
         let vals = &self.values[run.val0..run.val0 + run.nrows() * l];
         let y = &mut y[run.row0..run.row0 + run.nrows()];
-        for ((bc, bv), by) in
-            cols.chunks_exact(l).zip(vals.chunks_exact(run.rows * l)).zip(y.chunks_exact_mut(run.rows))
-        {
+        let blocks = cols.chunks_exact(l).zip(vals.chunks_exact(run.rows * l)).zip(y.chunks_exact_mut(run.rows));
+        for (b, ((bc, bv), by)) in blocks.enumerate() {
+            let row0 = run.row0 + b * run.rows;
             if L == 0 {
-                for (yr, row) in by.iter_mut().zip(bv.chunks_exact(l)) {
-                    *yr = row.iter().zip(bc).map(|(a, &c)| a * x[c as usize]).sum();
+                for (i, (yr, row)) in by.iter_mut().zip(bv.chunks_exact(l)).enumerate() {
+                    *yr = f(row0 + i, row.iter().zip(bc).map(|(a, &c)| a * x[c as usize]).sum());
                 }
             } else {
-                mul_slot::<L>(bc, bv, x, by);
+                mul_slot::<L>(bc.try_into().expect("L columns"), bv, x, by, row0, f);
             }
         }
     }
@@ -358,22 +374,30 @@ impl BlockJacobian {
     /// x = Jᵀ y (Witkin §4.2: each block's transpose scatters its rows of y into its body's slice),
     /// streamed run by run as [`BlockJacobian::mul`].
     pub fn mul_t(&self, y: &[f64], x: &mut [f64]) {
+        x.fill(0.0);
+        self.add_mul_t(y, x, |_, _| {});
+    }
+
+    /// x += Jᵀ y, calling `g(r, yᵣ)` on every row as it reads yᵣ, in row order (a pass over y
+    /// fused into the product). On an x of zeros it is [`BlockJacobian::mul_t`], to the bit: a
+    /// caller that keeps its x zero between products (each reader zeroing what it read) saves
+    /// `mul_t`'s pass that zeroes it.
+    pub fn add_mul_t(&self, y: &[f64], x: &mut [f64], mut g: impl FnMut(usize, f64)) {
         debug_assert_eq!(x.len(), self.ncols);
         debug_assert_eq!(y.len(), self.nrows);
-        x.fill(0.0);
         for run in &self.runs {
             match run.ldof {
-                4 => self.mul_t_run::<4>(run, y, x),
-                6 => self.mul_t_run::<6>(run, y, x),
-                2 => self.mul_t_run::<2>(run, y, x),
-                _ => self.mul_t_run::<0>(run, y, x),
+                4 => self.mul_t_run::<4>(run, y, x, &mut g),
+                6 => self.mul_t_run::<6>(run, y, x, &mut g),
+                2 => self.mul_t_run::<2>(run, y, x, &mut g),
+                _ => self.mul_t_run::<0>(run, y, x, &mut g),
             }
         }
     }
 
     /// x += Jᵀ y over one run's blocks (`L` = 0: the width read at run time).
     #[inline(always)]
-    fn mul_t_run<const L: usize>(&self, run: &BlockRun, y: &[f64], x: &mut [f64]) {
+    fn mul_t_run<const L: usize>(&self, run: &BlockRun, y: &[f64], x: &mut [f64], g: &mut impl FnMut(usize, f64)) {
         let l = run.ldof;
         if run.nrows() == 0 {
             return; // a constraint without rows
@@ -381,15 +405,18 @@ impl BlockJacobian {
         let cols = &self.colmap[run.col0..run.col0 + run.blocks * l];
         let vals = &self.values[run.val0..run.val0 + run.nrows() * l];
         let y = &y[run.row0..run.row0 + run.nrows()];
-        for ((bc, bv), by) in cols.chunks_exact(l).zip(vals.chunks_exact(run.rows * l)).zip(y.chunks_exact(run.rows)) {
+        let blocks = cols.chunks_exact(l).zip(vals.chunks_exact(run.rows * l)).zip(y.chunks_exact(run.rows));
+        for (b, ((bc, bv), by)) in blocks.enumerate() {
+            let row0 = run.row0 + b * run.rows;
             if L == 0 {
-                for (&yr, row) in by.iter().zip(bv.chunks_exact(l)) {
+                for (i, (&yr, row)) in by.iter().zip(bv.chunks_exact(l)).enumerate() {
+                    g(row0 + i, yr);
                     for (a, &c) in row.iter().zip(bc) {
                         x[c as usize] += a * yr;
                     }
                 }
             } else {
-                mul_t_slot::<L>(bc, bv, by, x);
+                mul_t_slot::<L>(bc.try_into().expect("L columns"), bv, by, x, row0, g);
             }
         }
     }
