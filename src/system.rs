@@ -413,7 +413,10 @@ impl System {
     /// [`crate::constraint::Constraint::geometric_stiffness`]) at the multipliers `lambda`. A term
     /// for which `keep(s_k, g_kᵀ W g_k)` is false gets a zero row and s_k = 0 (the caller's policy:
     /// XPBD's Newton step drops compression and negligible terms). The stiffness rows of `c` are
-    /// not written (callers keep them 0). No allocation.
+    /// not written (callers keep them 0). With `jt_lambda`, also adds Bᵀλ (B's stiffness rows
+    /// carry λ = 0) into it, each constraint's block scattered as soon as it is formed: on a zero
+    /// `jt_lambda`, [`BlockJacobian::mul_t`]'s bits without another pass over J. No allocation.
+    #[allow(clippy::too_many_arguments)]
     pub fn eval_with_stiffness(
         &self,
         q: &[f64],
@@ -422,12 +425,19 @@ impl System {
         s: &mut [f64],
         jac: &mut BlockJacobian,
         keep: impl Fn(f64, f64) -> bool,
+        mut jt_lambda: Option<&mut [f64]>,
     ) {
         let mut ql = [0.0; MAX_LOCAL_NQ];
         for piece in self.pieces() {
             let range = match piece {
                 Piece::Rods(run) => {
-                    self.rods_with_stiffness(run, q, lambda, c, s, jac, &keep);
+                    let x = jt_lambda.as_deref_mut();
+                    match (run.dim(), x) {
+                        (2, Some(x)) => self.rods_with_stiffness::<2, 4, true>(run, q, lambda, c, s, jac, &keep, x),
+                        (2, None) => self.rods_with_stiffness::<2, 4, false>(run, q, lambda, c, s, jac, &keep, &mut []),
+                        (_, Some(x)) => self.rods_with_stiffness::<3, 6, true>(run, q, lambda, c, s, jac, &keep, x),
+                        (_, None) => self.rods_with_stiffness::<3, 6, false>(run, q, lambda, c, s, jac, &keep, &mut []),
+                    }
                     continue;
                 }
                 Piece::Objects(range) => range,
@@ -447,6 +457,9 @@ impl System {
                         *wi = self.inv_mass[i as usize];
                     }
                     drop_weak_terms(gv, sk, &w[..map.len()], &keep);
+                }
+                if let Some(x) = jt_lambda.as_deref_mut() {
+                    jac.mul_t_constraint(ci, lambda, x);
                 }
             }
         }

@@ -340,7 +340,7 @@ fn the_convergence_test_is_the_largest_c_plus_reg_lambda() {
         let sys = &scene.system;
         let m = jac.nrows();
         let (mut c, mut s) = (vec![0.0; m], vec![0.0; m]);
-        sys.eval_with_stiffness(&q, &lambda, &mut c, &mut s, &mut jac, |_, _| true);
+        sys.eval_with_stiffness(&q, &lambda, &mut c, &mut s, &mut jac, |_, _| true, None);
         let offsets = sys.row_offsets();
         for reg in [0.0, 0.3] {
             let mut want = 0.0;
@@ -364,7 +364,8 @@ fn the_convergence_test_is_the_largest_c_plus_reg_lambda() {
 /// built-in scene without contact, off the initial state, with λ of both signs (so the policy
 /// below keeps some stiffness terms and drops others), C, J, the stiffness rows and their weights
 /// from `eval_with_stiffness` equal each constraint's own `eval_with_stiffness` with the same
-/// policy applied, and the convergence test equals the fold over each constraint's own `eval`.
+/// policy applied, the convergence test equals the fold over each constraint's own `eval`, and
+/// the Bᵀλ it adds block by block in the same pass equals `BlockJacobian::mul_t`'s.
 #[test]
 fn the_rod_store_gives_the_objects_values_to_the_bit() {
     let keep = |s: f64, gwg: f64| s * gwg > 0.05;
@@ -372,8 +373,12 @@ fn the_rod_store_gives_the_objects_values_to_the_bit() {
     for (entry, scene, q, mut jac, lambda) in perturbed_states() {
         let sys = &scene.system;
         let m = jac.nrows();
-        let (mut c, mut s) = (vec![0.0; m], vec![0.0; m]);
-        sys.eval_with_stiffness(&q, &lambda, &mut c, &mut s, &mut jac, keep);
+        let (mut c, mut s, mut bt_lambda) = (vec![0.0; m], vec![0.0; m], vec![0.0; sys.ndof()]);
+        sys.eval_with_stiffness(&q, &lambda, &mut c, &mut s, &mut jac, keep, Some(&mut bt_lambda));
+        let mut want_bt = vec![0.0; sys.ndof()];
+        jac.mul_t(&lambda, &mut want_bt);
+        let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&bt_lambda), bits(&want_bt), "{}: B^T lambda", entry.name);
         let offsets = sys.row_offsets();
         let mut want_max = 0.0;
         for (ci, con) in sys.constraints().iter().enumerate() {
@@ -396,7 +401,6 @@ fn the_rod_store_gives_the_objects_values_to_the_bit() {
                     row.fill(0.0);
                 }
             }
-            let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             let what = format!("{}: constraint {ci} ({})", entry.name, con.kind());
             assert_eq!(bits(&c[r0..r0 + rows]), bits(&cl), "{what}: C");
             assert_eq!(bits(jac.constraint_values(ci)), bits(&vals), "{what}: J and the stiffness rows");

@@ -261,7 +261,7 @@ impl<'a> Midpoint<'a> {
         core.tmp = v_m;
         // J(q_m) and K_g(q_m, Λ); C at q_m is overwritten below by C(q)
         let keep = if self.opts.krylov > 0 { keep_any_stiffness } else { keep_stiffness };
-        sys.eval_with_stiffness(&work.q_m, &core.accumulated, &mut core.c, &mut work.s, &mut core.ns.jac, keep);
+        sys.eval_with_stiffness(&work.q_m, &core.accumulated, &mut core.c, &mut work.s, &mut core.ns.jac, keep, None);
         sys.eval_constraints_and_jacobian(q, &mut work.c_end, &mut work.jac_end);
         let mut c_max: f64 = 0.0;
         for (&r, c) in work.row_map.iter().zip(&work.c_end) {

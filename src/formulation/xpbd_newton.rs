@@ -192,10 +192,11 @@ impl<'a> XpbdNewton<'a> {
                 }
             }
             // C, J and K_g = Σ s g gᵀ at (q, λ)
-            sys.eval_with_stiffness(q, &core.accumulated, &mut core.c, &mut work.s, &mut core.ns.jac, keep_stiffness);
+            // and Bᵀλ, in the same pass (adding into `bt_y`, zero here)
+            let (c, s, jac) = (&mut core.c, &mut work.s, &mut core.ns.jac);
+            sys.eval_with_stiffness(q, &core.accumulated, c, s, jac, keep_stiffness, Some(&mut work.bt_y));
             regularisation(&mut core.ns.reg_rows, &work.s, &work.stiffness_row, alpha_t);
             // u = W g = (q ⊖ q̃) − W Jᵀλ  (in `applied`, free until the next substep's forces)
-            core.ns.jac.add_mul_t(&core.accumulated, &mut work.bt_y, |_, _| {});
             let at_prediction = it == 0 && !self.opts.extrapolate;
             prediction.correction(q, at_prediction, &mut work.bt_y, sys.inv_mass(), &mut core.applied);
             // rhs = B u − [C + α̃λ; 0]  (c = λ = 0 on stiffness rows), in the pass that forms B u
@@ -326,7 +327,7 @@ impl Stepper for XpbdNewton<'_> {
             let core = &mut self.core;
             let sys = core.ns.system;
             let (c, s, jac) = (&mut core.c, &mut self.work.s, &mut core.ns.jac);
-            sys.eval_with_stiffness(&self.q_end, &core.accumulated, c, s, jac, keep_stiffness);
+            sys.eval_with_stiffness(&self.q_end, &core.accumulated, c, s, jac, keep_stiffness, None);
             self.stale_jacobian = false;
         }
         self.core.accumulated_force(1.0 / (self.last_hs * self.last_hs), out);

@@ -421,6 +421,29 @@ impl BlockJacobian {
         }
     }
 
+    /// x += J_ciᵀ y on constraint `ci`'s block alone, with [`BlockJacobian::mul_t`]'s arithmetic on
+    /// that block: a pass that forms J constraint by constraint can scatter Jᵀy as it goes, into an
+    /// x zeroed first, and gets `mul_t`'s bits when it visits the constraints in order.
+    pub fn mul_t_constraint(&self, ci: usize, y: &[f64], x: &mut [f64]) {
+        let s = &self.slots[ci];
+        let run = BlockRun { ldof: s.ldof, rows: s.rows, blocks: 1, row0: s.row0, val0: s.val0, col0: s.cm0 };
+        let mut g = |_, _| {};
+        match run.ldof {
+            4 => self.mul_t_run::<4>(&run, y, x, &mut g),
+            6 => self.mul_t_run::<6>(&run, y, x, &mut g),
+            2 => self.mul_t_run::<2>(&run, y, x, &mut g),
+            _ => self.mul_t_run::<0>(&run, y, x, &mut g),
+        }
+    }
+
+    /// x += Bᵀ y for one block B of `L` ∈ {2, 4, 6} columns `cols`, rows `vals` (row-major) and
+    /// their `y`: [`BlockJacobian::mul_t`]'s arithmetic on a block of that width, for a pass that
+    /// knows the block's columns itself.
+    #[inline(always)]
+    pub fn mul_t_block<const L: usize>(cols: [u32; L], vals: &[f64], y: &[f64], x: &mut [f64]) {
+        mul_t_slot::<L>(cols, vals, y, x, 0, &mut |_, _| {});
+    }
+
     /// Writes J as a dense column-major m × n matrix into `out` (for tests and tiny systems).
     pub fn to_dense(&self, out: &mut [f64]) {
         out.fill(0.0);

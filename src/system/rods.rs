@@ -29,6 +29,13 @@ pub(super) struct RodRun {
     first: usize,
 }
 
+impl RodRun {
+    /// The dimension of the run's rods (2 or 3).
+    pub(super) fn dim(&self) -> usize {
+        self.dim
+    }
+}
+
 /// A stretch of the constraint list for a pass: constraints evaluated through their objects, or a
 /// run of rods.
 pub(super) enum Piece<'a> {
@@ -92,9 +99,10 @@ impl System {
         d
     }
 
-    /// [`System::eval_with_stiffness`] over one run of rods.
+    /// [`System::eval_with_stiffness`] over one run of rods of dimension `D` (`L` = 2`D` local
+    /// columns), with `JT`: Bᵀλ scattered into `jt` block by block.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn rods_with_stiffness(
+    pub(super) fn rods_with_stiffness<const D: usize, const L: usize, const JT: bool>(
         &self,
         run: &RodRun,
         q: &[f64],
@@ -103,22 +111,28 @@ impl System {
         s: &mut [f64],
         jac: &mut BlockJacobian,
         keep: &impl Fn(f64, f64) -> bool,
+        jt: &mut [f64],
     ) {
-        let dim = run.dim;
-        let ldof = 2 * dim;
+        debug_assert_eq!((run.dim, L), (D, 2 * D));
         for (k, rod) in self.rods[run.first..run.first + run.count].iter().enumerate() {
             let ci = run.ci0 + k;
             let r0 = jac.constraint_row0(ci);
-            let (jv, gv) = jac.constraint_values_mut(ci).split_at_mut(ldof);
-            let sk = &mut s[r0 + 1..r0 + dim];
-            let d = Self::rod_delta(rod, dim, q);
-            c[r0] = rod_with_stiffness(dim, d, rod.length, lambda[r0], jv, gv, sk);
-            let mut w = [0.0; 6];
-            for i in 0..dim {
+            let values = jac.constraint_values_mut(ci);
+            let (jv, gv) = values.split_at_mut(L);
+            let sk = &mut s[r0 + 1..r0 + D];
+            let d = Self::rod_delta(rod, D, q);
+            c[r0] = rod_with_stiffness(D, d, rod.length, lambda[r0], jv, gv, sk);
+            let mut w = [0.0; L];
+            for i in 0..D {
                 w[i] = self.inv_mass[rod.v[0] as usize + i];
-                w[dim + i] = self.inv_mass[rod.v[1] as usize + i];
+                w[D + i] = self.inv_mass[rod.v[1] as usize + i];
             }
-            drop_weak_terms(gv, sk, &w[..ldof], keep);
+            drop_weak_terms(gv, sk, &w, keep);
+            if JT {
+                // the block's columns are the two particles' velocity coordinates
+                let cols = std::array::from_fn(|k| if k < D { rod.v[0] + k as u32 } else { rod.v[1] + (k - D) as u32 });
+                BlockJacobian::mul_t_block::<L>(cols, values, &lambda[r0..r0 + D], jt);
+            }
         }
     }
 

@@ -124,7 +124,7 @@ fn values_below_the_normal_range_are_stored_as_zero() {
     let mut jac = sys.jacobian_layout_with_stiffness_rows();
     let m = jac.nrows();
     let (lambda, mut c, mut s) = (vec![-1.0; m], vec![0.0; m], vec![0.0; m]);
-    sys.eval_with_stiffness(&q, &lambda, &mut c, &mut s, &mut jac, |s, gwg| s * gwg >= 1e-10);
+    sys.eval_with_stiffness(&q, &lambda, &mut c, &mut s, &mut jac, |s, gwg| s * gwg >= 1e-10, None);
     let pattern = NormalMatrix::new(&jac);
     // xpbd_newton's regularisation: α̃ = 0 on the constraint rows, 1/s on the stiffness rows (1
     // where a row was zeroed)
