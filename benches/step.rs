@@ -102,19 +102,30 @@ fn impulse_gauss_seidel_20_sweeps(bencher: Bencher, links: usize) {
 
 /// The 20 sweeps' parameters, swept colour by colour, in tasks with `parallel`; the exact
 /// residual once, after the last sweep (a game engine's fixed sweeps).
-fn coloured(parallel: bool) -> [(&'static str, Scalar); 5] {
+fn coloured(parallel: bool) -> [(&'static str, Scalar); 6] {
+    coloured_lanes(parallel, true)
+}
+
+/// [`coloured`] with the SIMD lanes on or off (`simd`): the same iterates, to the bit.
+fn coloured_lanes(parallel: bool, simd: bool) -> [(&'static str, Scalar); 6] {
     [
         ("max_iter", Scalar::Num(20.0)),
         ("check_every", Scalar::Num(20.0)),
         ("require_convergence", Scalar::Bool(false)),
         ("coloring", Scalar::Bool(true)),
         ("parallel", Scalar::Bool(parallel)),
+        ("simd", Scalar::Bool(simd)),
     ]
 }
 
 #[divan::bench(args = LINKS, sample_count = 10)]
 fn impulse_gauss_seidel_20_coloured_sweeps(bencher: Bencher, links: usize) {
     impulse_step(bencher, links, "gauss_seidel", &coloured(false));
+}
+
+#[divan::bench(args = LINKS, sample_count = 10)]
+fn impulse_gauss_seidel_20_coloured_sweeps_one_lane(bencher: Bencher, links: usize) {
+    impulse_step(bencher, links, "gauss_seidel", &coloured_lanes(false, false));
 }
 
 #[divan::bench(args = LINKS, sample_count = 10)]
@@ -186,6 +197,11 @@ fn force_cg_symplectic_euler(bencher: Bencher, links: usize) {
 #[divan::bench(args = CLOTH, sample_count = 10)]
 fn cloth_impulse_gauss_seidel_20_coloured_sweeps(bencher: Bencher, w: usize) {
     step_on(bencher, cloth(w), "gauss_seidel", &coloured(false));
+}
+
+#[divan::bench(args = CLOTH, sample_count = 10)]
+fn cloth_impulse_gauss_seidel_20_coloured_sweeps_one_lane(bencher: Bencher, w: usize) {
+    step_on(bencher, cloth(w), "gauss_seidel", &coloured_lanes(false, false));
 }
 
 #[divan::bench(args = CLOTH, sample_count = 10)]

@@ -23,7 +23,15 @@ fn chain_system() -> (tinkertoy::scene::Scene, BlockJacobian, Vec<f64>) {
 
 fn solver(max_iter: usize, check_every: usize, change_tol: f64) -> GaussSeidel {
     let stop = Stopping { tol: 1e-300, max_iter, require_convergence: false };
-    GaussSeidel::new(GaussSeidelParams { stop, omega: 1.0, check_every, change_tol, coloring: false, parallel: false })
+    GaussSeidel::new(GaussSeidelParams {
+        stop,
+        omega: 1.0,
+        check_every,
+        change_tol,
+        coloring: false,
+        parallel: false,
+        simd: true,
+    })
 }
 
 #[test]
@@ -129,6 +137,7 @@ fn the_coloured_sweep_is_another_order_that_converges_to_the_solution() {
             change_tol: 0.0,
             coloring,
             parallel: false,
+            simd: true,
         });
         s.prepare(&op).unwrap();
         let mut x = vec![0.0; m];
@@ -155,12 +164,13 @@ fn the_coloured_sweep_is_another_order_that_converges_to_the_solution() {
     assert!(err <= bound, "|x − x*| = {err:e} above ‖A⁻¹‖ ‖r‖ = {bound:e}");
 }
 
-/// Ten coloured sweeps on `jac`'s J W Jᵀ from x = 0, on a pool of `threads` threads.
+/// Ten coloured sweeps on `jac`'s J W Jᵀ from x = 0, on a pool of `threads` threads, with the
+/// SIMD lanes where the CPU has them (`simd`).
 fn coloured_sweeps(
     scene: &tinkertoy::scene::Scene,
     jac: &BlockJacobian,
     b: &[f64],
-    parallel: bool,
+    (parallel, simd): (bool, bool),
     threads: usize,
 ) -> (Vec<f64>, f64) {
     let pattern = NormalMatrix::new(jac);
@@ -173,6 +183,7 @@ fn coloured_sweeps(
         change_tol: 0.0,
         coloring: true,
         parallel,
+        simd,
     });
     s.prepare(&op).unwrap();
     let mut x = vec![0.0; op.dim()];
@@ -182,7 +193,7 @@ fn coloured_sweeps(
 }
 
 #[test]
-fn the_parallel_coloured_sweep_gives_the_bits_of_the_coloured_sweep_on_one_thread() {
+fn the_parallel_and_simd_coloured_sweeps_give_the_bits_of_the_coloured_sweep_one_block_at_a_time() {
     // a bent chain of 20 000 particles (two colours of about 10 000 links: five tasks of 2048
     // each) and a 200 × 200 cloth (its 79 600 links in two runs, each run's share of a colour
     // above the 8192 blocks from which a colour is split); b with every sign
@@ -199,12 +210,16 @@ fn the_parallel_coloured_sweep_gives_the_bits_of_the_coloured_sweep_on_one_threa
         let mut jac = scene.system.jacobian_layout();
         scene.system.fill_jacobian(&q, &mut jac);
         let b: Vec<f64> = (0..jac.nrows()).map(|i| ((i * 7 % 11) as f64) - 5.0).collect();
-        let one = coloured_sweeps(&scene, &jac, &b, false, 1);
+        // one block at a time on one thread: the reference
+        let one = coloured_sweeps(&scene, &jac, &b, (false, false), 1);
         assert!(one.1.is_finite() && one.1 < 1.0, "{}", one.1);
-        for threads in [1, 2, 4] {
-            let par = coloured_sweeps(&scene, &jac, &b, true, threads);
-            assert!(par.0.iter().zip(&one.0).all(|(p, o)| p.to_bits() == o.to_bits()), "x on {threads} threads");
-            assert_eq!(par.1.to_bits(), one.1.to_bits(), "residual on {threads} threads");
+        for (parallel, simd, threads) in
+            [(false, true, 1), (true, false, 1), (true, false, 2), (true, true, 2), (true, true, 4)]
+        {
+            let par = coloured_sweeps(&scene, &jac, &b, (parallel, simd), threads);
+            let how = format!("parallel {parallel}, simd {simd}, {threads} threads");
+            assert!(par.0.iter().zip(&one.0).all(|(p, o)| p.to_bits() == o.to_bits()), "x with {how}");
+            assert_eq!(par.1.to_bits(), one.1.to_bits(), "residual with {how}");
         }
     }
 }
@@ -246,6 +261,7 @@ fn forming_the_velocity_target_in_the_first_sweep_gives_the_bits_of_forming_it_f
                     change_tol: 0.0,
                     coloring: false,
                     parallel: false,
+                    simd: true,
                 };
                 // fused: a solve, then the same matrix again (the relax stage's solve_same)
                 let (mut fused, mut plain) = (GaussSeidel::new(params), GaussSeidel::new(params));

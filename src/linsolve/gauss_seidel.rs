@@ -43,10 +43,12 @@ use crate::sparse::{BlockJacobian, BlockRun};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use coloring::Coloring;
+use lanes::{LANES_FROM, Lanes, Packed, PackedSegment};
 use rayon::prelude::*;
 use sweep::{Change, Kernels, Link, NoReg, PerRow, RowReg, Shared, Uniform, by_width};
 
 mod coloring;
+mod lanes;
 mod sweep;
 mod target;
 
@@ -71,11 +73,13 @@ pub struct GaussSeidelParams {
     pub coloring: bool,
     /// with coloring: sweep a colour of at least 8192 blocks in tasks of 2048 on the run's thread pool (--threads), the same iterates to the bit as on one thread; the cell's times are then wall time on up to that many threads
     pub parallel: bool,
+    /// with coloring: sweep a colour of at least 128 blocks 8 at a time in SIMD lanes where the CPU has AVX-512F (detected at run time; otherwise one at a time), the same iterates to the bit; false: always one at a time
+    pub simd: bool,
 }
 
 impl Default for GaussSeidelParams {
     fn default() -> Self {
-        GaussSeidelParams { stop: Stopping::default(), omega: 1.0, check_every: 1, change_tol: 0.0, coloring: false, parallel: false }
+        GaussSeidelParams { stop: Stopping::default(), omega: 1.0, check_every: 1, change_tol: 0.0, coloring: false, parallel: false, simd: true }
     }
 }
 
@@ -110,8 +114,9 @@ pub const ENTRY: SolverEntry = SolverEntry {
     params: ParamTable::of::<GaussSeidelParams>(),
     build: |p| Box::new(GaussSeidel::new(*p.get())),
     // Memory: per row the scaled inverse diagonal, A x and a share of u, plus W Jᵀ and (ω/D) W Jᵀ
-    // (each as many values as J: at most MAX_LOCAL_DOF per row).
-    memory: |f| f.sparse(0, 8 * 4 + 2 * 8 * crate::constraint::MAX_LOCAL_DOF as u64),
+    // (each as many values as J: at most MAX_LOCAL_DOF per row); with `coloring` and `simd` the
+    // lanes' copy of J, (ω/D) W Jᵀ, the inverse diagonal and the columns (estimated always).
+    memory: |f| f.sparse(0, 8 * 5 + 4 * 8 * crate::constraint::MAX_LOCAL_DOF as u64 + 4 * crate::constraint::MAX_LOCAL_DOF as u64),
 };
 
 /// Gauss-Seidel / SOR with warm start; sequential impulses on J W Jᵀ.
@@ -125,6 +130,13 @@ pub struct GaussSeidel {
     coloring: Option<Coloring>,
     /// Whether a colour's blocks are swept in tasks on the thread pool.
     parallel: bool,
+    /// The lanes a colour's sweep uses (`simd` and the CPU's features).
+    lanes: Lanes,
+    /// With `coloring` and lanes: the colours' blocks laid out for them.
+    packed: Option<Packed>,
+    /// Whether `packed` holds the per-row data last formed: it is packed at the first sweep after
+    /// forming (a solve that stops before sweeping packs nothing).
+    packed_fresh: bool,
     /// ω / D_r per row (for a dense A: the diagonal itself).
     inv_diag: Vec<f64>,
     u: Vec<f64>,
@@ -177,6 +189,9 @@ impl GaussSeidel {
             change_tol: p.change_tol,
             coloring: p.coloring.then(Coloring::default),
             parallel: p.parallel,
+            lanes: if p.simd { Lanes::detect() } else { Lanes::Scalar },
+            packed: None,
+            packed_fresh: false,
             inv_diag: vec![],
             u: vec![],
             ax: vec![],
@@ -198,6 +213,10 @@ impl GaussSeidel {
         self.shape = (jac.nrows(), jac.nnz());
         if let Some(c) = self.coloring.as_mut() {
             *c = Coloring::of(&self.runs, jac.columns(), jac.ncols());
+            // the lanes gather with 32-bit signed indices
+            let fits = jac.ncols() < 1 << 31 && jac.nrows() < 1 << 31;
+            self.packed = (self.lanes != Lanes::Scalar && fits).then(|| Packed::lay_out(self.lanes.width(), &self.runs, c, jac.columns()));
+            self.packed_fresh = false;
         }
     }
 
@@ -237,6 +256,7 @@ impl GaussSeidel {
                 by_width!(run.ldof, k.prepare(run, w, self.omega, &mut self.wj, &mut self.c, &mut self.inv_diag))
                     .map_err(|pivot| SolveError::Singular { solver: "gauss_seidel", pivot, dim: jac.nrows() })?;
             }
+            self.packed_fresh = false;
         }
         // A cold start (x = 0, the stepper's stages) on finite rows (every D_r finite, so J is):
         // u = 0 and the residual is ‖b‖ — the same bits as the passes over J below, without them.
@@ -313,14 +333,24 @@ impl GaussSeidel {
     /// One sweep over every row, in row order or colour by colour.
     fn sweep<R: RowReg>(&mut self, k: &Kernels<R>, b: &[f64], x: &mut [f64]) -> Change {
         let mut change = Change::default();
+        if let (Some(p), Some(order)) = (self.packed.as_mut(), &self.coloring)
+            && !self.packed_fresh
+        {
+            p.pack(&self.runs, order, k.vals, &self.c, &self.inv_diag);
+            self.packed_fresh = true;
+        }
         if let Some(order) = &self.coloring {
-            for seg in &order.segments {
+            for (si, seg) in order.segments.iter().enumerate() {
                 let (run, list) = (&self.runs[seg.run], &order.blocks[seg.start..seg.end]);
+                let lanes = match &self.packed {
+                    Some(p) if list.len() >= LANES_FROM => (self.lanes, Some(p.segment(si))),
+                    _ => (Lanes::Scalar, None),
+                };
                 let c = if self.parallel && list.len() >= SPLIT_FROM {
-                    Self::sweep_split(k, run, list, (&self.c, &self.inv_diag), b, x, &mut self.u)
+                    Self::sweep_split(k, lanes, run, list, (&self.c, &self.inv_diag), b, x, &mut self.u)
                 } else {
                     let x = &mut x[run.row0..run.row0 + run.nrows()];
-                    by_width!(run.ldof, k.sweep_listed(run, list, &self.c, &self.inv_diag, b, x, self.u.as_mut_slice()))
+                    by_width!(run.ldof, k.sweep_colour(lanes, run, list, &self.c, &self.inv_diag, b, x, self.u.as_mut_slice()))
                 };
                 change = change.max(c);
             }
@@ -337,8 +367,10 @@ impl GaussSeidel {
     /// the blocks touch disjoint rows and columns, so the tasks give the one-thread sweep's values
     /// whatever the threads ([`Shared`]), and the largest change is the same in any order.
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn sweep_split<R: RowReg>(
         k: &Kernels<R>,
+        (lanes, packed): (Lanes, Option<PackedSegment>),
         run: &BlockRun,
         list: &[u32],
         (c, inv): (&[f64], &[f64]),
@@ -347,10 +379,15 @@ impl GaussSeidel {
         u: &mut [f64],
     ) -> Change {
         let (xs, us) = (Shared::of(&mut x[run.row0..run.row0 + run.nrows()]), Shared::of(u));
+        // PAR_BLOCKS is a whole number of lane groups: part p's groups start at group p PAR_BLOCKS / W
+        let w = lanes.width();
+        debug_assert!(PAR_BLOCKS.is_multiple_of(w));
         list.par_chunks(PAR_BLOCKS)
-            .map(|part| {
+            .enumerate()
+            .map(|(p, part)| {
                 let (mut xs, mut us) = (xs, us);
-                by_width!(run.ldof, k.sweep_listed(run, part, c, inv, b, &mut xs, &mut us))
+                let lanes = (lanes, packed.map(|s| s.skip_groups(p * PAR_BLOCKS / w, run, w)));
+                by_width!(run.ldof, k.sweep_colour(lanes, run, part, c, inv, b, &mut xs, &mut us))
             })
             .reduce(Change::default, Change::max)
     }

@@ -62,9 +62,16 @@ pub(super) trait Store {
     fn load(&self, i: usize) -> f64;
     /// Sets the value at `i`.
     fn store(&mut self, i: usize, v: f64);
+    /// The address of the first value and the number of values, for the lane kernels' gathers
+    /// and scatters (valid while the store is not otherwise used).
+    fn raw(&mut self) -> (*mut f64, usize);
 }
 
 impl Store for [f64] {
+    #[inline(always)]
+    fn raw(&mut self) -> (*mut f64, usize) {
+        (self.as_mut_ptr(), self.len())
+    }
     #[inline(always)]
     fn load(&self, i: usize) -> f64 {
         self[i]
@@ -98,6 +105,12 @@ impl<'a> Shared<'a> {
 
 impl Store for Shared<'_> {
     #[inline(always)]
+    fn raw(&mut self) -> (*mut f64, usize) {
+        // AtomicU64 holds its value in an UnsafeCell: writes through this pointer are allowed;
+        // the colouring gives this task values no other task touches during the colour
+        (self.0.as_ptr() as *mut f64, self.0.len())
+    }
+    #[inline(always)]
     fn load(&self, i: usize) -> f64 {
         f64::from_bits(self.0[i].load(Ordering::Relaxed))
     }
@@ -114,6 +127,8 @@ pub(super) trait RowReg: Copy + Sync {
     fn sub(self, i: usize, a: f64, xi: f64) -> f64;
     /// a + reg_i.
     fn add(self, i: usize, a: f64) -> f64;
+    /// reg of the W rows `row0 + i[j]`, or None when there is no term (the lane kernels).
+    fn lanes<const W: usize>(self, row0: usize, i: &[usize; W]) -> Option<[f64; W]>;
 }
 
 #[derive(Clone, Copy)]
@@ -124,6 +139,10 @@ pub(super) struct Uniform(pub(super) f64);
 pub(super) struct PerRow<'a>(pub(super) &'a [f64]);
 
 impl RowReg for NoReg {
+    #[inline(always)]
+    fn lanes<const W: usize>(self, _: usize, _: &[usize; W]) -> Option<[f64; W]> {
+        None
+    }
     #[inline(always)]
     fn sub(self, _: usize, a: f64, _: f64) -> f64 {
         a
@@ -136,6 +155,10 @@ impl RowReg for NoReg {
 
 impl RowReg for Uniform {
     #[inline(always)]
+    fn lanes<const W: usize>(self, _: usize, _: &[usize; W]) -> Option<[f64; W]> {
+        Some([self.0; W])
+    }
+    #[inline(always)]
     fn sub(self, _: usize, a: f64, xi: f64) -> f64 {
         a - self.0 * xi
     }
@@ -146,6 +169,14 @@ impl RowReg for Uniform {
 }
 
 impl RowReg for PerRow<'_> {
+    #[inline(always)]
+    fn lanes<const W: usize>(self, row0: usize, i: &[usize; W]) -> Option<[f64; W]> {
+        let mut reg = [0.0; W];
+        for (o, &ij) in reg.iter_mut().zip(i) {
+            *o = self.0[row0 + ij];
+        }
+        Some(reg)
+    }
     #[inline(always)]
     fn sub(self, i: usize, a: f64, xi: f64) -> f64 {
         a - self.0[i] * xi
