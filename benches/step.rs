@@ -2,8 +2,9 @@
 //! constraint rows), h = 1/60 s:
 //! - `impulse` + `sparse_cholesky`: one stepper step (assembly + numeric refactor + solve);
 //! - `impulse` + `gauss_seidel`: one step with 20 sequential-impulse sweeps (fixed cost); the
-//!   same swept colour by colour (`coloring`), on one thread and in tasks on the global rayon pool
-//!   (`parallel`; as many threads as cores unless `RAYON_NUM_THREADS` says otherwise);
+//!   same swept colour by colour (`coloring`), on one thread in AVX-512 lanes where the CPU has
+//!   them (`simd`, the default) and one block at a time (`_one_lane`), and in tasks on the global
+//!   rayon pool (`parallel`; as many threads as cores unless `RAYON_NUM_THREADS` says otherwise);
 //! - `impulse` + `pcg_ic0`: one step, IC(0)-preconditioned CG to 1e-10 (one iteration on a chain);
 //! - `force` + `cg`: one symplectic-Euler step = one right-hand-side evaluation (CG to 1e-8),
 //!   advancing the simulation: each solve is warm-started from the previous step's λ, as in a run.

@@ -34,7 +34,9 @@
 //! `parallel` as well, a colour of at least 8192 blocks (`SPLIT_FROM`) in one run is swept in
 //! tasks of 2048 (`PAR_BLOCKS`) on the rayon pool (x and u seen as `sweep::Shared`): its blocks
 //! touch disjoint rows and columns, so the iterates are the one-thread sweep's, to the bit,
-//! whatever the threads.
+//! whatever the threads. With `simd` (the default) a colour of at least 128 blocks
+//! (`lanes::LANES_FROM`) is swept 8 blocks at a time in AVX-512 lanes where the CPU has AVX-512F,
+//! from a lane-by-lane copy of its per-row data (`lanes.rs`): the same iterates, to the bit.
 
 use super::registry::{SolverEntry, SolverKind};
 use super::{LinearSolver, Operator, Reg, SolveError, SolveInfo, Stopping, VelocityTarget, norm};

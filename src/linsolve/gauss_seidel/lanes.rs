@@ -12,16 +12,17 @@
 //! it (or off x86-64) the sweep is the scalar one. Nothing assumes a `-C target-cpu`: the lane
 //! kernel is compiled for its feature and called only after the CPU reported it. AVX2 alone was
 //! tried and is not used: it has gathers but no scatter, and its 4-lane kernel (hardware gathers,
-//! scalar stores) took 1.1–1.2× the scalar sweep's step at 10² and 10³ links on an AMD EPYC
-//! (Zen 4) machine. A colour of fewer than [`LANES_FROM`] blocks is swept one block at a time:
-//! below that the lanes' setup per colour was not repaid.
+//! scalar stores) was slower than the scalar sweep in trials on an AMD EPYC (Zen 4) machine. A
+//! colour of fewer than [`LANES_FROM`] blocks is swept one block at a time: below that the lanes'
+//! setup per colour was not repaid.
 
 use super::coloring::Coloring;
 use super::sweep::{Change, Kernels, RowReg, Store};
 use crate::sparse::BlockRun;
 
-/// A colour is swept in lanes from this many blocks on (the chain's step with 20 coloured sweeps
-/// was level with the scalar sweep at about 100 blocks per colour, 10 % slower at 50).
+/// A colour is swept in lanes from this many blocks on (in trials the chain's step with 20
+/// coloured sweeps was level with the one-block sweep at about 100 blocks per colour, slower at
+/// 50).
 pub(super) const LANES_FROM: usize = 128;
 
 /// The lanes a colour's sweep uses on this CPU.
