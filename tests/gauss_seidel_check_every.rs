@@ -225,6 +225,36 @@ fn the_parallel_and_simd_coloured_sweeps_give_the_bits_of_the_coloured_sweep_one
 }
 
 #[test]
+fn a_hubs_overflow_group_is_swept_one_block_at_a_time_whatever_simd_says() {
+    // 64 + 200 rods on one hub particle: the first 64 take a colour each, the other 200 all share
+    // the hub's columns and go to the overflow group, above the 128 blocks from which a colour is
+    // swept in lanes; in lanes its blocks would read and write the hub's u at once. (The tasks of
+    // `parallel` skip the overflow group by the same test, from 8192 blocks: a hub that large
+    // makes J W Jᵀ's pattern too large for this test.)
+    let rods = 64 + 200;
+    let mut text = String::from(
+        "model: hub\nlength_scale: 1\nenergy_scale: {joules: 1, definition: one}\nbodies:\n  - {name: H, kind: particle2, mass: 1, position: [0, 0]}\n",
+    );
+    for i in 0..rods {
+        let a = i as f64 * std::f64::consts::TAU / rods as f64;
+        text += &format!("  - {{name: P{i}, kind: particle2, mass: 1, position: [{}, {}]}}\n", a.cos(), a.sin());
+    }
+    text += "joints:\n";
+    for i in 0..rods {
+        text += &format!("  - {{type: distance, a: H, b: P{i}}}\n");
+    }
+    let scene = tinkertoy::scene::model_file::from_text("hub.yaml", &text).unwrap().scene;
+    let mut jac = scene.system.jacobian_layout();
+    scene.system.fill_jacobian(&scene.q0, &mut jac);
+    let b: Vec<f64> = (0..jac.nrows()).map(|i| ((i * 7 % 11) as f64) - 5.0).collect();
+    let one = coloured_sweeps(&scene, &jac, &b, (false, false), 1);
+    assert!(one.1.is_finite(), "{}", one.1);
+    let lanes = coloured_sweeps(&scene, &jac, &b, (false, true), 1);
+    assert!(lanes.0.iter().zip(&one.0).all(|(p, o)| p.to_bits() == o.to_bits()), "x with simd");
+    assert_eq!(lanes.1.to_bits(), one.1.to_bits(), "residual with simd");
+}
+
+#[test]
 fn parallel_without_coloring_is_refused_with_the_field_named() {
     let table = tinkertoy::linsolve::registry::find("gauss_seidel").unwrap().params;
     let err = table.with("gauss_seidel", &[("parallel", Scalar::Bool(true))]).unwrap_err().to_string();

@@ -225,7 +225,7 @@ impl GaussSeidel {
     /// Whether a sweep runs tasks on the pool: `parallel`, and a colour of at least
     /// [`SPLIT_FROM`] blocks in one run (as laid out for the last J).
     fn splits(&self) -> bool {
-        self.parallel && self.coloring.as_ref().is_some_and(|c| c.segments.iter().any(|s| s.end - s.start >= SPLIT_FROM))
+        self.parallel && self.coloring.as_ref().is_some_and(|c| c.segments.iter().any(|s| s.independent && s.end - s.start >= SPLIT_FROM))
     }
 
     fn relative(r2: f64, nb: f64) -> f64 {
@@ -344,11 +344,12 @@ impl GaussSeidel {
         if let Some(order) = &self.coloring {
             for (si, seg) in order.segments.iter().enumerate() {
                 let (run, list) = (&self.runs[seg.run], &order.blocks[seg.start..seg.end]);
+                // lanes and tasks only where the blocks are independent (not the overflow group)
                 let lanes = match &self.packed {
-                    Some(p) if list.len() >= LANES_FROM => (self.lanes, Some(p.segment(si))),
+                    Some(p) if seg.independent && list.len() >= LANES_FROM => (self.lanes, Some(p.segment(si))),
                     _ => (Lanes::Scalar, None),
                 };
-                let c = if self.parallel && list.len() >= SPLIT_FROM {
+                let c = if self.parallel && seg.independent && list.len() >= SPLIT_FROM {
                     Self::sweep_split(k, lanes, run, list, (&self.c, &self.inv_diag), b, x, &mut self.u)
                 } else {
                     let x = &mut x[run.row0..run.row0 + run.nrows()];

@@ -12,12 +12,14 @@ use crate::sparse::BlockRun;
 pub(super) const COLORS: usize = 64;
 
 /// One stretch of the colouring's order: blocks `start..end` of the flat block list, all of run
-/// `run`.
+/// `run`; `independent` unless they are of the overflow group (whose blocks may share columns, so
+/// only the one-block sweep in list order may take them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Segment {
     pub(super) run: usize,
     pub(super) start: usize,
     pub(super) end: usize,
+    pub(super) independent: bool,
 }
 
 /// The sweep order: segments over a flat list of block indices (within their run).
@@ -48,7 +50,7 @@ impl Coloring {
             }
         }
         let mut coloring = Coloring::default();
-        for group in &groups {
+        for (color, group) in groups.iter().enumerate() {
             if group.iter().all(Vec::is_empty) {
                 continue;
             }
@@ -56,7 +58,7 @@ impl Coloring {
             for (run, list) in group.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
                 let start = coloring.blocks.len();
                 coloring.blocks.extend_from_slice(list);
-                coloring.segments.push(Segment { run, start, end: coloring.blocks.len() });
+                coloring.segments.push(Segment { run, start, end: coloring.blocks.len(), independent: color < COLORS });
             }
         }
         coloring
@@ -78,7 +80,10 @@ mod tests {
         let c = Coloring::of(&[run(4, 5)], &cols, 12);
         assert_eq!(c.colors, 2);
         assert_eq!(c.blocks, vec![0, 2, 4, 1, 3]);
-        assert_eq!(c.segments, vec![Segment { run: 0, start: 0, end: 3 }, Segment { run: 0, start: 3, end: 5 }]);
+        assert_eq!(
+            c.segments,
+            vec![Segment { run: 0, start: 0, end: 3, independent: true }, Segment { run: 0, start: 3, end: 5, independent: true }]
+        );
     }
 
     #[test]
@@ -89,6 +94,8 @@ mod tests {
         let c = Coloring::of(&[run(2, n)], &cols, n + 1);
         assert_eq!(c.colors, COLORS + 1);
         assert_eq!(&c.blocks[COLORS..], &[COLORS as u32, COLORS as u32 + 1, COLORS as u32 + 2]);
+        // only the overflow group's segment is marked dependent
+        assert!(c.segments[..COLORS].iter().all(|s| s.independent) && !c.segments[COLORS].independent);
         // every block exactly once
         let mut all = c.blocks.clone();
         all.sort_unstable();

@@ -16,7 +16,7 @@
 //! colour of fewer than [`LANES_FROM`] blocks is swept one block at a time: below that the lanes'
 //! setup per colour was not repaid.
 
-use super::coloring::Coloring;
+use super::coloring::{Coloring, Segment};
 use super::sweep::{Change, Kernels, RowReg, Store};
 use crate::sparse::BlockRun;
 
@@ -102,7 +102,7 @@ impl Packed {
         for seg in &order.segments {
             let run = &runs[seg.run];
             p.starts.push(at);
-            let blocks = (seg.end - seg.start) / w * w;
+            let blocks = Packed::blocks(seg, w);
             at[0] += blocks * run.rows * run.ldof;
             at[1] += blocks * run.ldof;
             at[2] += blocks * run.rows;
@@ -118,13 +118,19 @@ impl Packed {
         p
     }
 
+    /// The blocks of `seg` packed: whole groups of `w`, none of the overflow group (its blocks
+    /// may share columns).
+    fn blocks(seg: &Segment, w: usize) -> usize {
+        if seg.independent { (seg.end - seg.start) / w * w } else { 0 }
+    }
+
     /// Packs J's values `vals`, the per-row (ω / D_r) W J_rᵀ `c` and ω / D_r `inv` (J's order).
     pub(super) fn pack(&mut self, runs: &[BlockRun], order: &Coloring, vals: &[f64], c: &[f64], inv: &[f64]) {
         let w = self.w;
         for (seg, &[v0, _, r0]) in order.segments.iter().zip(&self.starts) {
             let run = &runs[seg.run];
             let (l, rows) = (run.ldof, run.rows);
-            let blocks = (seg.end - seg.start) / w * w;
+            let blocks = Packed::blocks(seg, w);
             let (mut dv, mut di) = (v0, r0);
             // written in order; each group's reads stay within its W blocks' values
             for group in order.blocks[seg.start..seg.start + blocks].chunks_exact(w) {
@@ -362,6 +368,7 @@ mod tests {
                 let (run, list, p) = (&runs[seg.run], &order.blocks[seg.start..seg.end], packed.segment(si));
                 let xr = &mut x[run.row0..run.row0 + run.nrows()];
                 // every segment's change, not only the sweep's largest
+                let lanes = if seg.independent { lanes } else { Lanes::Scalar };
                 let change = by_width!(run.ldof, k.sweep_colour((lanes, Some(p)), run, list, c, inv, b, xr, u.as_mut_slice()));
                 changes.extend([change.dx, change.x]);
             }
