@@ -181,7 +181,7 @@ impl<R: RowReg> Kernels<'_, R> {
             (Lanes::Avx512, Some(p)) if L > 0 => {
                 // SAFETY: `Lanes::Avx512` is made only where the CPU reported AVX-512F
                 // (`Lanes::detect`; the tests ask the same query).
-                unsafe { x86::sweep_avx512::<R, L>(self, run, list, p, (c, inv), b, x, u) }
+                unsafe { x86::avx512::sweep::<R, L>(self, run, list, p, (c, inv), b, x, u) }
             }
             _ => self.sweep_listed::<L>(run, list, c, inv, b, x, u),
         }
@@ -196,22 +196,14 @@ impl<R: RowReg> Kernels<'_, R> {
 /// Δx_r = res · ω / D_r, x_r + Δx_r, u_k + c_k · res, and the change's maxima with maxpd's rule.
 #[cfg(target_arch = "x86_64")]
 macro_rules! lane_sweep {
-    ($name:ident, $feature:literal, $v:ty, $w:literal, $gather:path, $scatter:path, $load:ident, $store:ident, $set1:ident,
+    ($isa:ident, $feature:literal, $v:ty, $w:literal, $gather:path, $scatter:path, $load:ident, $store:ident, $set1:ident,
      $mul:ident, $add:ident, $sub:ident, $max:ident, $abs:ident) => {
         #[doc = concat!("The lane sweep with ", stringify!($w), " lanes of f64, compiled for ", $feature, ".")]
-        #[target_feature(enable = $feature)]
-        #[allow(clippy::too_many_arguments)]
-        pub(super) fn $name<R: RowReg, const L: usize>(
-            k: &Kernels<R>,
-            run: &BlockRun,
-            list: &[u32],
-            packed: PackedSegment,
-            (c, inv): (&[f64], &[f64]),
-            b: &[f64],
-            x: &mut (impl Store + ?Sized),
-            u: &mut (impl Store + ?Sized),
-        ) -> Change {
+        pub(super) mod $isa {
+            use super::*;
+
             const W: usize = $w;
+
             /// The first W values of `s`.
             #[inline]
             #[target_feature(enable = $feature)]
@@ -219,6 +211,7 @@ macro_rules! lane_sweep {
                 // SAFETY: the slice is bounds-checked to W values first.
                 unsafe { $load(s[..W].as_ptr()) }
             }
+
             /// The W values of `v`.
             #[inline]
             #[target_feature(enable = $feature)]
@@ -228,80 +221,102 @@ macro_rules! lane_sweep {
                 unsafe { $store(a.as_mut_ptr(), v) };
                 a
             }
-            debug_assert!(L > 0 && L == run.ldof);
-            // x (the run's rows) and u as raw memory for the gathers and scatters, which check
-            // every index against the length; x and u are used only through these until the
-            // remainder's sweep
-            let (xs, us) = (x.raw(), u.raw());
-            let rows = run.rows;
-            let b_run = &b[run.row0..run.row0 + run.nrows()];
-            let groups = list.chunks_exact(W);
-            let rest = groups.remainder();
-            let (mut dxm, mut xm) = ($set1(0.0), $set1(0.0));
-            let (gv, gr) = (rows * L * W, rows * W);
-            for (g, group) in groups.enumerate() {
-                let (pv, pc) = (&packed.vals[g * gv..(g + 1) * gv], &packed.c[g * gv..(g + 1) * gv]);
-                let (pi, pcols) = (&packed.inv[g * gr..(g + 1) * gr], &packed.cols[g * L * W..(g + 1) * L * W]);
-                let group: &[u32; W] = group.try_into().expect("W blocks");
-                // u's block per lane: ul[k] holds column k of the W blocks
-                let mut ul = [$set1(0.0); L];
-                for (ulk, ck) in ul.iter_mut().zip(pcols.chunks_exact(W)) {
-                    // SAFETY: `us` is u's memory, not otherwise accessed during the loop.
-                    *ulk = unsafe { $gather(ck, us) };
+
+            /// J_r u per lane (`jr`: the row's L vectors), as `sweep::dot`: the even terms and the
+            /// odd terms in two sums, then added.
+            #[inline]
+            #[target_feature(enable = $feature)]
+            fn dot<const L: usize>(jr: &[f64], ul: &[$v; L]) -> $v {
+                let mut s0 = $mul(load(jr), ul[0]);
+                if L == 1 {
+                    return s0;
                 }
-                for r in 0..rows {
-                    let (jr, cr) = (&pv[r * L * W..(r + 1) * L * W], &pc[r * L * W..(r + 1) * L * W]);
-                    let mut s0 = $mul(load(jr), ul[0]);
-                    let dot = if L == 1 {
-                        s0
-                    } else {
-                        let mut s1 = $mul(load(&jr[W..]), ul[1]);
-                        let mut kk = 2;
-                        while kk + 1 < L {
-                            s0 = $add(s0, $mul(load(&jr[kk * W..]), ul[kk]));
-                            s1 = $add(s1, $mul(load(&jr[(kk + 1) * W..]), ul[kk + 1]));
-                            kk += 2;
-                        }
-                        if kk < L {
-                            s0 = $add(s0, $mul(load(&jr[kk * W..]), ul[kk]));
-                        }
-                        $add(s0, s1)
-                    };
-                    // the rows (within the run); Packed::lay_out keeps them below 2³¹
-                    let (mut i, mut i32s) = ([0usize; W], [0u32; W]);
-                    for ((ij, ij32), &blk) in i.iter_mut().zip(i32s.iter_mut()).zip(group) {
-                        *ij = blk as usize * rows + r;
-                        *ij32 = *ij as u32;
-                    }
-                    // SAFETY: `xs` is x's memory, not otherwise accessed during the loop; `b_run`
-                    // is borrowed for the call.
-                    let xr = unsafe { $gather(&i32s, xs) };
-                    let bd = $sub(unsafe { $gather(&i32s, (b_run.as_ptr() as *mut f64, b_run.len())) }, dot);
-                    let res = match k.reg.lanes::<W>(run.row0, &i) {
-                        None => bd,
-                        Some(reg) => $sub(bd, $mul(load(&reg), xr)),
-                    };
-                    let dx = $mul(res, load(&pi[r * W..]));
-                    let xr = $add(xr, dx);
-                    for (kk, ulk) in ul.iter_mut().enumerate() {
-                        *ulk = $add(*ulk, $mul(load(&cr[kk * W..]), res));
-                    }
-                    // SAFETY: as for the gather of x.
-                    unsafe { $scatter(&i32s, xs, xr) };
-                    dxm = $max($abs(dx), dxm);
-                    xm = $max($abs(xr), xm);
+                let mut s1 = $mul(load(&jr[W..]), ul[1]);
+                let mut kk = 2;
+                while kk + 1 < L {
+                    s0 = $add(s0, $mul(load(&jr[kk * W..]), ul[kk]));
+                    s1 = $add(s1, $mul(load(&jr[(kk + 1) * W..]), ul[kk + 1]));
+                    kk += 2;
                 }
-                for (ulk, ck) in ul.iter().zip(pcols.chunks_exact(W)) {
-                    // SAFETY: as for the gather of u.
-                    unsafe { $scatter(ck, us, *ulk) };
+                if kk < L {
+                    s0 = $add(s0, $mul(load(&jr[kk * W..]), ul[kk]));
                 }
+                $add(s0, s1)
             }
-            // no lane maximum is NaN, so folding them is the maximum over every row, as one lane
-            let mut lanes = Change::default();
-            for (&dx, &x) in spill(dxm).iter().zip(&spill(xm)) {
-                lanes = lanes.max(Change { dx, x });
+
+            /// The lane sweep (see the macro's docs).
+            #[target_feature(enable = $feature)]
+            #[allow(clippy::too_many_arguments)]
+            pub(in super::super) fn sweep<R: RowReg, const L: usize>(
+                k: &Kernels<R>,
+                run: &BlockRun,
+                list: &[u32],
+                packed: PackedSegment,
+                (c, inv): (&[f64], &[f64]),
+                b: &[f64],
+                x: &mut (impl Store + ?Sized),
+                u: &mut (impl Store + ?Sized),
+            ) -> Change {
+                debug_assert!(L > 0 && L == run.ldof);
+                // x (the run's rows) and u as raw memory for the gathers and scatters, which check
+                // every index against the length; x and u are used only through these until the
+                // remainder's sweep
+                let (xs, us) = (x.raw(), u.raw());
+                let rows = run.rows;
+                let b_run = &b[run.row0..run.row0 + run.nrows()];
+                let groups = list.chunks_exact(W);
+                let rest = groups.remainder();
+                let (mut dxm, mut xm) = ($set1(0.0), $set1(0.0));
+                let (gv, gr) = (rows * L * W, rows * W);
+                for (g, group) in groups.enumerate() {
+                    let (pv, pc) = (&packed.vals[g * gv..(g + 1) * gv], &packed.c[g * gv..(g + 1) * gv]);
+                    let (pi, pcols) = (&packed.inv[g * gr..(g + 1) * gr], &packed.cols[g * L * W..(g + 1) * L * W]);
+                    let group: &[u32; W] = group.try_into().expect("W blocks");
+                    // u's block per lane: ul[k] holds column k of the W blocks
+                    let mut ul = [$set1(0.0); L];
+                    for (ulk, ck) in ul.iter_mut().zip(pcols.chunks_exact(W)) {
+                        // SAFETY: `us` is u's memory, not otherwise accessed during the loop.
+                        *ulk = unsafe { $gather(ck, us) };
+                    }
+                    for r in 0..rows {
+                        let (jr, cr) = (&pv[r * L * W..(r + 1) * L * W], &pc[r * L * W..(r + 1) * L * W]);
+                        let dot = dot::<L>(jr, &ul);
+                        // the rows (within the run); Packed::lay_out keeps them below 2³¹
+                        let (mut i, mut i32s) = ([0usize; W], [0u32; W]);
+                        for ((ij, ij32), &blk) in i.iter_mut().zip(i32s.iter_mut()).zip(group) {
+                            *ij = blk as usize * rows + r;
+                            *ij32 = *ij as u32;
+                        }
+                        // SAFETY: `xs` is x's memory, not otherwise accessed during the loop; `b_run`
+                        // is borrowed for the call.
+                        let xr = unsafe { $gather(&i32s, xs) };
+                        let bd = $sub(unsafe { $gather(&i32s, (b_run.as_ptr() as *mut f64, b_run.len())) }, dot);
+                        let res = match k.reg.lanes::<W>(run.row0, &i) {
+                            None => bd,
+                            Some(reg) => $sub(bd, $mul(load(&reg), xr)),
+                        };
+                        let dx = $mul(res, load(&pi[r * W..]));
+                        let xr = $add(xr, dx);
+                        for (kk, ulk) in ul.iter_mut().enumerate() {
+                            *ulk = $add(*ulk, $mul(load(&cr[kk * W..]), res));
+                        }
+                        // SAFETY: as for the gather of x.
+                        unsafe { $scatter(&i32s, xs, xr) };
+                        dxm = $max($abs(dx), dxm);
+                        xm = $max($abs(xr), xm);
+                    }
+                    for (ulk, ck) in ul.iter().zip(pcols.chunks_exact(W)) {
+                        // SAFETY: as for the gather of u.
+                        unsafe { $scatter(ck, us, *ulk) };
+                    }
+                }
+                // no lane maximum is NaN, so folding them is the maximum over every row, as one lane
+                let mut lanes = Change::default();
+                for (&dx, &x) in spill(dxm).iter().zip(&spill(xm)) {
+                    lanes = lanes.max(Change { dx, x });
+                }
+                lanes.max(k.sweep_listed::<L>(run, rest, c, inv, b, x, u))
             }
-            lanes.max(k.sweep_listed::<L>(run, rest, c, inv, b, x, u))
         }
     };
 }
@@ -343,7 +358,7 @@ mod x86 {
         unsafe { _mm512_i32scatter_pd::<8>(base, _mm256_loadu_si256(idx.as_ptr() as *const __m256i), v) }
     }
 
-    lane_sweep!(sweep_avx512, "avx512f", __m512d, 8, gather8, scatter8, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd,
+    lane_sweep!(avx512, "avx512f", __m512d, 8, gather8, scatter8, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd,
         _mm512_mul_pd, _mm512_add_pd, _mm512_sub_pd, _mm512_max_pd, _mm512_abs_pd);
 }
 
