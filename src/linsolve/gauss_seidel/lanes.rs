@@ -45,9 +45,7 @@ impl Lanes {
         }
         Lanes::Scalar
     }
-}
 
-impl Lanes {
     /// Lanes of f64 per group (1: none).
     pub(super) fn width(self) -> usize {
         match self {
@@ -62,9 +60,9 @@ impl Lanes {
 /// the J values and the (ω / D_r) W J_rᵀ values stored lane by lane (`[row][k][lane]`), the
 /// columns (`[k][lane]`) and ω / D_r (`[row][lane]`). Every load of the sweep's arithmetic is
 /// then one contiguous vector; only u, x and b are gathered. The columns follow the layout of J
-/// (packed with the colouring); the values follow J's values and are packed after every forming
-/// of the per-row data. A list's last `len mod W` blocks are not packed: the scalar kernel sweeps
-/// them.
+/// (packed with the colouring); the values follow J's values and are packed at the first sweep
+/// after each forming of the per-row data. A list's last `len mod W` blocks, and the overflow
+/// group, are not packed: the scalar kernel sweeps them.
 #[derive(Debug, Default)]
 pub(super) struct Packed {
     w: usize,
