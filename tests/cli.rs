@@ -447,6 +447,8 @@ fn every_table_of_a_report_renders_as_markdown() {
     assert!(report.contains("\\|\\|C\\|\\|inf"), "the header is escaped");
     // Provenance carries the machine's load (timings depend on it) and its CPU count.
     assert!(report.contains("load average (1, 5, 15 min) at the start") && report.contains("logical CPUs"));
+    // and what gauss_seidel's simd runs in on this CPU (timings depend on it)
+    assert!(report.contains("gauss_seidel's coloured sweep with simd: "), "the machine line names the sweep's lanes");
     // The model's summary is shown as text: raw HTML escaped (regression: it went in unescaped).
     let text = std::fs::read_to_string(format!("{}/tests/data/elbow_motor.yaml", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let elbow = reports.join("elbow_motor.yaml");

@@ -98,6 +98,15 @@ impl Params for GaussSeidelParams {
     }
 }
 
+/// What a coloured sweep with `simd` runs in on this CPU, for reports: "AVX-512F lanes" or
+/// "no AVX-512F: one block at a time".
+pub fn simd_lanes() -> &'static str {
+    match Lanes::detect() {
+        Lanes::Avx512 => "AVX-512F lanes",
+        Lanes::Scalar => "no AVX-512F: one block at a time",
+    }
+}
+
 /// Blocks per task of a parallel colour: a task sweeps them in a few microseconds, long against
 /// the pool's hand-over.
 const PAR_BLOCKS: usize = 2048;

@@ -73,7 +73,12 @@ fn machine() -> String {
         .map(|kb| format!("{:.1} GiB", kb / 1024.0 / 1024.0))
         .unwrap_or_else(|| "unknown memory".into());
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    format!("{} {}, {cpu}, {cpus} logical CPUs, {mem}", std::env::consts::OS, std::env::consts::ARCH)
+    let lanes = crate::linsolve::gauss_seidel::simd_lanes();
+    format!(
+        "{} {}, {cpu}, {cpus} logical CPUs, {mem} (gauss_seidel's coloured sweep with simd: {lanes})",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
 }
 
 /// The load average over 1, 5 and 15 minutes (`/proc/loadavg`), where the system gives it.
